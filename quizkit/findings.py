@@ -1,0 +1,116 @@
+"""The one Finding type, and the Report that collects a run's results.
+
+Everything outside the modules that talk to jsonschema or DuckDB speaks in these types.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from enum import IntEnum
+
+
+class Severity(IntEnum):
+    """Severities, ordered so that ``a >= b`` means "a is at least as bad as b"."""
+
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown severity {text!r} (use error, warning or info)") from None
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(slots=True)
+class Finding:
+    """One problem found in one place.
+
+    ``pointer`` is a JSON Pointer into the document (RFC 6901); ``line`` and ``column`` are
+    1-based positions of the offending value in the file (``None`` until resolved, or when
+    the problem concerns the whole file). ``record`` is the 1-based line of the record in a
+    JSON Lines file and ``None`` otherwise.
+    """
+
+    path: str
+    pointer: str
+    rule: str
+    severity: Severity
+    message: str
+    record: int | None = None
+    line: int | None = None
+    column: int | None = None
+    code: str = ""
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.record or 0, self.line or 0, self.column or 0, self.pointer,
+                self.rule, self.message)
+
+    def to_dict(self) -> dict:
+        """The JSON report's contract for one finding."""
+        d = asdict(self)
+        d["severity"] = str(self.severity)
+        return {k: d[k] for k in
+                ("path", "record", "pointer", "line", "column", "rule", "code", "severity",
+                 "message")}
+
+
+@dataclass(slots=True)
+class FileResult:
+    """What one input file gave: its kind(s), document count, size, and whether it parsed."""
+
+    path: str
+    kind: str | None = None
+    documents: int = 0
+    size: int = 0
+    readable: bool = True
+    kinds: Counter = field(default_factory=Counter)
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "kind": self.kind, "documents": self.documents,
+                "size": self.size, "readable": self.readable}
+
+
+@dataclass
+class Report:
+    """The results of one run: files checked and every finding, in a deterministic order."""
+
+    files: list[FileResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    @property
+    def documents(self) -> int:
+        return sum(f.documents for f in self.files)
+
+    @property
+    def unreadable(self) -> bool:
+        """True when some input could not be read or parsed (exit code 3)."""
+        return any(not f.readable for f in self.files)
+
+    def summary(self) -> dict:
+        return {
+            "files": len(self.files),
+            "documents": self.documents,
+            "errors": self.count(Severity.ERROR),
+            "warnings": self.count(Severity.WARNING),
+            "infos": self.count(Severity.INFO),
+        }
+
+    def worst(self) -> Severity | None:
+        return max((f.severity for f in self.findings), default=None)
+
+    def exit_code(self, fail_on: Severity = Severity.ERROR) -> int:
+        """0 clean, 1 findings at or above ``fail_on``, 3 an input could not be read or parsed."""
+        if self.unreadable:
+            return 3
+        worst = self.worst()
+        return 1 if worst is not None and worst >= fail_on else 0

@@ -1,0 +1,8 @@
+"""Rules: the schema-keyword rules and the structural checks JSON Schema cannot express."""
+
+from __future__ import annotations
+
+
+def load_rule_modules() -> None:
+    """Import every module that declares rules (idempotent)."""
+    from quizkit.rules import input_rules, schema_rules  # noqa: F401

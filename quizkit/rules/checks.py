@@ -1,0 +1,70 @@
+"""Where structural checks register, and how the engine finds them.
+
+A *document check* looks at one parsed document of a given kind and calls
+``emit(rule, pointer, message)`` for each problem. A *fact collector* extracts small,
+picklable facts from one document (ids, references) so that *batch checks* can see every file
+of a run, even when documents were checked in other processes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from quizkit.findings import Finding
+from quizkit.rules.catalog import Rule
+
+Emit = Callable[[Rule, str, str], None]
+DocCheck = Callable[[Any, Emit], None]
+FactCollector = Callable[[Any], Iterable[tuple]]
+# A located fact: (path, record, pointer, fact)
+LocatedFact = tuple[str, int | None, str, tuple]
+BatchCheck = Callable[[list[LocatedFact]], Iterable[Finding]]
+
+_DOC_CHECKS: dict[str, list[DocCheck]] = defaultdict(list)
+_COLLECTORS: dict[str, list[FactCollector]] = defaultdict(list)
+_BATCH_CHECKS: list[BatchCheck] = []
+
+
+def doc_check(*kinds: str) -> Callable[[DocCheck], DocCheck]:
+    """Register a check that runs on every document of the given kinds."""
+
+    def register(fn: DocCheck) -> DocCheck:
+        for kind in kinds:
+            _DOC_CHECKS[kind].append(fn)
+        return fn
+
+    return register
+
+
+def fact_collector(*kinds: str) -> Callable[[FactCollector], FactCollector]:
+    """Register a collector of cross-file facts for documents of the given kinds.
+
+    A collector yields ``(pointer, fact)`` pairs; the engine adds path and record.
+    """
+
+    def register(fn: FactCollector) -> FactCollector:
+        for kind in kinds:
+            _COLLECTORS[kind].append(fn)
+        return fn
+
+    return register
+
+
+def batch_check(fn: BatchCheck) -> BatchCheck:
+    """Register a check over the facts of every document of a run."""
+    _BATCH_CHECKS.append(fn)
+    return fn
+
+
+def doc_checks(kind: str) -> list[DocCheck]:
+    return _DOC_CHECKS.get(kind, [])
+
+
+def collectors(kind: str) -> list[FactCollector]:
+    return _COLLECTORS.get(kind, [])
+
+
+def batch_checks() -> list[BatchCheck]:
+    return list(_BATCH_CHECKS)
