@@ -1,0 +1,3 @@
+from quizkit.cli import main
+
+main()
