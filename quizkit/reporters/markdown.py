@@ -38,6 +38,10 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+def _bold_count(n: int, word: str) -> str:
+    return f"**{n}** {word}" + ("" if n == 1 else "s")
+
+
 class MarkdownReporter(Reporter):
     name = "markdown"
     description = "a Markdown summary for a PR comment or $GITHUB_STEP_SUMMARY"
@@ -50,7 +54,8 @@ class MarkdownReporter(Reporter):
         lines = [self._headline(s), ""]
         lines += [
             f"{_plural(s['files'], 'file')}, {_plural(s['documents'], 'document')}: "
-            f"**{s['errors']}** errors, **{s['warnings']}** warnings, **{s['infos']}** infos",
+            f"{_bold_count(s['errors'], 'error')}, {_bold_count(s['warnings'], 'warning')}, "
+            f"{_bold_count(s['infos'], 'info')}",
             "",
         ]
         if not report.findings:
