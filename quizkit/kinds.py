@@ -24,12 +24,12 @@ def detect_kind(doc: Any) -> str | None:
     keys = doc.keys()
     if "version" in keys and "idMaps" in keys:
         return "version-created"
-    if "user" in keys and "settings" in keys:
-        return "user-self"
-    if "pkg" in keys or "history" in keys or "visibility" in keys:
-        return "game"
     if "versions" in keys or "meta" in keys or "categories" in keys:
         return "package-full"
+    if "pkg" in keys or "history" in keys or "visibility" in keys:
+        return "game"
+    if "user" in keys and "settings" in keys:
+        return "user-self"
     if "packageId" in keys and ("rounds" in keys or "published" in keys or "changes" in keys):
         return "version"
     if "slot" in keys or "payload" in keys:
