@@ -129,7 +129,7 @@ CHILD = textwrap.dedent("""
                 if i == 50:
                     print("running", file=sys.stderr, flush=True)
                 time.sleep(0.001)
-            rset.finish(Report(findings=findings))
+            rset.finish(make_report(findings=findings))
 
     try:
         run(sys.argv[1:])

@@ -39,10 +39,20 @@ def sample_report() -> Report:
         FileResult("exports/broken.json", None, 0, 100, readable=False),
         FileResult("exports/gone.json", None, 0, 0, readable=False),
     ]
-    return Report(files=files, findings=sample_findings())
+    return make_report(files, sample_findings())
 
 
-def drive(reporter, report: Report) -> None:  # noqa: ANN001 - any Reporter
+def make_report(files: list[FileResult] | None = None,
+                findings: list[Finding] | None = None) -> Report:
+    """A Report as the engine fills it: files appended, findings added one by one."""
+    report = Report()
+    report.files.extend(files or [])
+    for f in findings or []:
+        report.add(f)
+    return report
+
+
+def drive(reporter, report: Report) -> None:
     """Call a reporter the way the engine does: start, findings per file, file_done, finish."""
     reporter.start()
     by_path: dict[str, list[Finding]] = {}

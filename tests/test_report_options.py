@@ -54,7 +54,7 @@ def test_bad_spec_is_a_one_line_value_error(spec: str, words: str) -> None:
 
 
 def test_unknown_main_format_names_the_choices() -> None:
-    with pytest.raises(ReportSpecError, match="--format.*choose from text, json, jsonl"):
+    with pytest.raises(ReportSpecError, match=r"--format.*choose from text, json, jsonl"):
         parse_reports("yaml", None, [])
 
 

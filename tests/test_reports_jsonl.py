@@ -8,7 +8,7 @@ import os
 import select
 import threading
 
-from test_report_data import drive, sample_findings, sample_report
+from test_report_data import drive, make_report, sample_findings, sample_report
 
 from quizkit.findings import Report
 from quizkit.reporters import REPORTERS
@@ -50,7 +50,7 @@ def test_first_line_is_readable_while_the_run_goes_on() -> None:
         may_go_on.wait(10)  # the "engine" is busy with a slow file
         for f in findings[1:]:
             reporter.finding(f)
-        reporter.finish(Report(findings=findings))
+        reporter.finish(make_report(findings=findings))
         produced_all.set()
         writer.close()
 

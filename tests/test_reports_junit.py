@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import xml.etree.ElementTree as ET
 
-from test_report_data import drive, sample_report
+from test_report_data import drive, make_report, sample_report
 
 from quizkit.findings import FileResult, Finding, Report, Severity
 from quizkit.reporters.junit import JUnitReporter
@@ -84,7 +84,7 @@ def test_unreadable_inputs_are_errors_not_failures() -> None:
 
 def test_markup_and_control_characters_stay_well_formed() -> None:
     message = 'bad <value> & "quotes" ]]> \x01\x1b end'
-    report = Report(files=[FileResult("a&b<c>.json", "game", 1, 1)],
+    report = make_report(files=[FileResult("a&b<c>.json", "game", 1, 1)],
                     findings=[Finding("a&b<c>.json", "/x", "S001", Severity.ERROR, message,
                                       line=1, column=1)])
     tc = cases(junit_of(report))["a&b<c>.json"]

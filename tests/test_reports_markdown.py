@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import re
 
-from test_report_data import drive, sample_report
+from test_report_data import drive, make_report, sample_report
 
 from quizkit.findings import FileResult, Finding, Report, Severity
 from quizkit.reporters import ReportOptions
@@ -75,7 +75,7 @@ def test_all_findings_listed_under_the_limit() -> None:
 
 
 def test_clean_run() -> None:
-    report = Report(files=[FileResult("a.json", "game", 1, 10)])
+    report = make_report(files=[FileResult("a.json", "game", 1, 10)])
     assert markdown_of(report) == (
         "## ✅ quizkit: no findings\n\n"
         "1 file, 1 document: **0** errors, **0** warnings, **0** infos\n")
@@ -88,7 +88,7 @@ def _cells(row: str) -> int:
 
 def test_pipes_newlines_and_html_cannot_break_a_table() -> None:
     nasty = "a|b\nc <script> `x` | *y* _z_ [l](u) \\"
-    report = Report(
+    report = make_report(
         files=[FileResult("we|ird`.json", "game", 1, 1)],
         findings=[Finding("we|ird`.json", "/a|b", "S001", Severity.ERROR, nasty,
                           line=1, column=2)])

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from test_report_data import drive, sample_findings, sample_report
+from test_report_data import drive, make_report, sample_findings, sample_report
 
 from quizkit import __version__
 from quizkit.findings import Finding, Report, Severity
@@ -126,7 +126,7 @@ def test_uris_are_percent_encoded(in_tmp: Path) -> None:
 
 def test_path_outside_root_is_an_absolute_file_uri(validator, in_tmp: Path) -> None:
     outside = in_tmp.parent / "elsewhere.json"
-    report = Report(findings=[Finding(str(outside), "/a", "S001", Severity.ERROR, "m",
+    report = make_report(findings=[Finding(str(outside), "/a", "S001", Severity.ERROR, "m",
                                       line=1, column=1)])
     sub = in_tmp / "sub"
     sub.mkdir()
@@ -152,14 +152,14 @@ def test_fingerprints_are_stable_and_ignore_line_moves(in_tmp: Path) -> None:
 
 
 def test_rule_given_by_name_maps_to_code(in_tmp: Path) -> None:
-    report = Report(findings=[Finding("a.json", "/x", "wrong-type", Severity.ERROR, "m",
+    report = make_report(findings=[Finding("a.json", "/x", "wrong-type", Severity.ERROR, "m",
                                       line=1, column=1)])
     result = sarif_of(report)["runs"][0]["results"][0]
     assert result["ruleId"] == "S001"
 
 
 def test_uncatalogued_rule_still_gives_a_valid_log(validator, in_tmp: Path) -> None:
-    report = Report(findings=[Finding("a.json", "/x", "X999", Severity.WARNING, "m",
+    report = make_report(findings=[Finding("a.json", "/x", "X999", Severity.WARNING, "m",
                                       line=1, column=1)])
     doc = sarif_of(report)
     result = doc["runs"][0]["results"][0]
