@@ -15,7 +15,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from quizkit.findings import FileResult
 
 MB = 1_000_000
 
@@ -101,6 +104,10 @@ class Progress:
                 return
             if self._drawn_at is None or now - self._drawn_at >= self.interval or self.verbose:
                 self._draw(now)
+
+    def on_file(self, result: FileResult) -> None:
+        """``engine.run(..., on_file=progress.on_file)``: one file done, its bytes as read."""
+        self.advance(result.path, result.size)
 
     def line(self, now: float | None = None) -> str:
         """The progress line's text (without control characters)."""

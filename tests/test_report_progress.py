@@ -63,6 +63,21 @@ def test_unknown_totals_show_no_eta() -> None:
     assert p.line() == "3 files  3.0 MB/s"
 
 
+def test_on_file_is_the_engines_hook(tmp_path, monkeypatch) -> None:
+    """Wired as the real engine calls it: once per file, with its FileResult."""
+    from quizkit import engine
+    from quizkit.sources import expand
+
+    (tmp_path / "a.json").write_text("{}")
+    (tmp_path / "b.json").write_text('{"x": 1}')
+    sources = list(expand([str(tmp_path)]))
+    pipe = io.StringIO()
+    p = Progress.for_run(len(sources), stream=pipe, verbose=True, env={})
+    engine.run(sources, on_file=p.on_file, jobs=1)
+    assert pipe.getvalue() == f"checked {tmp_path / 'a.json'}\nchecked {tmp_path / 'b.json'}\n"
+    assert (p.files, p.bytes) == (2, 10)
+
+
 def test_silent_when_not_shown() -> None:
     clock, pipe = Clock(), io.StringIO()
     p = Progress.for_run(10, stream=pipe, env={})

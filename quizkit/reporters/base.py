@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path, PurePath
 from typing import TextIO
 
@@ -61,7 +62,12 @@ class Reporter:
 
 def rule_of(finding: Finding) -> Rule | None:
     """The catalog rule of a finding (by its code or its rule, whichever the catalog knows)."""
-    for key in (finding.code, finding.rule):
+    return _lookup(finding.code, finding.rule)
+
+
+@lru_cache(maxsize=1024)
+def _lookup(code: str, rule: str) -> Rule | None:
+    for key in (code, rule):
         if key:
             try:
                 return get(key)
@@ -82,6 +88,7 @@ def rule_label(finding: Finding) -> str:
     return f"{r.code} {r.name}" if r else (finding.code or finding.rule)
 
 
+@lru_cache(maxsize=4096)
 def relative_path(path: str, root: Path) -> tuple[str, bool]:
     """``path`` as a POSIX path relative to ``root``, and whether it lies inside ``root``.
 
