@@ -1,8 +1,8 @@
 """Realistic defects for broken corpus documents: one per document, with its expected finding.
 
 Each defect knows the rule a validator should report and the JSON Pointer of the finding: the
-value for type, format, range, reference and duplicate problems and for unknown fields, the
-object for missing fields, ``""`` for a truncated file. Targets are chosen so that the defect causes that
+value for type, format, range, reference and duplicate problems and for unknown
+fields, the object for missing fields, ``""`` for a truncated file. Targets are chosen so that the defect causes that
 one problem only: no ids or parent references are removed, positions are left alone, and the
 top-level keys that tell a document's kind are never touched.
 """
@@ -130,14 +130,16 @@ def _unknown(rng: random.Random, kind: str, doc: Any) -> Defect | None:
         if entities and rng.random() < 0.6:
             s = rng.choice(entities)
             s.value["versionId"] = f"{rng.getrandbits(96):024x}"
-            return Defect(UNKNOWN, s.pointer + "/versionId", "An entity of a version view carries `versionId`, "
+            return Defect(UNKNOWN, s.pointer + "/versionId",
+                          "An entity of a version view carries `versionId`, "
                           "which only the full view has.")
     s = rng.choice(objects)
     key, value = rng.choice(EXTRA_FIELDS)
     if key in s.value:
         return None
     s.value[key] = value
-    return Defect(UNKNOWN, f"{s.pointer}/{key}", f"The object has a field `{key}` the interface does not "
+    return Defect(UNKNOWN, f"{s.pointer}/{key}",
+                  f"The object has a field `{key}` the interface does not "
                   "list.")
 
 
