@@ -3,8 +3,8 @@
 Each defect knows the rule a validator should report and the JSON Pointer of the finding: the
 value for type, format, range, reference and duplicate problems and for unknown fields, the
 object for missing fields, ``""`` for a truncated file. Targets are chosen so that the defect
-causes that one problem only: no ids or parent references are removed, positions are left alone, and the
-top-level keys that tell a document's kind are never touched.
+causes that one problem only: no ids or parent references are removed, positions are left
+alone, and the top-level keys that tell a document's kind are never touched.
 """
 
 from __future__ import annotations
