@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -9,7 +10,8 @@ import click
 from quizkit import engine
 from quizkit.enums import ProfileError, load_profile
 from quizkit.findings import Severity
-from quizkit.reporters import REPORTERS, open_reporters
+from quizkit.progress import Progress
+from quizkit.reporters import REPORTERS, ReportSpecError, open_reporters
 from quizkit.schemas import KINDS
 from quizkit.sources import MissingPath, expand
 
@@ -34,9 +36,13 @@ SEVERITIES = ("error", "warning", "info")
               "unknown-enum-value findings.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: the number of cores; 1 for stdin].")
+@click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
+              help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress display.")
+@click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
              fail_on: str, exclude: tuple[str, ...], profile: str | None,
-             jobs: int | None) -> None:
+             jobs: int | None, reports: tuple[str, ...], quiet: bool, verbose: bool) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
     Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
@@ -51,6 +57,18 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
     except ProfileError as exc:
         raise click.UsageError(str(exc)) from None
     options = engine.Options(kind=kind, profile=loaded)
-    with open_reporters(fmt, output) as reporter:
-        report = engine.run(sources, options, reporter=reporter, jobs=jobs)
+    progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
+    try:
+        with open_reporters(fmt, output, reports, progress=progress) as reporter:
+            report = engine.run(sources, options, reporter=reporter, jobs=jobs,
+                                on_file=progress.on_file)
+    except ReportSpecError as exc:
+        raise click.UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as a shell pipeline expects.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
     sys.exit(report.exit_code(Severity.parse(fail_on)))
