@@ -1,0 +1,1 @@
+"""Deterministic generation of realistic quiz-service documents (samples and corpora)."""
