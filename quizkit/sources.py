@@ -11,6 +11,7 @@ import sys
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 
 SUFFIXES = (".json", ".jsonl", ".ndjson")
@@ -98,25 +99,35 @@ def gunzip(data: bytes, limit: int) -> bytes:
     return out
 
 
-def expand(paths: Iterable[str]) -> Iterator[Source]:
+def expand(paths: Iterable[str], exclude: Iterable[str] = ()) -> Iterator[Source]:
     """Sources for the given paths, directories walked recursively in sorted order.
 
-    Raises :class:`MissingPath` for a path that does not exist.
+    ``exclude`` holds glob patterns matched against each name below a walked directory and
+    against the path relative to it; like linters do, they never drop a file named
+    explicitly. Raises :class:`MissingPath` for a path that does not exist.
     """
+    exclude = tuple(exclude)
     for raw in paths:
         if raw == STDIN:
             yield Source(STDIN)
             continue
         p = Path(raw)
         if p.is_dir():
-            yield from _walk(p)
+            yield from _walk(p, exclude)
         elif p.exists() or p.is_symlink():
             yield Source(raw)
         else:
             raise MissingPath(raw)
 
 
-def _walk(root: Path) -> Iterator[Source]:
+def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
+    if not patterns:
+        return False
+    parts = rel.split(os.sep)
+    return any(fnmatch(rel, p) or any(fnmatch(part, p) for part in parts) for p in patterns)
+
+
+def _walk(root: Path, exclude: tuple[str, ...]) -> Iterator[Source]:
     seen: set[tuple[int, int]] = set()
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
         try:
@@ -129,8 +140,9 @@ def _walk(root: Path) -> Iterator[Source]:
         seen.add((st.st_dev, st.st_ino))
         dirnames.sort()
         for name in sorted(filenames):
-            if is_candidate(name):
-                yield Source(os.path.join(dirpath, name))
+            path = os.path.join(dirpath, name)
+            if is_candidate(name) and not _excluded(os.path.relpath(path, root), exclude):
+                yield Source(path)
 
 
 __all__ = ["DEFAULT_MAX_DECOMPRESSED", "MissingPath", "ReadError", "Source", "expand", "gunzip"]

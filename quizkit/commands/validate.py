@@ -25,17 +25,20 @@ SEVERITIES = ("error", "warning", "info")
               help="Write the report to this file instead of stdout.")
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default="error", show_default=True,
               help="Exit 1 when there are findings of this severity or worse.")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help="Skip files and directories matching GLOB while walking directories "
+              "(repeatable). Files named explicitly are always checked.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: the number of cores; 1 for stdin].")
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
-             fail_on: str, jobs: int | None) -> None:
+             fail_on: str, exclude: tuple[str, ...], jobs: int | None) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
     Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
     error; 3 an input could not be read or parsed.
     """
     try:
-        sources = list(expand(paths))
+        sources = list(expand(paths, exclude))
     except MissingPath as exc:
         raise click.UsageError(f"no such file or directory: {exc}") from None
     options = engine.Options(kind=kind)
