@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from quizkit import __version__
+from quizkit.commands.rules import rules
 from quizkit.commands.schema import schema
 from quizkit.commands.validate import validate
 
@@ -18,5 +19,5 @@ def main() -> None:
     """Check and analyse JSON exports of the quiz package and game service."""
 
 
-for command in (validate, schema):
+for command in (validate, schema, rules):
     main.add_command(command)

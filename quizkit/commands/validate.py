@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
 from quizkit import engine
-from quizkit.findings import Severity
+from quizkit.commands.rules import rule_options, rule_run
 from quizkit.reporters import REPORTERS, open_reporters
 from quizkit.schemas import KINDS
 from quizkit.sources import MissingPath, expand
@@ -23,15 +24,18 @@ SEVERITIES = ("error", "warning", "info")
               show_default=True, help="Report format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
               help="Write the report to this file instead of stdout.")
-@click.option("--fail-on", type=click.Choice(SEVERITIES), default="error", show_default=True,
-              help="Exit 1 when there are findings of this severity or worse.")
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
+              help="Exit 1 when there are findings of this severity or worse "
+                   "[default: the config's fail-on, else error].")
 @click.option("--exclude", multiple=True, metavar="GLOB",
               help="Skip files and directories matching GLOB while walking directories "
               "(repeatable). Files named explicitly are always checked.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: the number of cores; 1 for stdin].")
+@rule_options
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
-             fail_on: str, exclude: tuple[str, ...], jobs: int | None) -> None:
+             fail_on: str | None, exclude: tuple[str, ...], jobs: int | None,
+             **rule_opts: Any) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
     Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
@@ -42,6 +46,6 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
     except MissingPath as exc:
         raise click.UsageError(f"no such file or directory: {exc}") from None
     options = engine.Options(kind=kind)
-    with open_reporters(fmt, output) as reporter:
-        report = engine.run(sources, options, reporter=reporter, jobs=jobs)
-    sys.exit(report.exit_code(Severity.parse(fail_on)))
+    with rule_run(fail_on, **rule_opts) as rules, open_reporters(fmt, output) as reporter:
+        report = engine.run(sources, options, reporter=reporter, jobs=jobs, adjust=rules.adjust)
+    sys.exit(rules.finish(report.exit_code(rules.settings.fail_on_severity())))
