@@ -176,6 +176,7 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     reported; ``on_file`` is called after each file (progress).
     """
     options = options or Options()
+    load_rule_modules()  # batch checks run here, in the main process, whatever the job count
     sources = list(sources)
     jobs = default_jobs(sources) if jobs is None else jobs
     report = Report(keep_findings=reporter is None or reporter.needs_findings)

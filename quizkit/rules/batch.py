@@ -80,10 +80,11 @@ CURRENT_BANNER_MISMATCH = rule(
 )
 PKG_COUNT_MISMATCH = rule(
     "B006", "pkg-count-mismatch", Severity.INFO,
-    "A user's `pkgCount` differs from the number of that user's packages in the run.",
+    "A user's `pkgCount` is less than the number of that user's packages in the run.",
     "Counted: distinct packages that are not deleted, from full packages and games' `pkg`, "
-    "whose `userId` is the user. Reported only when the run holds at least one package of the "
-    "user; a partial dump naturally holds fewer, hence info.",
+    "whose `userId` is the user. A run holding fewer packages than `pkgCount` is normal (a "
+    "partial dump) and not reported; holding more means the count is stale. Info, because "
+    "the service may count differently (for example drafts).",
     bad='user.json: {"user": {"id": "u1", "pkgCount": 3, ...}}; the run holds 4 packages of u1',
     good='user.json: {"user": {"id": "u1", "pkgCount": 4, ...}}',
     group=GROUP,
@@ -285,7 +286,7 @@ def banners_and_users(facts: list[LocatedFact]) -> Iterator[Finding]:
                            f"user {uid!r}'s banner matches none of the user's current banner "
                            f"records in this run")
         held = packages.get(uid)
-        if held and count is not None and count != len(held):
+        if held and count is not None and count < len(held):
             yield _finding(PKG_COUNT_MISMATCH, path, record, f"{pointer}/pkgCount",
                            f"pkgCount is {count:g} but the run holds {len(held)} "
                            f"package{'s' if len(held) != 1 else ''} by user {uid!r}")
