@@ -52,6 +52,8 @@ def test_rule_fires_where_expected(case):
     assert len(hits) == 1, (case["what"], report["findings"])
     rule = catalog.get(case["rule"])
     assert hits[0]["code"] == rule.code and hits[0]["severity"] == str(rule.severity)
+    assert hits[0]["record"] == case.get("record")
+    assert hits[0]["line"] >= 1 and hits[0]["column"] >= 1  # batch findings are located too
     # The case has its one fault: nothing else of that rule, and the exit code follows it.
     assert [f for f in report["findings"] if f["rule"] == case["rule"]] == hits
     worst = max(catalog.get(f["rule"]).severity for f in report["findings"])

@@ -162,9 +162,10 @@ def game_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
         yield "", ("content", "game", gid, "game", digest(doc), None)
     pkg_id = as_str(doc, "packageId")
     vid = as_str(doc, "versionId")
-    if pkg_id is not None and vid is not None:
-        yield "/versionId", ("game", pkg_id, vid)
     pkg = as_dict(doc, "pkg")
+    # A version missing from the game's own pkg is game-version-missing already.
+    if pkg_id is not None and vid is not None and vid in _version_ids(as_list(pkg, "versions")):
+        yield "/versionId", ("game", pkg_id, vid)
     author = as_str(pkg, "userId")
     pid = as_str(pkg, "id")
     if author is not None and pid is not None:

@@ -56,7 +56,9 @@ def version_view(version: dict) -> dict:
     return v
 
 
-def case(file: str, rule: str, pointer: str, what: str, kind: str | None = None) -> Callable:
+def case(file: str, rule: str, pointer: str, what: str, kind: str | None = None,
+         record: int | None = None) -> Callable:
+    """Build a case with ``make`` and list it; ``record``: the JSON Lines record at fault."""
     def register(make: Callable[[], object]) -> Callable:
         doc = make()
         path = HERE / file
@@ -66,8 +68,10 @@ def case(file: str, rule: str, pointer: str, what: str, kind: str | None = None)
         else:
             path.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n",
                             encoding="utf-8")
-        CASES.append({"file": file, "what": what, "rule": rule, "pointer": pointer,
-                      "kind": kind})
+        entry = {"file": file, "what": what, "rule": rule, "pointer": pointer, "kind": kind}
+        if record is not None:
+            entry["record"] = record
+        CASES.append(entry)
         return make
     return register
 
@@ -348,7 +352,8 @@ def _():
 
 
 @case("versions-conflicting.jsonl", "conflicting-duplicate", "",
-      "The same version twice in one run, its first round renamed in the second copy.")
+      "The same version twice in one run, its first round renamed in the second copy.",
+      record=2)
 def _():
     v = version_view(small_package()["versions"][0])
     w = copy.deepcopy(v)
@@ -357,20 +362,23 @@ def _():
 
 
 @case("versions-identical.jsonl", "identical-duplicate", "",
-      "The same version twice in one run, identical.")
+      "The same version twice in one run, identical.",
+      record=2)
 def _():
     v = version_view(small_package()["versions"][0])
     return [v, v]
 
 
 @case("game-version-not-exported.jsonl", "game-version-not-exported", "/versionId",
-      "A game played with a version that the run's export of its package lacks.")
+      "A game played with a version that the run's export of its package lacks.",
+      record=2)
 def _():
     return [small_package(), load("game.json")]
 
 
 @case("banners-two-current.jsonl", "multiple-current-banners", "/current",
-      "Two current banners of one user in the profile slot.")
+      "Two current banners of one user in the profile slot.",
+      record=2)
 def _():
     lines = [json.loads(x) for x in (SAMPLES / "banners.jsonl").read_text().splitlines()
              if x.strip()]
@@ -379,7 +387,8 @@ def _():
 
 
 @case("user-banner-not-current.jsonl", "current-banner-mismatch", "/user/banner",
-      "A profile shows a banner that is not the user's current banner record.")
+      "A profile shows a banner that is not the user's current banner record.",
+      record=1)
 def _():
     user = load("user-self.json")
     user["user"]["banner"] = {"type": "text", "value": "Hello", "color": "#ffffff"}
@@ -387,7 +396,8 @@ def _():
 
 
 @case("user-pkgcount-stale.jsonl", "pkg-count-mismatch", "/user/pkgCount",
-      "A profile counts no packages, but the run holds one by that user.")
+      "A profile counts no packages, but the run holds one by that user.",
+      record=1)
 def _():
     user = load("user-self.json")
     user["user"]["pkgCount"] = 0
