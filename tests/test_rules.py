@@ -226,3 +226,44 @@ def test_damaged_file_in_the_right_place_is_skipped_not_doubled(tmp_path: Path):
     code, report = cli_json(str(path))
     assert [f["rule"] for f in report["findings"]] == ["invalid-format"]
     assert code == 1
+
+
+# --- fast paths agree with the exact paths -------------------------------------------------------
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]),
+                          st.integers(0, 5) | st.sampled_from([1.0, 2.5])), max_size=9))
+def test_position_fast_path_agrees_with_exact_path(siblings):
+    from quizkit.rules import uniqueness
+    from quizkit.rules.version_index import positions_clean
+
+    items = [{"position": p, "questionId": q} for q, p in siblings]
+    found = []
+    uniqueness._positions(items, "questionId", "/steps", "step", lambda *a: found.append(a))
+    clean = positions_clean(items, [q for q, _ in siblings])
+    # The fast path may doubt a clean collection (integral floats) but never pass a bad one.
+    assert not (clean and found)
+    if all(type(p) is int for _, p in siblings):
+        assert clean == (not found)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.fixed_dictionaries({
+    "position": st.integers(0, 3) | st.just(0.5),
+    "duration": st.integers(0, 60) | st.just(1.5),
+    "payload": st.fixed_dictionaries({
+        "media": st.none() | st.fixed_dictionaries({"src": st.sampled_from(["", " ", "a.png"])}),
+        "backgroundMedia": st.none() | st.fixed_dictionaries(
+            {"src": st.sampled_from(["", "b.mp3"]), "duration": st.integers(0, 9) | st.just(2.0)}),
+        "variants": st.lists(st.sampled_from(["", " ", "Paris", "Rome"]), max_size=4),
+    }),
+}), max_size=5))
+def test_step_fast_path_never_passes_a_bad_step(steps):
+    from quizkit.rules import content
+
+    found = []
+    for i, s in enumerate(steps):
+        content._fractional(s, "position", f"/steps/{i}", lambda *a: found.append(a))
+        content._fractional(s, "duration", f"/steps/{i}", lambda *a: found.append(a))
+        content._step_payload(s["payload"], f"/steps/{i}", lambda *a: found.append(a))
+    assert not (content._steps_clean(steps) and found)

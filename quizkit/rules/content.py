@@ -4,11 +4,13 @@ without a source, validation results about nothing, contradictory state flags.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from quizkit.findings import Severity
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, doc_check
+from quizkit.rules.version_index import Collection, VersionIndex, column, index, no_fraction
 from quizkit.rules.walk import as_dict, as_list, version_check
 
 GROUP = "content"
@@ -194,35 +196,41 @@ def _step_payload(payload: Any, base: str, emit: Emit) -> None:
 def version_content(base: str, version: dict, view: str, pkg_id: str | None,
                     emit: Emit) -> None:
     game = view == "game"
+    ix = index(version)
     rounds = as_list(version, "rounds")
     themes = as_list(version, "themes")
     questions = as_list(version, "questions")
     steps = as_list(version, "steps")
     if not rounds and type(version.get("rounds")) is list:
         emit(EMPTY_VERSION, f"{base}/rounds", "version has no rounds")
-    round_ids = _empties(rounds, _parents(themes, "roundId"), f"{base}/rounds", EMPTY_ROUND,
-                         "round {id!r} has no themes", emit) if not game else None
-    theme_ids = _empties(themes, _parents(questions, "themeId"), f"{base}/themes", EMPTY_THEME,
-                         "theme {id!r} has no questions", emit)
-    _questions(questions, f"{base}/questions", emit)
-    question_ids = None
+    if not game and not _all_used(ix.get("rounds"), ix.get("themes")):
+        _empties(rounds, _parents(themes, "roundId"), f"{base}/rounds", EMPTY_ROUND,
+                 "round {id!r} has no themes", emit)
+    if not _all_used(ix.get("themes"), ix.get("questions")):
+        _empties(themes, _parents(questions, "themeId"), f"{base}/themes", EMPTY_THEME,
+                 "theme {id!r} has no questions", emit)
+    if not _questions_clean(questions, ix.get("questions"), game):
+        _questions(questions, f"{base}/questions", emit)
     if not game:
-        question_ids = _empties(questions, _parents(steps, "questionId"), f"{base}/questions",
-                                EMPTY_QUESTION, "question {id!r} has no steps", emit)
-        for i, r in enumerate(rounds):
-            if type(r) is dict:
-                _fractional(r, "position", f"{base}/rounds/{i}", emit)
-        for i, t in enumerate(themes):
-            if type(t) is dict:
-                _fractional(t, "position", f"{base}/themes/{i}", emit)
-        for i, s in enumerate(steps):
-            if type(s) is dict:
-                where = f"{base}/steps/{i}"
-                _fractional(s, "position", where, emit)
-                _fractional(s, "duration", where, emit)
-                _step_payload(s.get("payload"), where, emit)
-    _validation_targets(base, version, pkg_id, round_ids, theme_ids, question_ids,
-                        None if game else steps, emit)
+        if not _all_used(ix.get("questions"), ix.get("steps")):
+            _empties(questions, _parents(steps, "questionId"), f"{base}/questions",
+                     EMPTY_QUESTION, "question {id!r} has no steps", emit)
+        if not no_fraction(column(rounds, _POSITION)):
+            for i, r in enumerate(rounds):
+                if type(r) is dict:
+                    _fractional(r, "position", f"{base}/rounds/{i}", emit)
+        if not no_fraction(column(themes, _POSITION)):
+            for i, t in enumerate(themes):
+                if type(t) is dict:
+                    _fractional(t, "position", f"{base}/themes/{i}", emit)
+        if not _steps_clean(steps):
+            for i, s in enumerate(steps):
+                if type(s) is dict:
+                    where = f"{base}/steps/{i}"
+                    _fractional(s, "position", where, emit)
+                    _fractional(s, "duration", where, emit)
+                    _step_payload(s.get("payload"), where, emit)
+    _validation_targets(base, version, pkg_id, ix, emit)
     if version.get("published") is True and type(version.get("deletedAt")) is str:
         emit(PUBLISHED_DELETED, f"{base}/published", "the version is published but deleted")
 
@@ -248,17 +256,14 @@ def _questions(questions: list, base: str, emit: Emit) -> None:
                      f"price {price} is also used by {base}/{first} in theme {theme!r}")
 
 
-_COLLECTION = {"round": 0, "theme": 1, "question": 2, "step": 3}
+_COLLECTION = {"round": "rounds", "theme": "themes", "question": "questions", "step": "steps"}
 
 
 def _validation_targets(base: str, version: dict, pkg_id: str | None,
-                        round_ids: set[str] | None, theme_ids: set[str] | None,
-                        question_ids: set[str] | None, steps: list | None,
-                        emit: Emit) -> None:
+                        ix: VersionIndex | None, emit: Emit) -> None:
     results = as_list(as_dict(version, "validation"), "results")
     if not results:
         return
-    step_ids: set[str] | None = None
     for i, res in enumerate(results):
         if type(res) is not dict:
             continue
@@ -269,23 +274,17 @@ def _validation_targets(base: str, version: dict, pkg_id: str | None,
         entity = entity.lower()
         if entity == "package":
             expected = pkg_id if pkg_id is not None else version.get("packageId")
-            known = type(expected) is str
-            ok = not known or target == expected
+            ok = type(expected) is not str or target == expected
         elif entity == "version":
             vid = version.get("id")
-            known = type(vid) is str
-            ok = not known or target == vid
+            ok = type(vid) is not str or target == vid
         elif entity in _COLLECTION:
-            if entity == "step":
-                if steps is None:
-                    continue
-                if step_ids is None:
-                    step_ids = _parents(steps, "id")
-                ids: set[str] | None = step_ids
-            else:
-                ids = (round_ids, theme_ids, question_ids)[_COLLECTION[entity]]
-            if ids is None:
+            if ix is None:
                 continue
+            col = ix.get(_COLLECTION[entity])
+            if col is None:  # the view carries no such collection
+                continue
+            ids = col.idset if col.idset is not None else _parents(col.items, "id")
             ok = target in ids
         else:
             continue
@@ -295,12 +294,58 @@ def _validation_targets(base: str, version: dict, pkg_id: str | None,
                  f"not hold")
 
 
+_POSITION = itemgetter("position")
+_DURATION = itemgetter("duration")
+_PRICE = itemgetter("price")
+_PAYLOAD = itemgetter("payload")
+
+
+def _all_used(parent: Collection | None, child: Collection | None) -> bool:
+    """Fast path: every item of ``parent`` is named by some item of ``child``."""
+    return (parent is not None and child is not None and parent.idset is not None
+            and child.parentset is not None and parent.idset <= child.parentset)
+
+
+def _questions_clean(questions: list, col: Collection | None, game: bool) -> bool:
+    """Fast path: whole prices (and positions), no price twice within a theme."""
+    prices = column(questions, _PRICE)
+    if not no_fraction(prices) or col is None or col.parents is None:
+        return False
+    if not game and not no_fraction(column(questions, _POSITION)):
+        return False
+    try:
+        return len(set(zip(col.parents, prices, strict=True))) == len(prices)  # type: ignore
+    except TypeError:
+        return False
+
+
+def _steps_clean(steps: list) -> bool:
+    """Fast path: whole positions and durations, media with a src, distinct non-blank
+    variants. Any doubt (a wrong type included) sends the steps down the exact path."""
+    if not (no_fraction(column(steps, _POSITION)) and no_fraction(column(steps, _DURATION))):
+        return False
+    try:
+        for p in map(_PAYLOAD, steps):
+            m = p["media"]
+            if m is not None and not m["src"].strip():
+                return False
+            b = p["backgroundMedia"]
+            if b is not None and (not b["src"].strip() or type(b["duration"]) is float):
+                return False
+            vs = p["variants"]
+            if vs and (len(set(vs)) != len(vs) or not all(map(str.strip, vs))):
+                return False
+    except (KeyError, TypeError, AttributeError):
+        return False
+    return True
+
+
 @version_check("version-created")
 def created_content(base: str, version: dict, view: str, pkg_id: str | None,
                     emit: Emit) -> None:
     if version.get("published") is True and type(version.get("deletedAt")) is str:
         emit(PUBLISHED_DELETED, f"{base}/published", "the version is published but deleted")
-    _validation_targets(base, version, None, None, None, None, None, emit)
+    _validation_targets(base, version, None, None, emit)
 
 
 @doc_check("package-full")

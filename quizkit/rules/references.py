@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from quizkit.findings import Severity
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, doc_check
+from quizkit.rules.version_index import Collection, column, index
 from quizkit.rules.walk import as_dict, as_list, as_str, escape, version_check
 
 GROUP = "references"
@@ -112,6 +114,24 @@ AUTHOR_MISMATCH = rule(
 )
 
 
+_VERSION_ID = itemgetter("versionId")
+
+
+def refs_resolve(child: Collection | None, parent: Collection | None) -> bool:
+    """Fast path: every parent reference of ``child`` names an item of ``parent``."""
+    return (child is not None and parent is not None and child.parentset is not None
+            and parent.idset is not None and child.parentset <= parent.idset)
+
+
+def values_within(items: list, getter: itemgetter, allowed: set) -> bool:
+    """Fast path: every item has the key and its value is in ``allowed``."""
+    values = column(items, getter)
+    try:
+        return values is not None and set(values) <= allowed
+    except TypeError:  # an unhashable value
+        return False
+
+
 def _ids(items: list) -> set[str]:
     out = set()
     for item in items:
@@ -135,19 +155,20 @@ def _check_refs(items: list, key: str, targets: set[str], base: str, collection:
 @version_check("package-full", "version-list", "version", "game")
 def entity_references(base: str, version: dict, view: str, pkg_id: str | None,
                       emit: Emit) -> None:
+    ix = index(version)
     rounds = as_list(version, "rounds")
     themes = as_list(version, "themes")
     questions = as_list(version, "questions")
-    if questions:
+    if questions and not refs_resolve(ix.get("questions"), ix.get("themes")):
         _check_refs(questions, "themeId", _ids(themes), base, "questions", UNKNOWN_THEME,
                     "theme", emit)
     if view == "game":  # reduced themes carry no roundId, and there are no steps
         return
-    if themes:
+    if themes and not refs_resolve(ix.get("themes"), ix.get("rounds")):
         _check_refs(themes, "roundId", _ids(rounds), base, "themes", UNKNOWN_ROUND, "round",
                     emit)
     steps = as_list(version, "steps")
-    if steps:
+    if steps and not refs_resolve(ix.get("steps"), ix.get("questions")):
         _check_refs(steps, "questionId", _ids(questions), base, "steps", UNKNOWN_QUESTION,
                     "question", emit)
 
@@ -167,8 +188,12 @@ def entity_version_ids(base: str, version: dict, view: str, pkg_id: str | None,
     vid = version.get("id")
     if type(vid) is not str:
         return
+    allowed = {vid}
     for collection in ("rounds", "themes", "questions", "steps"):
-        for i, item in enumerate(as_list(version, collection)):
+        items = as_list(version, collection)
+        if values_within(items, _VERSION_ID, allowed):
+            continue
+        for i, item in enumerate(items):
             if type(item) is dict:
                 got = item.get("versionId")
                 if type(got) is str and got != vid:

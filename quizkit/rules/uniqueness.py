@@ -7,6 +7,7 @@ from typing import Any
 from quizkit.findings import Severity
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, doc_check
+from quizkit.rules.version_index import index, positions_clean
 from quizkit.rules.walk import as_dict, as_list, version_check
 
 GROUP = "uniqueness"
@@ -125,14 +126,21 @@ _WHAT = {"rounds": "round", "themes": "theme", "questions": "question", "steps":
 @version_check("package-full", "version-list", "version", "game")
 def entity_uniqueness(base: str, version: dict, view: str, pkg_id: str | None,
                       emit: Emit) -> None:
+    ix = index(version)
     for collection, parent_key in _PARENT.items():
         items = as_list(version, collection)
         if not items:
             continue
         where = f"{base}/{collection}"
-        unique_ids(items, where, "id", _WHAT[collection], emit)
-        if view != "game":  # the game view carries no positions
-            _positions(items, parent_key, where, _WHAT[collection], emit)
+        col = ix.get(collection)
+        if col is None or not col.unique_ids:
+            unique_ids(items, where, "id", _WHAT[collection], emit)
+        if view == "game":  # the game view carries no positions
+            continue
+        if col is not None and (parent_key is None or col.parents is not None) and \
+                positions_clean(items, col.parents if parent_key else None):
+            continue
+        _positions(items, parent_key, where, _WHAT[collection], emit)
 
 
 @doc_check("package-full")

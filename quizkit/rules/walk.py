@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from quizkit.rules.checks import Emit, doc_check
+from quizkit.rules.version_index import begin
 
 EMPTY: list = []
 
@@ -138,6 +139,7 @@ def version_check(*kinds: str) -> Callable[[VersionCheck], VersionCheck]:
             each = VERSIONS[kind]
 
             def run(doc: Any, emit: Emit, _each=each) -> None:
+                begin(doc)
                 for base, version, view, pkg_id in _each(doc):
                     fn(base, version, view, pkg_id, emit)
 
