@@ -9,6 +9,7 @@ import click
 
 from quizkit import engine
 from quizkit.commands.rules import rule_options, rule_run
+from quizkit.enums import ProfileError, load_profile
 from quizkit.reporters import REPORTERS, open_reporters
 from quizkit.schemas import KINDS
 from quizkit.sources import MissingPath, expand
@@ -30,12 +31,15 @@ SEVERITIES = ("error", "warning", "info")
 @click.option("--exclude", multiple=True, metavar="GLOB",
               help="Skip files and directories matching GLOB while walking directories "
               "(repeatable). Files named explicitly are always checked.")
+@click.option("--profile", type=click.Path(dir_okay=False),
+              help="Enum profile (TOML, from `quizkit enums infer`): values outside it are "
+              "unknown-enum-value findings.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: the number of cores; 1 for stdin].")
 @rule_options
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
-             fail_on: str | None, exclude: tuple[str, ...], jobs: int | None,
-             **rule_opts: Any) -> None:
+             fail_on: str | None, exclude: tuple[str, ...], profile: str | None,
+             jobs: int | None, **rule_opts: Any) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
     Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
@@ -45,7 +49,11 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
         sources = list(expand(paths, exclude))
     except MissingPath as exc:
         raise click.UsageError(f"no such file or directory: {exc}") from None
-    options = engine.Options(kind=kind)
+    try:
+        loaded = load_profile(profile) if profile else ()
+    except ProfileError as exc:
+        raise click.UsageError(str(exc)) from None
+    options = engine.Options(kind=kind, profile=loaded)
     with rule_run(fail_on, **rule_opts) as rules, open_reporters(fmt, output) as reporter:
         report = engine.run(sources, options, reporter=reporter, jobs=jobs, adjust=rules.adjust)
     sys.exit(rules.finish(report.exit_code(rules.settings.fail_on_severity())))
