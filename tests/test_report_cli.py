@@ -28,13 +28,16 @@ posix_only = pytest.mark.skipif(os.name != "posix", reason="FIFOs and signals")
 
 
 def corpus(root: Path) -> Path:
-    """exports/: a valid game, a game with an unknown field, and a truncated document."""
+    """exports/: a valid game, another with an unknown field, and a truncated document."""
     exports = root / "exports"
     exports.mkdir()
     game = json.loads((SAMPLES / "game.json").read_text())
     (exports / "a-valid.json").write_text(json.dumps(game, indent=2))
-    game["colour"] = "red"
-    (exports / "b-extra.json").write_text(json.dumps(game, indent=2))
+    # Another game (the same id with other content would be a cross-file conflict).
+    other = json.loads((SAMPLES / "games.jsonl").read_text().splitlines()[0])
+    assert other["id"] != game["id"]
+    other["colour"] = "red"
+    (exports / "b-extra.json").write_text(json.dumps(other, indent=2))
     (exports / "c-broken.json").write_text('{\n  "id": "g1",\n')
     return exports
 
