@@ -10,6 +10,7 @@ are not, so every finding's rule, pointer and message come from one well-known e
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -57,9 +58,21 @@ def _refuse(uri: str) -> referencing.Resource:
     raise SchemaRefused(f"refusing to resolve {uri!r}: only bundled schemas are used")
 
 
+#: An enum profile: (enum name, allowed values) pairs; empty when enums are open.
+Profile = tuple[tuple[str, tuple[str, ...]], ...]
+
+
 @cache
-def registry() -> referencing.Registry:
-    resources_ = [(uri, DRAFT202012.create_resource(s)) for uri, s in bundled().items()]
+def schema_set(profile: Profile = ()) -> dict[str, dict]:
+    """The bundled schemas with a profile's enums closed (the bundle itself when empty)."""
+    from quizkit.enums import apply_profile
+
+    return apply_profile(bundled(), profile)
+
+
+@cache
+def registry(profile: Profile = ()) -> referencing.Registry:
+    resources_ = [(uri, DRAFT202012.create_resource(s)) for uri, s in schema_set(profile).items()]
     return referencing.Registry(retrieve=_refuse).with_resources(resources_).crawl()
 
 
@@ -83,17 +96,20 @@ class KindValidator:
 
 
 @cache
-def validator(kind: str) -> KindValidator:
-    """Compile (once) the validators for a document kind."""
-    schema = bundled()[schema_id(kind)]
+def validator(kind: str, profile: Profile = ()) -> KindValidator:
+    """Compile (once per kind and profile) the validators for a document kind."""
+    schemas = schema_set(profile)
+    schema = schemas[schema_id(kind)]
     rs_registry = jsonschema_rs.Registry(
-        [(uri, s) for uri, s in bundled().items()], retriever=_rs_refuse
+        [(uri, s) for uri, s in schemas.items()], retriever=_rs_refuse
     )
     fast = jsonschema_rs.Draft202012Validator(
         schema, validate_formats=True, registry=rs_registry, retriever=_rs_refuse
     )
     reference = jsonschema.Draft202012Validator(
-        schema, registry=registry(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+        schema,
+        registry=registry(profile),
+        format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER,
     )
     return KindValidator(kind, fast, reference)
 
@@ -124,9 +140,23 @@ def _explain(error: ValidationError) -> tuple[Rule, str, str]:
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
         names = ", ".join(repr(e) for e in extra)
         return rule, where, f"unknown field{'s' if len(extra) > 1 else ''} {names}"
+    if keyword == "enum":
+        return rule, where, _enum_message(error.instance, error.validator_value)
     if keyword == "format":
         return rule, where, f"{_short(error.instance)} is not a valid {error.validator_value}"
     return rule, where, error.message
+
+
+def _enum_message(value: Any, allowed: list) -> str:
+    """Name the allowed values, and a near miss when there is one (case, a typo)."""
+    message = f"{_short(value)} is not one of {', '.join(map(repr, allowed))}"
+    if isinstance(value, str):
+        strings = [a for a in allowed if isinstance(a, str)]
+        near = [a for a in strings if a.lower() == value.lower()] or \
+            difflib.get_close_matches(value, strings, n=1, cutoff=0.6)
+        if near:
+            message += f"; did you mean {near[0]!r}?"
+    return message
 
 
 def _quoted_name(message: str) -> str:
@@ -139,9 +169,9 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def schema_findings(kind: str, doc: Any) -> list[tuple[Rule, str, str]]:
+def schema_findings(kind: str, doc: Any, profile: Profile = ()) -> list[tuple[Rule, str, str]]:
     """Every schema problem of one document as (rule, pointer, message), in document order."""
-    v = validator(kind)
+    v = validator(kind, profile)
     if v.is_valid(doc):
         return []
     out = []
