@@ -10,6 +10,7 @@ that are not UTF-8) is shown escaped. See ``docs/limits.md``.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 import sys
@@ -126,10 +127,8 @@ class Source:
         """The source's bytes, decompressed. Raises :class:`ReadError`, never blocks."""
         if self.error is not None:
             raise ReadError(self.error)
-        if self.is_stdin:
-            data = _read_stdin(max_file_size)
-        else:
-            data = _read_file(self.path, max_file_size)
+        read = _read_stdin if self.is_stdin else functools.partial(_read_file, self.path)
+        data = read(max_file_size)
         if self.compressed or (self.is_stdin and data[:2] == b"\x1f\x8b"):
             return gunzip(data, max_decompressed)
         return data

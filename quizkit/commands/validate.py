@@ -7,8 +7,10 @@ import sys
 import click
 
 from quizkit import engine
+from quizkit.commands.limit_options import limit_options
 from quizkit.enums import ProfileError, load_profile
 from quizkit.findings import Severity
+from quizkit.limits import Limits
 from quizkit.reporters import REPORTERS, open_reporters
 from quizkit.schemas import KINDS
 from quizkit.sources import MissingPath, expand
@@ -34,9 +36,10 @@ SEVERITIES = ("error", "warning", "info")
               "unknown-enum-value findings.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: the number of cores; 1 for stdin].")
+@limit_options
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
              fail_on: str, exclude: tuple[str, ...], profile: str | None,
-             jobs: int | None) -> None:
+             jobs: int | None, limits: Limits) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
     Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
@@ -50,7 +53,7 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
         loaded = load_profile(profile) if profile else ()
     except ProfileError as exc:
         raise click.UsageError(str(exc)) from None
-    options = engine.Options(kind=kind, profile=loaded)
+    options = engine.Options(kind=kind, profile=loaded, limits=limits)
     with open_reporters(fmt, output) as reporter:
         report = engine.run(sources, options, reporter=reporter, jobs=jobs)
     sys.exit(report.exit_code(Severity.parse(fail_on)))
