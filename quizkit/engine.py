@@ -107,7 +107,12 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
         if doc is intake.UNREAD:
             result.readable = False
             continue
-        kind, raw, facts = check_document(doc, options.kind, options.profile)
+        try:
+            kind, raw, facts = check_document(doc, options.kind, options.profile)
+        except RecursionError:  # a check recursed too deep: a finding, never a crash
+            result.readable = False
+            _add_problems(outcome, path, record, [intake.too_deep_to_check()])
+            continue
         if kind:
             result.kinds[kind] += 1
         outcome.facts.extend((path, record, p, f) for p, f in facts)

@@ -61,7 +61,25 @@ def _probe_depth_limit() -> bool:
     return False
 
 
+def _probe_writer_depth() -> int:
+    """The deepest nesting ``orjson.dumps`` writes (254 in orjson 3.x); a document it wrote
+    is proven to nest no deeper, for free."""
+    low, high = 1, PARSER_MAX_DEPTH
+    while low < high:
+        mid = (low + high + 1) // 2
+        value: list = []
+        for _ in range(mid - 1):
+            value = [value]
+        try:
+            orjson.dumps(value)
+            low = mid
+        except orjson.JSONEncodeError:
+            high = mid - 1
+    return low
+
+
 ORJSON_LIMITS_DEPTH = _probe_depth_limit()
+WRITER_MAX_DEPTH = _probe_writer_depth()
 
 
 # --- the whole file ------------------------------------------------------------------------
@@ -120,14 +138,16 @@ def parse(chunk: bytes, max_depth: int = PARSER_MAX_DEPTH) -> tuple[Any, list[Pr
         doc = orjson.loads(chunk)
     except orjson.JSONDecodeError as exc:
         return UNREAD, [diagnose(chunk, exc.msg, exc.pos)]
-    if max_depth < PARSER_MAX_DEPTH and _brackets(chunk) > max_depth \
-            and _depth_exceeds(doc, max_depth):
-        deep = _too_deep(chunk, max_depth)
-        if deep is not None:
-            return UNREAD, [deep]
-    if not _suspicious(chunk, doc):
+    written = _write(doc)
+    if max_depth < PARSER_MAX_DEPTH and _brackets(chunk) > max_depth:
+        proven = written is not None and max_depth >= WRITER_MAX_DEPTH
+        if not proven and _depth_exceeds(doc, max_depth):
+            deep = _too_deep(chunk, max_depth)
+            if deep is not None:
+                return UNREAD, [deep]
+    if not _suspicious(chunk, written):
         return doc, []
-    return doc, _silent_problems(chunk, doc)
+    return doc, _silent_problems(chunk)
 
 
 def _brackets(chunk: bytes) -> int:
@@ -152,19 +172,24 @@ def _too_deep(chunk: bytes, limit: int) -> Problem | None:
     for token in scan(text, max_depth=limit):
         if token.what == "deep":
             line, column = LineIndex(text).position(token.offset)
+            # No pointer: it would be hundreds of "/0" long; the position says where.
             return Problem(input_rules.TOO_DEEP,
                            f"nested deeper than {limit} levels (--max-depth); the document "
-                           "was not checked", line, column, token.pointer)
+                           "was not checked", line, column)
     return None
 
 
-def _suspicious(chunk: bytes, doc: Any) -> bool:
-    """True when the document may hold a duplicate key or an integer beyond 64 bits."""
-    if type(doc) not in (dict, list):
-        return False
+def _write(doc: Any) -> bytes | None:
+    """The document written back by orjson, or None when it nests deeper than orjson writes."""
     try:
-        written = orjson.dumps(doc)
-    except orjson.JSONEncodeError:  # nested deeper than orjson writes: scan instead
+        return orjson.dumps(doc)
+    except orjson.JSONEncodeError:
+        return None
+
+
+def _suspicious(chunk: bytes, written: bytes | None) -> bool:
+    """True when the document may hold a duplicate key or an integer beyond 64 bits."""
+    if written is None:  # too deep to write back: only the scan can tell
         return True
     colons = chunk.count(b":")
     if b"\\u003" in chunk:
@@ -172,7 +197,7 @@ def _suspicious(chunk: bytes, doc: Any) -> bool:
     return colons > written.count(b":") or b"e+" in written
 
 
-def _silent_problems(chunk: bytes, doc: Any) -> list[Problem]:
+def _silent_problems(chunk: bytes) -> list[Problem]:
     text = chunk.decode("utf-8")
     index = LineIndex(text)
     problems = []
@@ -275,4 +300,12 @@ def _explain(text: str, pos: int, message: str, index: LineIndex) -> tuple[str, 
     return None
 
 
-__all__ = ["ORJSON_LIMITS_DEPTH", "UNREAD", "Problem", "diagnose", "parse", "prepare"]
+def too_deep_to_check() -> Problem:
+    """For a document that a check could not finish (it ran out of stack)."""
+    return Problem(input_rules.TOO_DEEP, "nested too deeply for the checks to finish; lower "
+                   "--max-depth (the default keeps this from happening)")
+
+
+__all__ = ["ORJSON_LIMITS_DEPTH", "UNREAD", "WRITER_MAX_DEPTH", "Problem", "diagnose", "parse",
+           "prepare", "too_deep_to_check"]
+

@@ -19,7 +19,10 @@ PARSER_MAX_DEPTH = 1024
 
 DEFAULT_MAX_FILE_SIZE = 512 * MIB
 DEFAULT_MAX_DECOMPRESSED = 512 * MIB
-DEFAULT_MAX_DEPTH = PARSER_MAX_DEPTH
+#: Deep enough for any real export (they nest about 12 levels), shallow enough that the
+#: recursive code downstream (python-jsonschema building messages, ``repr``, orjson's writer,
+#: which stops at 254) never runs out of stack. See docs/limits.md.
+DEFAULT_MAX_DEPTH = 254
 
 _UNITS = {"": 1, "b": 1, "k": KIB, "kb": KIB, "kib": KIB, "m": MIB, "mb": MIB, "mib": MIB,
           "g": GIB, "gb": GIB, "gib": GIB}
