@@ -137,7 +137,10 @@ def parse(chunk: bytes, max_depth: int = PARSER_MAX_DEPTH) -> tuple[Any, list[Pr
     try:
         doc = orjson.loads(chunk)
     except orjson.JSONDecodeError as exc:
-        return UNREAD, [diagnose(chunk, exc.msg, exc.pos)]
+        problem = diagnose(chunk, exc.msg, exc.pos)
+        if problem.rule is input_rules.TOO_DEEP and max_depth < PARSER_MAX_DEPTH:
+            problem = _too_deep(chunk, max_depth) or problem  # where our own limit is crossed
+        return UNREAD, [problem]
     written = _write(doc)
     if max_depth < PARSER_MAX_DEPTH and _brackets(chunk) > max_depth:
         proven = written is not None and max_depth >= WRITER_MAX_DEPTH
@@ -285,6 +288,8 @@ def _explain(text: str, pos: int, message: str, index: LineIndex) -> tuple[str, 
             return (f"trailing comma before {text[close]!r} (remove the comma at line {line}, "
                     f"column {column})", close)
     here = _next_solid(text, pos)
+    if text[here - 1 : here] in ("-", "+") and text.startswith(("NaN", "Infinity"), here):
+        here -= 1  # orjson points after the sign
     if text.startswith(("//", "/*"), here):
         return "comments are not allowed in JSON", here
     for word in _WORDS:
