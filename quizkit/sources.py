@@ -156,6 +156,8 @@ def _read_file(path: str, limit: int) -> bytes:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
         raise ReadError(exc.strerror or str(exc)) from None
+    except ValueError:  # a NUL byte: no file can have this name
+        raise ReadError("the name holds a NUL byte") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
