@@ -9,6 +9,7 @@ number of jobs, so reports are deterministic.
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -154,13 +155,19 @@ def _worker_init() -> None:
     load_rule_modules()
 
 
+def _pool_worker_init() -> None:
+    # Ctrl-C goes to the whole process group: the main process handles it, workers ignore it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker_init()
+
+
 def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[FileOutcome]:
     if jobs <= 1 or len(sources) < 2:
         _worker_init()
         for s in sources:
             yield check_source(s, options)
         return
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_pool_worker_init) as pool:
         chunk = max(1, min(32, len(sources) // (jobs * 8)))
         yield from pool.map(check_source, sources, [options] * len(sources), chunksize=chunk)
 

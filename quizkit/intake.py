@@ -302,8 +302,7 @@ def _explain(text: str, pos: int, message: str, index: LineIndex) -> tuple[str, 
     if "infinity" in message:
         return "number too large (it overflows to infinity)", pos
     if here >= len(text) or "end of data" in message or "allocate" in message:
-        end = _prev_solid(text, len(text)) + 1
-        return "the text ends before the document does (truncated?)", end
+        return "the text ends before the document does (truncated?)", len(text)
     if "after document" in message:
         return "more text after the end of the JSON document", pos
     return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -11,7 +12,8 @@ from quizkit.commands.limit_options import limit_options
 from quizkit.enums import ProfileError, load_profile
 from quizkit.findings import Severity
 from quizkit.limits import Limits
-from quizkit.reporters import REPORTERS, open_reporters
+from quizkit.progress import Progress
+from quizkit.reporters import REPORTERS, ReportSpecError, open_reporters
 from quizkit.schemas import KINDS
 from quizkit.sources import MissingPath, expand
 
@@ -36,10 +38,15 @@ SEVERITIES = ("error", "warning", "info")
               "unknown-enum-value findings.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: the number of cores; 1 for stdin].")
+@click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
+              help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress display.")
+@click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
 @limit_options
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
              fail_on: str, exclude: tuple[str, ...], profile: str | None,
-             jobs: int | None, limits: Limits) -> None:
+             jobs: int | None, reports: tuple[str, ...], quiet: bool, verbose: bool,
+             limits: Limits) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
     Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
@@ -54,6 +61,18 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
     except ProfileError as exc:
         raise click.UsageError(str(exc)) from None
     options = engine.Options(kind=kind, profile=loaded, limits=limits)
-    with open_reporters(fmt, output) as reporter:
-        report = engine.run(sources, options, reporter=reporter, jobs=jobs)
+    progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
+    try:
+        with open_reporters(fmt, output, reports, progress=progress) as reporter:
+            report = engine.run(sources, options, reporter=reporter, jobs=jobs,
+                                on_file=progress.on_file)
+    except ReportSpecError as exc:
+        raise click.UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as a shell pipeline expects.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
     sys.exit(report.exit_code(Severity.parse(fail_on)))
