@@ -15,15 +15,17 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from quizkit import intake
 from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report
 from quizkit.kinds import closest_kinds, detect_kind
-from quizkit.parsing import BOM, LineIndex, ParseError, loads, locate
+from quizkit.limits import Limits
+from quizkit.parsing import BOM, LineIndex, locate
 from quizkit.reporters.base import Reporter
 from quizkit.rules import checks, input_rules, load_rule_modules
 from quizkit.rules.catalog import Rule
 from quizkit.schemas import Profile, schema_findings
-from quizkit.sources import DEFAULT_MAX_DECOMPRESSED, STDIN, ReadError, Source
+from quizkit.sources import STDIN, ReadError, Source
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,8 @@ class Options:
     """What a worker needs to check a file (picklable)."""
 
     kind: str | None = None
-    max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
+    #: Size and depth limits (see quizkit.limits, docs/limits.md).
+    limits: Limits = field(default_factory=Limits)
     #: Enum profile (see quizkit.enums); empty leaves every enum open.
     profile: Profile = ()
 
@@ -92,23 +95,25 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
     """Check the bytes of one input; ``lines`` for JSON Lines."""
     result = FileResult(path=path, size=len(data))
     outcome = FileOutcome(result)
-    if data.startswith(BOM):
-        data = data[len(BOM):]
-    units = line_units(data) if lines else [(None, data)]
+    prepared, problems = intake.prepare(data)
+    _add_problems(outcome, path, None, problems)
+    if prepared is None:
+        result.readable = False
+        return outcome
+    units = line_units(prepared) if lines else [(None, prepared)]
     for record, chunk in units:
         result.documents += 1
-        try:
-            doc = loads(chunk)
-        except ParseError as exc:
+        doc, problems = intake.parse(chunk, options.limits.max_depth)
+        _add_problems(outcome, path, record, problems)
+        if doc is intake.UNREAD:
             result.readable = False
-            text = chunk.decode("utf-8", errors="replace")
-            line, column = LineIndex(text).position(min(exc.offset, len(text)))
-            if record is not None:
-                line += record - 1
-            outcome.findings.append(_finding(path, record, input_rules.INVALID_JSON, "",
-                                             f"invalid JSON: {exc.message}", line, column))
             continue
-        kind, raw, facts = check_document(doc, options.kind, options.profile)
+        try:
+            kind, raw, facts = check_document(doc, options.kind, options.profile)
+        except RecursionError:  # a check recursed too deep: a finding, never a crash
+            result.readable = False
+            _add_problems(outcome, path, record, [intake.too_deep_to_check()])
+            continue
         if kind:
             result.kinds[kind] += 1
         outcome.facts.extend((path, record, p, f) for p, f in facts)
@@ -127,13 +132,21 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
     return outcome
 
 
+def _add_problems(outcome: FileOutcome, path: str, record: int | None,
+                  problems: list[intake.Problem]) -> None:
+    shift = record - 1 if record is not None else 0
+    outcome.findings.extend(_finding(path, record, p.rule, p.pointer, p.message,
+                                     p.line + shift, p.column) for p in problems)
+
+
 def check_source(source: Source, options: Options) -> FileOutcome:
     """Read and check one source; a read failure is a finding, never an exception."""
     try:
-        data = source.read(options.max_decompressed)
+        data = source.read(options.limits.max_decompressed, options.limits.max_file_size)
     except ReadError as exc:
         result = FileResult(path=source.display, readable=False)
-        return FileOutcome(result, [_finding(source.display, None, input_rules.UNREADABLE, "",
+        rule = input_rules.INPUT_TOO_LARGE if exc.limit else input_rules.UNREADABLE
+        return FileOutcome(result, [_finding(source.display, None, rule, "",
                                              f"cannot read: {exc}")])
     return check_bytes(source.display, data, source.is_lines, options)
 
@@ -177,7 +190,7 @@ def _locate_late(findings: list[Finding], options: Options) -> None:
         if not os.path.isfile(path):  # a FIFO or device cannot be read twice
             continue
         try:
-            data = Source(path).read(options.max_decompressed)
+            data = Source(path).read(options.limits.max_decompressed, options.limits.max_file_size)
         except ReadError:
             continue
         if data.startswith(BOM):

@@ -1,13 +1,17 @@
-"""Bytes → document with orjson, and positions (line, column) of a JSON Pointer, on demand.
+"""Bytes → document with orjson, and positions (line, column) in the text, on demand.
 
 Positions are computed only for documents that have findings: clean documents pay nothing.
 Columns count characters (code points), 1-based, as editors show them.
+
+Everything here that walks text is iterative and linear: a document nested 1024 deep or a
+100 MB string costs time in proportion to its size and no recursion.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,9 +52,27 @@ class LineIndex:
 
 
 _WS = re.compile(r"[ \t\r\n]*")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_SCALAR = re.compile(r"[^\s,\]}]*")
+_SCALAR = re.compile(r"[^\s,\]}:]*")
 _STRUCT = re.compile(r'["\[\]{}]')
+# One token of valid JSON after optional whitespace: group 1 is the token's first character.
+_TOKEN = re.compile(r"[ \t\r\n]*(.)", re.DOTALL)
+# The rest of a string literal after its opening quote (possessive: no backtracking state).
+_STRING_BODY = re.compile(r'[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
+
+
+def string_end(text: str, i: int) -> int:
+    """The offset just past the string literal whose opening quote is at ``i``.
+
+    The common case (no escaped quote) is one ``str.find``; otherwise a possessive regex,
+    which keeps no backtracking state: a 100 MB string costs one linear scan either way.
+    """
+    k = text.find('"', i + 1)
+    if k < 0:
+        return len(text)
+    if text[k - 1] != "\\":
+        return k + 1
+    m = _STRING_BODY.match(text, i + 1)
+    return m.end() if m else len(text)
 
 
 def _skip_ws(text: str, i: int) -> int:
@@ -61,8 +83,7 @@ def _skip_value(text: str, i: int) -> int:
     """The offset just past the JSON value starting at ``i``."""
     c = text[i : i + 1]
     if c == '"':
-        m = _STRING.match(text, i)
-        return m.end() if m else len(text)
+        return string_end(text, i)
     if c not in ("{", "["):
         return _SCALAR.match(text, i).end()
     depth = 0
@@ -73,8 +94,7 @@ def _skip_value(text: str, i: int) -> int:
             return len(text)
         ch = m.group()
         if ch == '"':
-            s = _STRING.match(text, m.start())
-            pos = s.end() if s else len(text)
+            pos = string_end(text, m.start())
             continue
         pos = m.end()
         if ch in "{[":
@@ -85,7 +105,8 @@ def _skip_value(text: str, i: int) -> int:
                 return pos
 
 
-def _key(raw: str) -> str:
+def decode_key(raw: str) -> str:
+    """The name of a key from its literal (with quotes)."""
     return orjson.loads(raw) if "\\" in raw else raw[1:-1]
 
 
@@ -93,24 +114,29 @@ def _unescape(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
+def split_pointer(pointer: str) -> list[str]:
+    return [_unescape(p) for p in pointer.split("/")[1:]] if pointer else []
+
+
+def join_pointer(parts: Iterable[str | int]) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
 def locate(text: str, pointer: str) -> int | None:
     """Character offset of the value at ``pointer`` in ``text``, or None if it is not there.
 
     With duplicate keys the last one wins, as orjson keeps the last value.
     """
-    parts = [_unescape(p) for p in pointer.split("/")[1:]] if pointer else []
     i = _skip_ws(text, 0)
-    for part in parts:
+    for part in split_pointer(pointer):
         c = text[i : i + 1]
         if c == "{":
             found = None
             i = _skip_ws(text, i + 1)
             while i < len(text) and text[i] == '"':
-                m = _STRING.match(text, i)
-                if m is None:
-                    return found
-                name = _key(m.group())
-                i = _skip_ws(text, m.end())
+                end = string_end(text, i)
+                name = decode_key(text[i:end]) if end <= len(text) else None
+                i = _skip_ws(text, end)
                 if text[i : i + 1] != ":":
                     return found
                 i = _skip_ws(text, i + 1)
@@ -138,3 +164,97 @@ def locate(text: str, pointer: str) -> int | None:
         else:
             return None
     return i
+
+
+@dataclass(slots=True)
+class Token:
+    """A notable token met by :func:`scan`: a key seen twice, a long integer, a deep value."""
+
+    what: str  # "duplicate", "integer", "deep"
+    offset: int  # character offset of the token
+    pointer: str  # JSON Pointer of the value (the duplicate key's value, the number, ...)
+    text: str = ""  # the key's name or the number's digits
+    first: int = -1  # for a duplicate key: offset of the first occurrence
+
+
+INT_MIN = -(2**63)
+UINT_MAX = 2**64 - 1
+
+
+def scan(text: str, max_depth: int | None = None) -> Iterator[Token]:
+    """Walk well-formed JSON text once, iteratively, yielding the tokens orjson cannot report.
+
+    - ``duplicate``: a key already present in the same object (orjson keeps the last value);
+    - ``integer``: an integer outside ``[-2**63, 2**64-1]`` (orjson reads it as a lossy float);
+    - ``deep``: the first container nested deeper than ``max_depth`` (then the scan stops).
+
+    This is the slow, precise path: the engine runs it only when a cheap test on the bytes
+    says one of these may be present.
+    """
+    # A frame per open container: [is_object, key names → offsets, current key or index].
+    stack: list[list[Any]] = []
+    i = 0
+    n = len(text)
+    expect_key = False
+    while i < n:
+        m = _TOKEN.match(text, i)
+        if m is None:
+            return
+        start = m.start(1)
+        c = m.group(1)
+        if c == "{" or c == "[":
+            if max_depth is not None and len(stack) >= max_depth:
+                yield Token("deep", start, _pointer(stack))
+                return
+            stack.append([c == "{", {} if c == "{" else None, 0])
+            expect_key = c == "{"
+            i = start + 1
+        elif c == "}" or c == "]":
+            if stack:
+                stack.pop()
+            expect_key = False
+            i = start + 1
+        elif c == ",":
+            if stack:
+                top = stack[-1]
+                if top[0]:
+                    expect_key = True
+                else:
+                    top[2] += 1
+            i = start + 1
+        elif c == ":":
+            i = start + 1
+        elif c == '"':
+            end = string_end(text, start)
+            if expect_key and stack:
+                top = stack[-1]
+                name = decode_key(text[start:end])
+                top[2] = name
+                seen = top[1]
+                if name in seen:
+                    yield Token("duplicate", start, _pointer(stack), name, seen[name])
+                seen[name] = start
+                expect_key = False
+            i = end
+        else:
+            end = _SCALAR.match(text, start).end()
+            token = text[start:end]
+            if _out_of_range(token):
+                yield Token("integer", start, _pointer(stack), token)
+            i = max(end, start + 1)
+
+
+def _out_of_range(token: str) -> bool:
+    digits = token[1:] if token[:1] == "-" else token
+    if len(digits) < 19 or not digits.isascii() or not digits.isdigit():
+        return False
+    # More than 20 digits is out of range whatever they are (and int() would refuse them).
+    return len(digits) > 20 or not INT_MIN <= int(token) <= UINT_MAX
+
+
+def _pointer(stack: list[list[Any]]) -> str:
+    return join_pointer(frame[2] for frame in stack)
+
+
+__all__ = ["BOM", "LineIndex", "ParseError", "Token", "decode_key", "join_pointer", "loads",
+           "locate", "scan", "split_pointer", "string_end"]

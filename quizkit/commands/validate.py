@@ -10,9 +10,11 @@ from typing import Any
 import click
 
 from quizkit import engine
+from quizkit.commands.limit_options import limit_options
 from quizkit.commands.rules import rule_options, rule_run
 from quizkit.config import OPTIONS, Settings
 from quizkit.enums import ProfileError, load_profile
+from quizkit.limits import Limits
 from quizkit.progress import Progress
 from quizkit.reporters import REPORTERS, ReportSpecError, open_reporters
 from quizkit.schemas import KINDS
@@ -45,11 +47,12 @@ OPTIONS.update({"exclude", "profile"})
               help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
+@limit_options
 @rule_options
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
              fail_on: str | None, exclude: tuple[str, ...], profile: str | None,
              jobs: int | None, reports: tuple[str, ...], quiet: bool, verbose: bool,
-             **rule_opts: Any) -> None:
+             limits: Limits, **rule_opts: Any) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
     Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
@@ -57,7 +60,7 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
     """
     try:
         with rule_run(fail_on, **rule_opts) as rules:
-            sources, options = _inputs(paths, exclude, profile, kind, rules.settings)
+            sources, options = _inputs(paths, exclude, profile, kind, rules.settings, limits)
             progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
             with open_reporters(fmt, output, reports, progress=progress) as reporter:
                 report = engine.run(sources, options, reporter=reporter, jobs=jobs,
@@ -75,7 +78,8 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
 
 
 def _inputs(paths: tuple[str, ...], exclude: tuple[str, ...], profile: str | None,
-            kind: str | None, settings: Settings) -> tuple[list[Source], engine.Options]:
+            kind: str | None, settings: Settings,
+            limits: Limits) -> tuple[list[Source], engine.Options]:
     """Sources and engine options from the command line, then the config file.
 
     The config's ``exclude`` adds to ``--exclude``; its ``profile`` (relative to the config
@@ -95,4 +99,4 @@ def _inputs(paths: tuple[str, ...], exclude: tuple[str, ...], profile: str | Non
         loaded = load_profile(profile) if profile else ()
     except ProfileError as exc:
         raise click.UsageError(str(exc)) from None
-    return sources, engine.Options(kind=kind, profile=loaded)
+    return sources, engine.Options(kind=kind, profile=loaded, limits=limits)

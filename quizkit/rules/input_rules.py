@@ -38,3 +38,81 @@ UNKNOWN_KIND = rule(
     good='{"user": {...}, "settings": {...}}   # a user-self response',
     group=GROUP,
 )
+
+BAD_ENCODING = rule(
+    "P004", "bad-encoding", Severity.ERROR,
+    "The text is not UTF-8.",
+    "JSON exchanged between systems must be UTF-8 (RFC 8259). UTF-16 and UTF-32 files are "
+    "recognised by their byte order mark or by the NUL bytes between ASCII characters; for "
+    "other text the finding gives the position of the first byte that is not UTF-8. Nothing "
+    "in the file (or the JSON Lines record) was checked, and the run exits with code 3.",
+    bad="Out-File exports/pkg.json   # Windows PowerShell 5 writes UTF-16",
+    good="iconv -f UTF-16 -t UTF-8 pkg.json > pkg.utf8.json",
+    group=GROUP,
+)
+
+BYTE_ORDER_MARK = rule(
+    "P005", "byte-order-mark", Severity.INFO,
+    "The file starts with a UTF-8 byte order mark.",
+    "RFC 8259 says JSON text must not begin with a byte order mark, and some parsers refuse "
+    "one. quizkit accepts it, checks the file as usual, and says so.",
+    bad="EF BB BF 7B 22 69 64 22 ...   # BOM, then {\"id\"",
+    good="7B 22 69 64 22 ...            # {\"id\"",
+    group=GROUP,
+)
+
+EMPTY_INPUT = rule(
+    "P006", "empty-input", Severity.ERROR,
+    "The file holds no JSON document.",
+    "An empty file, or one with only whitespace, is not a JSON document (nor a JSON Lines "
+    "file with a record). This is usually a failed or interrupted export. The run exits with "
+    "code 3.",
+    bad="exports/pkg.json   # 0 bytes",
+    good='{"id": "p1", ...}',
+    group=GROUP,
+)
+
+DUPLICATE_KEY = rule(
+    "P007", "duplicate-key", Severity.ERROR,
+    "An object has the same key twice.",
+    "JSON parsers disagree on duplicate keys: quizkit (like most) reads the last value, others "
+    "the first or refuse the document, so what was checked may not be what a consumer reads. "
+    "The finding points at the second key and names the line and column of the first.",
+    bad='{"id": "p1", "name": "Capitals", "id": "p2"}',
+    good='{"id": "p1", "name": "Capitals"}',
+    group=GROUP,
+)
+
+INTEGER_OUT_OF_RANGE = rule(
+    "P008", "integer-out-of-range", Severity.ERROR,
+    "An integer does not fit in 64 bits.",
+    "Integers from -2**63 to 2**64-1 are read exactly; larger ones are read as floating-point "
+    "numbers, which loses digits, and most services cannot produce or consume them at all. "
+    "The document is still checked (with the approximate value).",
+    bad='{"meta": {"starts": 123456789012345678901234567890}}',
+    good='{"meta": {"starts": 1234}}',
+    group=GROUP,
+)
+
+TOO_DEEP = rule(
+    "P009", "too-deep", Severity.ERROR,
+    "The document is nested deeper than the limit.",
+    "Arrays and objects nested deeper than `--max-depth` (default and most 1024, the parser's "
+    "own limit) are refused before anything else is checked: no export of the service nests "
+    "more than a few levels, and deep nesting is a classic way to crash parsers. The run exits "
+    "with code 3.",
+    bad="[[[[[[ ... 100000 levels ... ]]]]]]",
+    good='{"rounds": [{"themes": [...]}]}',
+    group=GROUP,
+)
+
+INPUT_TOO_LARGE = rule(
+    "P010", "input-too-large", Severity.ERROR,
+    "The input exceeds a size limit.",
+    "A file larger than `--max-file-size`, or a `.gz` whose content is larger than "
+    "`--max-decompressed-size` (a gzip bomb stops there), is not read further. Raise the "
+    "limit to check it. The run exits with code 3.",
+    bad="quizkit validate dump.json.gz   # 10 MB that inflates to 50 GB",
+    good="quizkit validate --max-decompressed-size 4GB dump.json.gz",
+    group=GROUP,
+)

@@ -1,0 +1,319 @@
+"""The bytes of one input → documents, with every input problem as a located :class:`Problem`.
+
+Two stages, both cheap on good input:
+
+- :func:`prepare` looks at the whole file once: a UTF-8 byte order mark (accepted, noted),
+  UTF-16/UTF-32 text, an empty file.
+- :func:`parse` turns one document's bytes into a value with orjson and explains a failure
+  (the first bad UTF-8 byte, a trailing comma, a comment, NaN, nesting too deep, ...). After a
+  successful parse, a cheap test on the bytes decides whether the precise scanner
+  (:func:`quizkit.parsing.scan`) must look for what orjson accepts silently: duplicate keys
+  (orjson keeps the last) and integers beyond 64 bits (orjson reads them as lossy floats).
+
+The cheap test: ``orjson.dumps`` of the parsed value has exactly as many ``:`` as the input
+has, plus one per ``\\u003a`` escape, unless keys were dropped as duplicates; and a float
+written back for an integer beyond 64 bits always has an ``e+`` exponent. Measured cost and
+alternatives are in ``docs/limits.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from quizkit.limits import PARSER_MAX_DEPTH
+from quizkit.parsing import BOM, LineIndex, scan
+from quizkit.rules import input_rules
+from quizkit.rules.catalog import Rule
+
+
+@dataclass(slots=True)
+class Problem:
+    """An input problem with its position in the document's text (1-based)."""
+
+    rule: Rule
+    message: str
+    line: int = 1
+    column: int = 1
+    pointer: str = ""
+
+
+class _Unread:
+    """The value of a document that could not be read (distinct from JSON ``null``)."""
+
+    def __repr__(self) -> str:
+        return "UNREAD"
+
+
+UNREAD: Any = _Unread()
+
+
+def _probe_depth_limit() -> bool:
+    """Whether this orjson refuses deep nesting itself (3.9.15+); older ones overflow the
+    C stack (a crash) on a document nested about 100,000 deep."""
+    deep = b"[" * (PARSER_MAX_DEPTH + 8) + b"]" * (PARSER_MAX_DEPTH + 8)
+    try:
+        orjson.loads(deep)
+    except orjson.JSONDecodeError:
+        return True
+    return False
+
+
+def _probe_writer_depth() -> int:
+    """The deepest nesting ``orjson.dumps`` writes (254 in orjson 3.x); a document it wrote
+    is proven to nest no deeper, for free."""
+    low, high = 1, PARSER_MAX_DEPTH
+    while low < high:
+        mid = (low + high + 1) // 2
+        value: list = []
+        for _ in range(mid - 1):
+            value = [value]
+        try:
+            orjson.dumps(value)
+            low = mid
+        except orjson.JSONEncodeError:
+            high = mid - 1
+    return low
+
+
+ORJSON_LIMITS_DEPTH = _probe_depth_limit()
+WRITER_MAX_DEPTH = _probe_writer_depth()
+
+
+# --- the whole file ------------------------------------------------------------------------
+
+def _wide_encoding(head: bytes) -> str | None:
+    """UTF-16 or UTF-32, from a byte order mark or the NUL pattern of ASCII JSON text."""
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if head.startswith(b"\xff\xfe"):
+        return "UTF-16 (little-endian)"
+    if head.startswith(b"\xfe\xff"):
+        return "UTF-16 (big-endian)"
+    if len(head) < 4 or b"\x00" not in head:
+        return None
+    nul = tuple(b == 0 for b in head)
+    if nul == (True, True, True, False):
+        return "UTF-32 (big-endian)"
+    if nul == (False, True, True, True):
+        return "UTF-32 (little-endian)"
+    if nul[0] and nul[2]:
+        return "UTF-16 (big-endian)"
+    if nul[1] and nul[3]:
+        return "UTF-16 (little-endian)"
+    return None
+
+
+def prepare(data: bytes) -> tuple[bytes | None, list[Problem]]:
+    """The file's bytes ready to split and parse, or None when nothing in it can be read."""
+    problems: list[Problem] = []
+    if data.startswith(BOM):
+        data = data[len(BOM):]
+        problems.append(Problem(input_rules.BYTE_ORDER_MARK,
+                                "UTF-8 byte order mark at the start (accepted; JSON text "
+                                "should not have one)"))
+    wide = _wide_encoding(data[:4])
+    if wide is not None:
+        problems.append(Problem(input_rules.BAD_ENCODING,
+                                f"{wide} text; re-encode the file as UTF-8"))
+        return None, problems
+    if not data or data.isspace():
+        what = "empty (0 bytes)" if not data else "only whitespace"
+        problems.append(Problem(input_rules.EMPTY_INPUT, f"the file is {what}: no JSON document"))
+        return None, problems
+    return data, problems
+
+
+# --- one document ---------------------------------------------------------------------------
+
+def parse(chunk: bytes, max_depth: int = PARSER_MAX_DEPTH) -> tuple[Any, list[Problem]]:
+    """The document in ``chunk`` (or :data:`UNREAD`) and its input problems."""
+    if not ORJSON_LIMITS_DEPTH and _brackets(chunk) > PARSER_MAX_DEPTH:
+        deep = _too_deep(chunk, PARSER_MAX_DEPTH)
+        if deep is not None:
+            return UNREAD, [deep]
+    try:
+        doc = orjson.loads(chunk)
+    except orjson.JSONDecodeError as exc:
+        problem = diagnose(chunk, exc.msg, exc.pos)
+        if problem.rule is input_rules.TOO_DEEP and max_depth < PARSER_MAX_DEPTH:
+            problem = _too_deep(chunk, max_depth) or problem  # where our own limit is crossed
+        return UNREAD, [problem]
+    written = _write(doc)
+    # orjson wrote it back: it nests at most WRITER_MAX_DEPTH deep, and nothing more is needed.
+    proven = written is not None and max_depth >= WRITER_MAX_DEPTH
+    if max_depth < PARSER_MAX_DEPTH and not proven and _brackets(chunk) > max_depth \
+            and _depth_exceeds(doc, max_depth):
+        deep = _too_deep(chunk, max_depth)
+        if deep is not None:
+            return UNREAD, [deep]
+    if not _suspicious(chunk, written):
+        return doc, []
+    return doc, _silent_problems(chunk)
+
+
+def _brackets(chunk: bytes) -> int:
+    """An upper bound of the nesting depth (brackets in strings count too)."""
+    return chunk.count(b"[") + chunk.count(b"{")
+
+
+def _depth_exceeds(doc: Any, limit: int) -> bool:
+    """Whether containers nest deeper than ``limit`` (iterative; stops at the first)."""
+    stack = [(doc, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = value.values() if type(value) is dict else value
+        stack.extend((v, depth + 1) for v in children if type(v) in (dict, list))
+    return False
+
+
+def _too_deep(chunk: bytes, limit: int) -> Problem | None:
+    text = chunk.decode("utf-8", errors="replace")
+    for token in scan(text, max_depth=limit):
+        if token.what == "deep":
+            line, column = LineIndex(text).position(token.offset)
+            # No pointer: it would be hundreds of "/0" long; the position says where.
+            return Problem(input_rules.TOO_DEEP,
+                           f"nested deeper than {limit} levels (--max-depth); the document "
+                           "was not checked", line, column)
+    return None
+
+
+def _write(doc: Any) -> bytes | None:
+    """The document written back by orjson, or None when it nests deeper than orjson writes."""
+    try:
+        return orjson.dumps(doc)
+    except orjson.JSONEncodeError:
+        return None
+
+
+def _suspicious(chunk: bytes, written: bytes | None) -> bool:
+    """True when the document may hold a duplicate key or an integer beyond 64 bits."""
+    if written is None:  # too deep to write back: only the scan can tell
+        return True
+    if len(written) == len(chunk) and written == chunk:
+        return False  # canonical compact text (typical of services): nothing was dropped
+    # Single-byte searches first: memchr is several times faster than a substring search.
+    colons = chunk.count(b":")
+    if b"\\" in chunk and b"\\u003" in chunk:
+        colons += chunk.count(b"\\u003a") + chunk.count(b"\\u003A")
+    return colons > written.count(b":") or (b"+" in written and b"e+" in written)
+
+
+def _silent_problems(chunk: bytes) -> list[Problem]:
+    text = chunk.decode("utf-8")
+    index = LineIndex(text)
+    problems = []
+    for token in scan(text):
+        line, column = index.position(token.offset)
+        if token.what == "duplicate":
+            first_line, first_column = index.position(token.first)
+            problems.append(Problem(
+                input_rules.DUPLICATE_KEY,
+                f"duplicate key {token.text!r} (first at line {first_line}, column "
+                f"{first_column}); only the last value is read and checked",
+                line, column, token.pointer))
+        elif token.what == "integer":
+            shown = token.text if len(token.text) <= 40 else token.text[:37] + "..."
+            problems.append(Problem(
+                input_rules.INTEGER_OUT_OF_RANGE,
+                f"integer {shown} is beyond the 64-bit range; it is read as an approximate "
+                "float", line, column, token.pointer))
+    return problems
+
+
+# --- explaining a parse error ---------------------------------------------------------------
+
+def diagnose(chunk: bytes, message: str, pos: int) -> Problem:
+    """A clear, located problem for a document orjson refused."""
+    try:
+        text = chunk.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return _bad_utf8(chunk, err.start)
+    pos = max(0, min(pos, len(text)))
+    index = LineIndex(text)
+    lowered = message.lower()
+    if "depth" in lowered or "recursion" in lowered:
+        line, column = index.position(pos)
+        return Problem(input_rules.TOO_DEEP, f"nested deeper than {PARSER_MAX_DEPTH} levels, "
+                       "the most the parser reads; the document was not checked", line, column)
+    explained = _explain(text, pos, lowered, index)
+    if explained is None:
+        explained = (message.split(": line ", 1)[0] or "not valid JSON", pos)
+    what, at = explained
+    line, column = index.position(at)
+    return Problem(input_rules.INVALID_JSON, f"invalid JSON: {what}", line, column)
+
+
+def _bad_utf8(chunk: bytes, start: int) -> Problem:
+    line = chunk.count(b"\n", 0, start) + 1
+    line_start = chunk.rfind(b"\n", 0, start) + 1
+    column = len(chunk[line_start:start].decode("utf-8", errors="replace")) + 1
+    return Problem(input_rules.BAD_ENCODING,
+                   f"not valid UTF-8: byte 0x{chunk[start]:02x} at byte offset {start}",
+                   line, column)
+
+
+def _prev_solid(text: str, i: int) -> int:
+    """The offset of the last non-whitespace character before ``i`` (or -1)."""
+    i -= 1
+    while i >= 0 and text[i] in " \t\r\n":
+        i -= 1
+    return i
+
+
+def _next_solid(text: str, i: int) -> int:
+    n = len(text)
+    while i < n and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+_WORDS = ("NaN", "-NaN", "Infinity", "-Infinity", "+Infinity")
+
+
+def _explain(text: str, pos: int, message: str, index: LineIndex) -> tuple[str, int] | None:
+    """(what went wrong, where) for the usual mistakes, or None to keep orjson's words."""
+    # A trailing comma: orjson points at the comma (3.10+) or past the bracket (older).
+    comma = pos if text[pos : pos + 1] == "," else None
+    if comma is None:
+        close = _prev_solid(text, pos + 1) if text[pos : pos + 1] in ("}", "]") else pos - 1
+        if 0 <= close < len(text) and text[close] in "}]":
+            before = _prev_solid(text, close)
+            comma = before if before >= 0 and text[before] == "," else None
+    if comma is not None:
+        close = _next_solid(text, comma + 1)
+        if text[close : close + 1] in ("}", "]"):
+            line, column = index.position(comma)
+            return (f"trailing comma before {text[close]!r} (remove the comma at line {line}, "
+                    f"column {column})", close)
+    here = _next_solid(text, pos)
+    if text[here - 1 : here] in ("-", "+") and text.startswith(("NaN", "Infinity"), here):
+        here -= 1  # orjson points after the sign
+    if text.startswith(("//", "/*"), here):
+        return "comments are not allowed in JSON", here
+    for word in _WORDS:
+        if text.startswith(word, here):
+            return f"{word} is not a JSON number (use null, or a string)", here
+    if "infinity" in message:
+        return "number too large (it overflows to infinity)", pos
+    if here >= len(text) or "end of data" in message or "allocate" in message:
+        return "the text ends before the document does (truncated?)", len(text)
+    if "after document" in message:
+        return "more text after the end of the JSON document", pos
+    return None
+
+
+def too_deep_to_check() -> Problem:
+    """For a document that a check could not finish (it ran out of stack)."""
+    return Problem(input_rules.TOO_DEEP, "nested too deeply for the checks to finish; lower "
+                   "--max-depth (the default keeps this from happening)")
+
+
+__all__ = ["ORJSON_LIMITS_DEPTH", "UNREAD", "WRITER_MAX_DEPTH", "Problem", "diagnose", "parse",
+           "prepare", "too_deep_to_check"]
+

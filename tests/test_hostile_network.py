@@ -1,0 +1,129 @@
+"""No network: schemas resolve only from the bundle, remote ``$ref`` is refused by both engines,
+and a whole validation run opens no socket."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+
+import jsonschema
+import jsonschema_rs
+import pytest
+import referencing.exceptions
+
+from quizkit import schemas
+from quizkit.schemas import KINDS, SchemaRefused
+from tests.conftest import SAMPLES, cli, valid_samples
+
+REMOTE = "https://example.com/schemas/remote.json"
+NETWORK_EVENTS = {"socket.connect", "socket.getaddrinfo", "socket.gethostbyname",
+                  "socket.gethostbyaddr", "socket.sendto", "socket.bind", "http.client.connect",
+                  "urllib.Request"}
+
+_watching: list[list[str]] = []
+
+
+def _audit(event: str, args: tuple) -> None:
+    if _watching and event in NETWORK_EVENTS:
+        _watching[-1].append(event)
+        raise RuntimeError(f"network access during validation: {event} {args!r}")
+
+
+sys.addaudithook(_audit)  # audit hooks cannot be removed: this one acts only while watching
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Fail on any socket use, through audit events and by disabling the usual entry points."""
+    seen: list[str] = []
+
+    def refuse(*args, **kwargs):
+        seen.append("socket")
+        raise RuntimeError("network access during validation")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    _watching.append(seen)
+    try:
+        yield seen
+    finally:
+        _watching.pop()
+
+
+def test_the_watch_catches_a_connection(no_network):
+    with pytest.raises(RuntimeError):
+        socket.create_connection(("127.0.0.1", 9))
+    with pytest.raises(RuntimeError):
+        socket.socket().connect(("127.0.0.1", 9))
+    assert no_network
+
+
+def test_a_whole_validation_run_opens_no_socket(no_network, tmp_path):
+    # Documents that name remote schemas: quizkit must not follow them.
+    doc = json.loads((SAMPLES / "banner.json").read_text())
+    doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    doc["$ref"] = REMOTE
+    doc["payload"]["image"] = {"$ref": "http://127.0.0.1:9/x.json"}
+    (tmp_path / "remote.json").write_text(json.dumps(doc))
+    paths = [str(p) for p in valid_samples()] + [str(tmp_path / "remote.json")]
+    schemas.validator.cache_clear()  # compile the validators inside the watch too
+    result = cli("validate", "--jobs", "1", "--format", "json", *paths)
+    assert result.exit_code == 0
+    assert json.loads(result.output)["summary"]["files"] == len(paths)
+    assert no_network == []
+
+
+def _with_remote_ref() -> dict:
+    """The bundle, with one record schema pointing at a remote schema."""
+    bundle = {uri: dict(s) for uri, s in schemas.bundled().items()}
+    banner = next(uri for uri in bundle if uri.endswith("records/banner.json"))
+    bundle[banner] = {**bundle[banner], "properties": {
+        **bundle[banner]["properties"], "remote": {"$ref": REMOTE}}}
+    return bundle
+
+
+def test_python_jsonschema_refuses_a_remote_ref(no_network):
+    with pytest.raises(referencing.exceptions.Unretrievable) as info:
+        schemas.registry().get_or_retrieve(REMOTE)
+    assert isinstance(info.value.__cause__, SchemaRefused)
+    schema = {"$ref": REMOTE}
+    checker = jsonschema.Draft202012Validator(schema, registry=schemas.registry())
+    with pytest.raises(referencing.exceptions.Unresolvable):
+        checker.is_valid({})
+    assert no_network == []
+
+
+def test_jsonschema_rs_refuses_a_remote_ref(no_network):
+    # A bundle with a remote reference is refused while the registry is built ...
+    with pytest.raises(ValueError, match="refusing to resolve"):
+        jsonschema_rs.Registry(list(_with_remote_ref().items()), retriever=schemas._rs_refuse)
+    # ... and so is a schema that refers outside the (clean) bundle.
+    bundle = list(schemas.bundled().items())
+    registry = jsonschema_rs.Registry(bundle, retriever=schemas._rs_refuse)
+    with pytest.raises(ValueError, match="refusing to resolve"):
+        jsonschema_rs.Draft202012Validator({"$ref": REMOTE}, registry=registry,
+                                           retriever=schemas._rs_refuse)
+    assert no_network == []
+
+
+def test_bundled_schemas_reference_only_the_bundle():
+    bundle = schemas.bundled()
+
+    def refs(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("$ref"), str):
+                yield node["$ref"]
+            for value in node.values():
+                yield from refs(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from refs(value)
+
+    for uri, schema in bundle.items():
+        for ref in refs(schema):
+            assert not ref.startswith(("http:", "https:")) or ref.startswith(schemas.BASE_URI), \
+                f"{uri} refers outside the bundle: {ref}"
+    for kind in KINDS:  # every reference resolves from the bundle alone
+        assert schemas.validator(kind).is_valid is not None
