@@ -6,26 +6,30 @@ them alone: a reference to anything else, http(s) included, is refused, never fe
 Two engines run the same schemas. jsonschema-rs (compiled) answers "is this document valid?"
 on the hot path; python-jsonschema, the reference implementation, explains the documents that
 are not, so every finding's rule, pointer and message come from one well-known engine.
+
+python-jsonschema and referencing are imported, and the reference validators built, only when
+a document is invalid: a run over clean files never loads them (start-up time, and memory in
+every worker). ``tests/test_parity.py`` checks that both engines agree on every verdict.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import jsonschema_rs
 import orjson
-import referencing
-import referencing.exceptions
-from jsonschema.exceptions import ValidationError, best_match
-from referencing.jsonschema import DRAFT202012
 
 from quizkit.rules.catalog import Rule
 from quizkit.rules.schema_rules import rule_for_keyword
+
+if TYPE_CHECKING:
+    import jsonschema
+    import referencing
+    from jsonschema.exceptions import ValidationError
 
 BASE_URI = "https://quizkit.dev/schemas/v1/"
 KINDS = ("package-full", "version-list", "version", "version-created", "game",
@@ -59,6 +63,10 @@ def _refuse(uri: str) -> referencing.Resource:
 
 @cache
 def registry() -> referencing.Registry:
+    """The bundled schemas as a ``referencing`` registry (for python-jsonschema)."""
+    import referencing
+    from referencing.jsonschema import DRAFT202012
+
     resources_ = [(uri, DRAFT202012.create_resource(s)) for uri, s in bundled().items()]
     return referencing.Registry(retrieve=_refuse).with_resources(resources_).crawl()
 
@@ -67,13 +75,25 @@ def _rs_refuse(uri: str) -> Any:
     raise SchemaRefused(f"refusing to resolve {uri!r}: only bundled schemas are used")
 
 
+@cache
+def _rs_registry() -> jsonschema_rs.Registry:
+    return jsonschema_rs.Registry([(uri, s) for uri, s in bundled().items()],
+                                  retriever=_rs_refuse)
+
+
 @dataclass
 class KindValidator:
-    """The compiled validators of one document kind."""
+    """The validators of one document kind: fast (compiled now), reference (on first use)."""
 
     kind: str
     fast: Any  # jsonschema_rs validator
-    reference: jsonschema.Draft202012Validator
+    _reference: jsonschema.Draft202012Validator | None = field(default=None, repr=False)
+
+    @property
+    def reference(self) -> jsonschema.Draft202012Validator:
+        if self._reference is None:
+            self._reference = reference_validator(self.kind)
+        return self._reference
 
     def is_valid(self, doc: Any) -> bool:
         return self.fast.is_valid(doc)
@@ -82,20 +102,33 @@ class KindValidator:
         return self.reference.iter_errors(doc)
 
 
+def fast_validator(kind: str) -> Any:
+    """A new jsonschema-rs validator for a document kind (formats asserted, no network)."""
+    return jsonschema_rs.Draft202012Validator(
+        bundled()[schema_id(kind)], validate_formats=True, registry=_rs_registry(),
+        retriever=_rs_refuse,
+    )
+
+
+def reference_validator(kind: str) -> jsonschema.Draft202012Validator:
+    """A new python-jsonschema validator for a document kind (format assertion on)."""
+    import jsonschema
+
+    cls = jsonschema.Draft202012Validator
+    return cls(bundled()[schema_id(kind)], registry=registry(),
+               format_checker=cls.FORMAT_CHECKER)
+
+
 @cache
 def validator(kind: str) -> KindValidator:
-    """Compile (once) the validators for a document kind."""
-    schema = bundled()[schema_id(kind)]
-    rs_registry = jsonschema_rs.Registry(
-        [(uri, s) for uri, s in bundled().items()], retriever=_rs_refuse
-    )
-    fast = jsonschema_rs.Draft202012Validator(
-        schema, validate_formats=True, registry=rs_registry, retriever=_rs_refuse
-    )
-    reference = jsonschema.Draft202012Validator(
-        schema, registry=registry(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
-    )
-    return KindValidator(kind, fast, reference)
+    """The validators for a document kind, compiled once per process."""
+    return KindValidator(kind, fast_validator(kind))
+
+
+def warm() -> None:
+    """Compile every kind's fast validator now (before forking workers, so they share it)."""
+    for kind in KINDS:
+        validator(kind)
 
 
 def pointer(parts: Any) -> str:
@@ -105,6 +138,8 @@ def pointer(parts: Any) -> str:
 
 def _explain(error: ValidationError) -> tuple[Rule, str, str]:
     """(rule, pointer, message) for one schema error, descending into anyOf/oneOf."""
+    from jsonschema.exceptions import best_match
+
     if error.validator in ("anyOf", "oneOf") and error.context:
         # An alternative whose type matched explains best (a bad date-time string in a
         # nullable field is a format problem); when no type matched, list the types.
