@@ -7,7 +7,9 @@ on seeded mutants of them, on fuzzed date-times and on a generated corpus with b
 documents, that
 
 - the fast verdict implies the reference verdict (``fast valid => reference valid``), and
-- the engine's verdict (no schema findings) equals the reference verdict.
+- the engine's verdict (no schema findings) equals the reference verdict, and
+- the explainer (python-jsonschema skipping what jsonschema-rs finds valid) gives exactly the
+  errors of python-jsonschema run on the whole document.
 """
 
 from __future__ import annotations
@@ -48,6 +50,11 @@ def _sample_docs() -> list[tuple[str, Any]]:
     return out
 
 
+def _errors(errors: Iterator[Any]) -> list[tuple]:
+    return [(e.message, list(e.absolute_path), e.validator, [c.message for c in e.context])
+            for e in errors]
+
+
 def _agree(kind: str, doc: Any) -> tuple[bool, bool]:
     """(fast verdict, reference verdict), after asserting the engine's contract."""
     v = schemas.validator(kind)
@@ -55,6 +62,8 @@ def _agree(kind: str, doc: Any) -> tuple[bool, bool]:
     reference = v.reference.is_valid(doc)
     assert not (fast and not reference), f"fast engine accepts what the reference rejects ({kind})"
     assert (not schemas.schema_findings(kind, doc)) == reference
+    if not fast:  # the explainer (pruned by the fast engine) gives the reference's errors
+        assert _errors(v.errors(doc)) == _errors(v.reference.iter_errors(doc))
     return fast, reference
 
 
