@@ -15,13 +15,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report
 from quizkit.kinds import closest_kinds, detect_kind
 from quizkit.parsing import BOM, LineIndex, ParseError, loads, locate
 from quizkit.reporters.base import Reporter
 from quizkit.rules import checks, input_rules, load_rule_modules
 from quizkit.rules.catalog import Rule
-from quizkit.schemas import schema_findings, warm
+from quizkit.schemas import Profile, schema_findings, warm
 from quizkit.sources import DEFAULT_MAX_DECOMPRESSED, ReadError, Source
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ class Options:
 
     kind: str | None = None
     max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
+    #: Enum profile (see quizkit.enums); empty leaves every enum open.
+    profile: Profile = ()
 
 
 @dataclass
@@ -56,8 +59,8 @@ class _Document:
         self.raw.append((rule, pointer, message))
 
 
-def check_document(doc: Any, kind: str | None) -> tuple[str | None, list[tuple[Rule, str, str]],
-                                                        list[tuple[str, tuple]]]:
+def check_document(doc: Any, kind: str | None, profile: Profile = ()
+                   ) -> tuple[str | None, list[tuple[Rule, str, str]], list[tuple[str, tuple]]]:
     """Kind, raw findings (rule, pointer, message) and facts (pointer, fact) of one document."""
     collected = _Document()
     kind = kind or detect_kind(doc)
@@ -67,7 +70,7 @@ def check_document(doc: Any, kind: str | None) -> tuple[str | None, list[tuple[R
         collected.emit(input_rules.UNKNOWN_KIND, "",
                        f"cannot tell the document kind from its shape{hint} (use --kind)")
         return None, collected.raw, []
-    collected.raw.extend(schema_findings(kind, doc))
+    collected.raw.extend(schema_findings(kind, doc, profile))
     for check in checks.doc_checks(kind):
         check(doc, collected.emit)
     facts = [pf for collect in checks.collectors(kind) for pf in collect(doc)]
@@ -95,7 +98,7 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
     outcome = FileOutcome(result)
     if data.startswith(BOM):
         data = data[len(BOM):]
-    units = _line_units(data) if lines else [(None, data)]
+    units = line_units(data) if lines else [(None, data)]
     for record, chunk in units:
         result.documents += 1
         try:
@@ -109,7 +112,7 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
             outcome.findings.append(_finding(path, record, input_rules.INVALID_JSON, "",
                                              f"invalid JSON: {exc.message}", line, column))
             continue
-        kind, raw, facts = check_document(doc, options.kind)
+        kind, raw, facts = check_document(doc, options.kind, options.profile)
         if kind:
             result.kinds[kind] += 1
         outcome.facts.extend((path, record, p, f) for p, f in facts)
@@ -126,12 +129,6 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
         result.kind = result.kinds.most_common(1)[0][0] if len(result.kinds) == 1 else "mixed"
     outcome.findings.sort(key=Finding.sort_key)
     return outcome
-
-
-def _line_units(data: bytes) -> Iterator[tuple[int, bytes]]:
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        if line.strip():
-            yield number, line
 
 
 def check_source(source: Source, options: Options) -> FileOutcome:
@@ -192,7 +189,7 @@ def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    warm()  # compiled once here, inherited by forked workers
+    warm(options.profile)  # compiled once here, inherited by forked workers
     chunks = _chunks(sources, chunk_size(len(sources), jobs))
     pending: deque[Future[list[FileOutcome]]] = deque()
     with ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context(),

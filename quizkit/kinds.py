@@ -39,17 +39,29 @@ def detect_kind(doc: Any) -> str | None:
     return None
 
 
+def _properties(schema: dict, resolver: Any) -> tuple[dict, Any]:
+    """The ``properties`` of an object schema, following ``$ref`` and array ``items``."""
+    while True:
+        if "$ref" in schema:
+            resolved = resolver.lookup(schema["$ref"])
+            schema, resolver = resolved.contents, resolved.resolver
+        elif schema.get("type") == "array" and isinstance(schema.get("items"), dict):
+            schema = schema["items"]
+        else:
+            return schema.get("properties", {}), resolver
+
+
 @cache
-def _top_level_fields(kind: str) -> frozenset[str]:
-    schemas = bundled()
-    schema = schemas[schema_id(kind)]
-    if "$ref" in schema:
-        target = schema["$ref"].replace("../", "")
-        schema = schemas[f"https://quizkit.dev/schemas/v1/{target}"]
-    if schema.get("type") == "array":
-        ref = schema["items"]["$ref"].replace("../", "")
-        schema = schemas[f"https://quizkit.dev/schemas/v1/{ref}"]
-    return frozenset(schema.get("properties", {}))
+def _fields(kind: str) -> frozenset[str]:
+    """A kind's top-level fields and the fields of the objects directly under them."""
+    from quizkit.schemas import registry
+
+    root = registry().resolver(base_uri=schema_id(kind))
+    props, resolver = _properties(bundled()[schema_id(kind)], root)
+    fields = set(props)
+    for sub in props.values():
+        fields |= set(_properties(sub, resolver)[0])
+    return frozenset(fields)
 
 
 def closest_kinds(doc: Any, limit: int = 3) -> list[str]:
@@ -61,7 +73,7 @@ def closest_kinds(doc: Any, limit: int = 3) -> list[str]:
     keys = set(doc)
     scored = []
     for kind in KINDS:
-        fields = _top_level_fields(kind)
+        fields = _fields(kind)
         overlap = len(keys & fields)
         if overlap:
             scored.append((overlap / len(keys | fields), kind))

@@ -61,10 +61,24 @@ def _refuse(uri: str) -> referencing.Resource:
     raise SchemaRefused(f"refusing to resolve {uri!r}: only bundled schemas are used")
 
 
+#: An enum profile: (enum name, allowed values) pairs; empty when enums are open.
+Profile = tuple[tuple[str, tuple[str, ...]], ...]
+
+
 @cache
-def registry() -> referencing.Registry:
-    """The bundled schemas as a ``referencing`` registry (for python-jsonschema)."""
-    return _registry_of(bundled())
+def schema_set(profile: Profile = ()) -> dict[str, dict]:
+    """The bundled schemas with a profile's enums closed (the bundle itself when empty)."""
+    if not profile:
+        return bundled()
+    from quizkit.enums import apply_profile
+
+    return apply_profile(bundled(), profile)
+
+
+@cache
+def registry(profile: Profile = ()) -> referencing.Registry:
+    """The schemas as a ``referencing`` registry (for python-jsonschema)."""
+    return _registry_of(schema_set(profile))
 
 
 def _registry_of(schemas: dict[str, dict]) -> referencing.Registry:
@@ -110,13 +124,13 @@ def fast_schema(schema: Any) -> Any:
 
 
 @cache
-def _fast_bundled() -> dict[str, dict]:
-    return {uri: fast_schema(s) for uri, s in bundled().items()}
+def _fast_bundled(profile: Profile = ()) -> dict[str, dict]:
+    return {uri: fast_schema(s) for uri, s in schema_set(profile).items()}
 
 
 @cache
-def _rs_registry() -> jsonschema_rs.Registry:
-    return jsonschema_rs.Registry(list(_fast_bundled().items()), retriever=_rs_refuse)
+def _rs_registry(profile: Profile = ()) -> jsonschema_rs.Registry:
+    return jsonschema_rs.Registry(list(_fast_bundled(profile).items()), retriever=_rs_refuse)
 
 
 @dataclass
@@ -125,6 +139,7 @@ class KindValidator:
 
     kind: str
     fast: Any  # jsonschema_rs validator
+    profile: Profile = ()
     _reference: jsonschema.Draft202012Validator | None = field(default=None, repr=False)
     _explainer: jsonschema.Draft202012Validator | None = field(default=None, repr=False)
 
@@ -132,14 +147,14 @@ class KindValidator:
     def reference(self) -> jsonschema.Draft202012Validator:
         """python-jsonschema, as is: the reference verdict and errors."""
         if self._reference is None:
-            self._reference = reference_validator(self.kind)
+            self._reference = reference_validator(self.kind, self.profile)
         return self._reference
 
     @property
     def explainer(self) -> jsonschema.Draft202012Validator:
         """python-jsonschema that skips the values the fast engine finds valid (same errors)."""
         if self._explainer is None:
-            self._explainer = _explaining_validator(self.kind)
+            self._explainer = _explaining_validator(self.kind, self.profile)
         return self._explainer
 
     def is_valid(self, doc: Any) -> bool:
@@ -150,28 +165,29 @@ class KindValidator:
         return self.explainer.iter_errors(doc)
 
 
-def fast_validator(kind: str) -> Any:
+def fast_validator(kind: str, profile: Profile = ()) -> Any:
     """A new jsonschema-rs validator for a document kind (formats asserted, no network)."""
     return jsonschema_rs.Draft202012Validator(
-        _fast_bundled()[schema_id(kind)], validate_formats=True, registry=_rs_registry(),
-        retriever=_rs_refuse,
+        _fast_bundled(profile)[schema_id(kind)], validate_formats=True,
+        registry=_rs_registry(profile), retriever=_rs_refuse,
     )
 
 
-def reference_validator(kind: str) -> jsonschema.Draft202012Validator:
+def reference_validator(kind: str, profile: Profile = ()) -> jsonschema.Draft202012Validator:
     """A new python-jsonschema validator for a document kind (format assertion on)."""
     import jsonschema
 
     cls = jsonschema.Draft202012Validator
-    return cls(bundled()[schema_id(kind)], registry=registry(),
+    return cls(schema_set(profile)[schema_id(kind)], registry=registry(profile),
                format_checker=cls.FORMAT_CHECKER)
 
 
-def _explaining_validator(kind: str) -> jsonschema.Draft202012Validator:
+def _explaining_validator(kind: str, profile: Profile = ()) -> jsonschema.Draft202012Validator:
     import jsonschema
 
-    return _pruning_class()(_explain_bundled()[schema_id(kind)], registry=_explain_registry(),
-                            format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    return _pruning_class(profile)(
+        _explain_bundled(profile)[schema_id(kind)], registry=_explain_registry(profile),
+        format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
 
 
 # --- explaining invalid documents quickly --------------------------------------------------
@@ -205,23 +221,25 @@ def _schema_nodes(node: Any, where: str = "") -> Iterator[tuple[str, dict]]:
 
 
 @cache
-def _explain_bundled() -> dict[str, dict]:
-    return {uri: {k: v for k, v in s.items() if k != "$schema"} for uri, s in bundled().items()}
+def _explain_bundled(profile: Profile = ()) -> dict[str, dict]:
+    return {uri: {k: v for k, v in s.items() if k != "$schema"}
+            for uri, s in schema_set(profile).items()}
 
 
 @cache
-def _explain_registry() -> referencing.Registry:
-    return _registry_of(_explain_bundled())
+def _explain_registry(profile: Profile = ()) -> referencing.Registry:
+    return _registry_of(_explain_bundled(profile))
 
 
 @cache
-def _subschema_validators() -> dict[int, Any]:
+def _subschema_validators(profile: Profile = ()) -> dict[int, Any]:
     """``id(subschema)`` (the explainer's schema objects) → a jsonschema-rs validator for it."""
-    fast = _fast_bundled()
+    fast = _fast_bundled(profile)
     out: dict[int, Any] = {}
-    for uri, schema in _explain_bundled().items():
+    for uri, schema in _explain_bundled(profile).items():
         compiled = jsonschema_rs.validator_map_for(
-            fast[uri], registry=_rs_registry(), validate_formats=True, retriever=_rs_refuse)
+            fast[uri], registry=_rs_registry(profile), validate_formats=True,
+            retriever=_rs_refuse)
         for where, node in _schema_nodes(schema):
             v = compiled.get("#" + where)
             if v is not None:
@@ -251,11 +269,11 @@ class _SkipValid:
 
 
 @cache
-def _pruning_class() -> Any:
+def _pruning_class(profile: Profile = ()) -> Any:
     import jsonschema.validators
 
     base = jsonschema.Draft202012Validator
-    fast = _subschema_validators()
+    fast = _subschema_validators(profile)
 
     def pruned(keyword: Any) -> Any:
         def apply(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
@@ -267,15 +285,15 @@ def _pruning_class() -> Any:
 
 
 @cache
-def validator(kind: str) -> KindValidator:
-    """The validators for a document kind, compiled once per process."""
-    return KindValidator(kind, fast_validator(kind))
+def validator(kind: str, profile: Profile = ()) -> KindValidator:
+    """The validators for a document kind and profile, compiled once per process."""
+    return KindValidator(kind, fast_validator(kind, profile), profile)
 
 
-def warm() -> None:
+def warm(profile: Profile = ()) -> None:
     """Compile every kind's fast validator now (before forking workers, so they share it)."""
     for kind in KINDS:
-        validator(kind)
+        validator(kind, profile)
 
 
 def pointer(parts: Any) -> str:
@@ -306,9 +324,25 @@ def _explain(error: ValidationError) -> tuple[Rule, str, str]:
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
         names = ", ".join(repr(e) for e in extra)
         return rule, where, f"unknown field{'s' if len(extra) > 1 else ''} {names}"
+    if keyword == "enum":
+        return rule, where, _enum_message(error.instance, error.validator_value)
     if keyword == "format":
         return rule, where, f"{_short(error.instance)} is not a valid {error.validator_value}"
     return rule, where, error.message
+
+
+def _enum_message(value: Any, allowed: list) -> str:
+    """Name the allowed values, and a near miss when there is one (case, a typo)."""
+    import difflib
+
+    message = f"{_short(value)} is not one of {', '.join(map(repr, allowed))}"
+    if isinstance(value, str):
+        strings = [a for a in allowed if isinstance(a, str)]
+        near = [a for a in strings if a.lower() == value.lower()] or \
+            difflib.get_close_matches(value, strings, n=1, cutoff=0.6)
+        if near:
+            message += f"; did you mean {near[0]!r}?"
+    return message
 
 
 def _quoted_name(message: str) -> str:
@@ -321,9 +355,9 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def schema_findings(kind: str, doc: Any) -> list[tuple[Rule, str, str]]:
+def schema_findings(kind: str, doc: Any, profile: Profile = ()) -> list[tuple[Rule, str, str]]:
     """Every schema problem of one document as (rule, pointer, message), in document order."""
-    v = validator(kind)
+    v = validator(kind, profile)
     if v.is_valid(doc):
         return []
     out = []

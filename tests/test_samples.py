@@ -112,7 +112,7 @@ def _conform(value: Any, spec: Any, ptr: str, out: list[str]) -> None:
         for key in spec.keys() - value.keys():
             out.append(f"{ptr}: missing {key}")
         for key in value.keys() - spec.keys():
-            out.append(f"{ptr}: unknown {key}")
+            out.append(f"{ptr}/{key}: unknown {key}")
         for key in spec.keys() & value.keys():
             _conform(value[key], spec[key], f"{ptr}/{key}", out)
     elif isinstance(spec, tuple):

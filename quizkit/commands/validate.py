@@ -7,6 +7,7 @@ import sys
 import click
 
 from quizkit import engine
+from quizkit.enums import ProfileError, load_profile
 from quizkit.findings import Severity
 from quizkit.reporters import REPORTERS, open_reporters
 from quizkit.schemas import KINDS
@@ -28,10 +29,14 @@ SEVERITIES = ("error", "warning", "info")
 @click.option("--exclude", multiple=True, metavar="GLOB",
               help="Skip files and directories matching GLOB while walking directories "
               "(repeatable). Files named explicitly are always checked.")
+@click.option("--profile", type=click.Path(dir_okay=False),
+              help="Enum profile (TOML, from `quizkit enums infer`): values outside it are "
+              "unknown-enum-value findings.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: the number of cores; 1 for stdin].")
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
-             fail_on: str, exclude: tuple[str, ...], jobs: int | None) -> None:
+             fail_on: str, exclude: tuple[str, ...], profile: str | None,
+             jobs: int | None) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
     Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
@@ -41,7 +46,11 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
         sources = list(expand(paths, exclude))
     except MissingPath as exc:
         raise click.UsageError(f"no such file or directory: {exc}") from None
-    options = engine.Options(kind=kind)
+    try:
+        loaded = load_profile(profile) if profile else ()
+    except ProfileError as exc:
+        raise click.UsageError(str(exc)) from None
+    options = engine.Options(kind=kind, profile=loaded)
     with open_reporters(fmt, output) as reporter:
         report = engine.run(sources, options, reporter=reporter, jobs=jobs)
     sys.exit(report.exit_code(Severity.parse(fail_on)))
