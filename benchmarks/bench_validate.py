@@ -377,8 +377,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(table(runs, base.mbps))
     print()
-    print(f"start-up: quizkit validate samples/banner.json {q_start:.3f} s, CPU {q_start_cpu:.3f} s "
-          f"(python -c pass {py_start:.3f} s)")
+    print(f"start-up: quizkit validate samples/banner.json {q_start:.3f} s, "
+          f"CPU {q_start_cpu:.3f} s (python -c pass {py_start:.3f} s)")
     jobs1 = figures.get("jobs1_mbps", 0)
     for peer, key in (("ajv-cli", "ajv_mbps"), ("check-jsonschema", "cjs_mbps")):
         if figures.get(key):
