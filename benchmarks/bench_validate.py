@@ -297,6 +297,48 @@ def startup(repeat: int) -> tuple[float, float, float]:
     return min(r[0] for r in runs), min(r[1] for r in runs), p
 
 
+def check_costs(docs: list[tuple[Path, str | None]], limit_mb: float) -> list[tuple[str, float]]:
+    """CPU seconds per MB of each structural check and fact collector, in this process.
+
+    For the rules' authors: which checks cost what, on (about ``limit_mb`` MB of) the corpus.
+    """
+    from quizkit.kinds import detect_kind
+    from quizkit.rules import checks, load_rule_modules
+    from quizkit.schemas import validator
+
+    load_rule_modules()
+    spent: dict[str, float] = defaultdict(float)
+    size = 0
+
+    def emit(*_: object) -> None:
+        pass
+
+    for path, _ in docs:
+        if path.suffix != ".json" or size > limit_mb * MB:
+            continue
+        data = path.read_bytes()
+        try:
+            doc = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            continue
+        size += len(data)
+        kind = detect_kind(doc)
+        if kind is None:
+            continue
+        start = time.process_time()
+        validator(kind).is_valid(doc)
+        spent["(schema: jsonschema-rs is_valid)"] += time.process_time() - start
+        for check in checks.doc_checks(kind):
+            start = time.process_time()
+            check(doc, emit)
+            spent[f"{check.__module__}.{check.__name__}"] += time.process_time() - start
+        for collect in checks.collectors(kind):
+            start = time.process_time()
+            list(collect(doc))
+            spent[f"{collect.__module__}.{collect.__name__}"] += time.process_time() - start
+    return sorted(((name, t / (size / MB)) for name, t in spent.items()), key=lambda x: -x[1])
+
+
 # --- output --------------------------------------------------------------------------------
 
 def table(runs: list[Run], floor_mbps: float) -> str:
@@ -341,6 +383,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--peer-subset-mb", type=float, default=6.0,
                     help="check-jsonschema runs on about this many MB of the corpus")
     ap.add_argument("--json", help="also write the figures here")
+    ap.add_argument("--check-costs", action="store_true",
+                    help="also time each structural check (in process, on ~50 MB)")
     args = ap.parse_args(argv)
 
     OUT.mkdir(parents=True, exist_ok=True)
@@ -411,6 +455,11 @@ def main(argv: list[str] | None = None) -> int:
         cpu["peak_tree_mb"] = figures["peak_tree_mb"]
         cpu.pop("jobs2_mbps", None)
         print("\n".join(verdicts(cpu)))
+    if args.check_costs:
+        print("\nCPU ms per MB of each check (in process; orjson parse is ~"
+              f"{1000 / figures['floor_cpu_mbps']:.1f} ms/MB):")
+        for name, cost in check_costs(docs, 50):
+            print(f"  {cost * 1000:8.2f}  {name}")
     if args.json:
         Path(args.json).write_text(json.dumps({
             "corpus": str(root), "files": len(paths), "bytes": size,
