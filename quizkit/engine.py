@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from quizkit.reporters.base import Reporter
 from quizkit.rules import checks, input_rules, load_rule_modules
 from quizkit.rules.catalog import Rule
 from quizkit.schemas import Profile, schema_findings, warm
-from quizkit.sources import DEFAULT_MAX_DECOMPRESSED, ReadError, Source
+from quizkit.sources import DEFAULT_MAX_DECOMPRESSED, STDIN, ReadError, Source
 
 if TYPE_CHECKING:
     import multiprocessing.context
@@ -176,6 +177,12 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("fork" if "fork" in methods else None)
 
 
+def _pool_worker_init() -> None:
+    # Ctrl-C goes to the whole process group: the main process handles it, workers ignore it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker_init()
+
+
 def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[FileOutcome]:
     """Outcomes of every source, in input order whatever the number of jobs.
 
@@ -193,7 +200,7 @@ def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[
     chunks = _chunks(sources, chunk_size(len(sources), jobs))
     pending: deque[Future[list[FileOutcome]]] = deque()
     with ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context(),
-                             initializer=_worker_init) as pool:
+                             initializer=_pool_worker_init) as pool:
         for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
             pending.append(pool.submit(_check_chunk, chunk, options))
         while pending:
@@ -235,6 +242,37 @@ def default_jobs(sources: list[Source]) -> int:
     return cores()
 
 
+def _locate_late(findings: list[Finding], options: Options) -> None:
+    """Line and column of findings made after their file was checked (batch checks): the
+    file is read again, only when it has such a finding. Stdin cannot be re-read."""
+    by_path: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.line is None and f.path != Source(STDIN).display:
+            by_path.setdefault(f.path, []).append(f)
+    for path, group in by_path.items():
+        if not os.path.isfile(path):  # a FIFO or device cannot be read twice
+            continue
+        try:
+            data = Source(path).read(options.max_decompressed)
+        except ReadError:
+            continue
+        if data.startswith(BOM):
+            data = data[len(BOM):]
+        lines = data.split(b"\n") if any(f.record for f in group) else []
+        texts: dict[int | None, tuple[str, LineIndex]] = {}
+        for f in group:
+            if f.record is not None and not 0 < f.record <= len(lines):
+                continue
+            if f.record not in texts:
+                chunk = data if f.record is None else lines[f.record - 1]
+                text = chunk.decode("utf-8", errors="replace")
+                texts[f.record] = (text, LineIndex(text))
+            text, index = texts[f.record]
+            f.line, f.column = _position(text, index, f.pointer)
+            if f.record is not None:
+                f.line += f.record - 1
+
+
 Adjust = Callable[[Finding], Finding | None]
 
 
@@ -249,6 +287,7 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     reported; ``on_file`` is called after each file (progress).
     """
     options = options or Options()
+    load_rule_modules()  # batch checks run here, in the main process, whatever the job count
     sources = list(sources)
     jobs = default_jobs(sources) if jobs is None else jobs
     report = Report(keep_findings=reporter is None or reporter.needs_findings)
@@ -275,6 +314,7 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
         if on_file is not None:
             on_file(outcome.result)
     batch = [f for check in checks.batch_checks() for f in check(facts)]
+    _locate_late(batch, options)
     for finding in sorted(batch, key=Finding.sort_key):
         deliver(finding)
     if reporter is not None:

@@ -12,7 +12,7 @@ import pytest
 from quizkit import engine
 from quizkit.findings import Finding, Severity
 from quizkit.rules import checks
-from quizkit.sources import Source, expand
+from quizkit.sources import Source
 from tests.conftest import ROOT, SAMPLES, run_script, valid_samples
 
 
@@ -52,6 +52,11 @@ def broken_corpus(tmp_path: Path) -> Path:
     return out
 
 
+def _distinct(banner: dict, i: int) -> dict:
+    """The banner as the only (current) banner of user ``i``: no cross-file findings."""
+    return dict(banner, id=f"{i:024x}", userId=f"{i + 1:024x}")
+
+
 class _CountingIndex(engine.LineIndex):
     made = 0
 
@@ -63,12 +68,17 @@ class _CountingIndex(engine.LineIndex):
 def test_positions_are_computed_only_for_files_with_findings(monkeypatch, tmp_path):
     monkeypatch.setattr(engine, "LineIndex", _CountingIndex)
     _CountingIndex.made = 0
-    clean = engine.run(expand([str(SAMPLES)], exclude=["invalid"]), jobs=1)
-    assert clean.summary()["errors"] == clean.summary()["warnings"] == 0
-    assert _CountingIndex.made == 0
-    bad = json.loads((SAMPLES / "banner.json").read_text())
+    clean = engine.run([Source(str(p)) for p in valid_samples()], jobs=1)
+    with_findings = {(f.path, f.record) for f in clean.findings}  # e.g. cross-file duplicates
+    assert _CountingIndex.made == len(with_findings) < len(clean.files)
+    banner = json.loads((SAMPLES / "banner.json").read_text())
+    files = [_write(tmp_path / f"{i}.json", _distinct(banner, i)) for i in range(20)]
+    bad = json.loads(files[7].read_text())
     bad["position"] = "first"
-    report = engine.run([Source(str(_write(tmp_path / "bad.json", bad)))], jobs=1)
+    _write(files[7], bad)
+    _CountingIndex.made = 0
+    report = engine.run([Source(str(p)) for p in files], jobs=1)
+    assert {f.path for f in report.findings} == {str(files[7])}
     assert _CountingIndex.made == 1
     assert all(f.line and f.column for f in report.findings)
 
@@ -105,7 +115,9 @@ def test_parallel_run_keeps_input_order_over_many_chunks(tmp_path):
     banner = json.loads((SAMPLES / "banner.json").read_text())
     files = []
     for i in range(300):  # more chunks than the window holds
-        b = dict(banner, position="x") if i % 7 == 0 else banner
+        b = _distinct(banner, i)
+        if i % 7 == 0:
+            b["position"] = "x"
         files.append(_write(tmp_path / f"{i:03}.json", b))
     sources = [Source(str(p)) for p in reversed(files)]  # not sorted: order is the input's
     one = engine.run(sources, jobs=1)
