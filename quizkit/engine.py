@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report
 from quizkit.kinds import closest_kinds, detect_kind
-from quizkit.parsing import BOM, LineIndex, ParseError, loads, locate
+from quizkit.parsing import BOM, LineIndex, ParseError, loads
+from quizkit.positions import Positions
 from quizkit.reporters.base import Reporter
 from quizkit.rules import checks, input_rules, load_rule_modules
 from quizkit.rules.catalog import Rule
@@ -85,12 +86,22 @@ def _finding(path: str, record: int | None, rule: Rule, pointer: str, message: s
 
 
 def _position(text: str, index: LineIndex, pointer: str) -> tuple[int, int]:
-    """Line and column of the value at ``pointer``, or of its nearest existing ancestor."""
+    """Line and column of the value at ``pointer``, or of its nearest existing ancestor.
+
+    The findings of one text come one after another, so the last text's :class:`Positions`
+    (its bracket table, built once) is kept for the next pointer.
+    """
+    positions = _last_positions[0]
+    if positions is None or positions.text is not text:
+        positions = _last_positions[0] = Positions(text)
     while True:
-        offset = locate(text, pointer)
+        offset = positions.locate(pointer)
         if offset is not None or not pointer:
             return index.position(offset or 0)
         pointer = pointer.rsplit("/", 1)[0]
+
+
+_last_positions: list[Positions | None] = [None]
 
 
 def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOutcome:
@@ -140,7 +151,10 @@ def check_source(source: Source, options: Options) -> FileOutcome:
         result = FileResult(path=source.display, readable=False)
         return FileOutcome(result, [_finding(source.display, None, input_rules.UNREADABLE, "",
                                              f"cannot read: {exc}")])
-    return check_bytes(source.display, data, source.is_lines, options)
+    try:
+        return check_bytes(source.display, data, source.is_lines, options)
+    finally:
+        _last_positions[0] = None  # memory stays bounded by one file
 
 
 def _worker_init() -> None:
@@ -315,6 +329,7 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
             on_file(outcome.result)
     batch = [f for check in checks.batch_checks() for f in check(facts)]
     _locate_late(batch, options)
+    _last_positions[0] = None
     for finding in sorted(batch, key=Finding.sort_key):
         deliver(finding)
     if reporter is not None:
