@@ -29,25 +29,35 @@ _WS = re.compile(r"[ \t\r\n]*+")
 class Positions:
     """Pointer → character offset in ``text`` (the JSON text of one document)."""
 
-    __slots__ = ("_close", "text")
+    __slots__ = ("_brackets", "_close", "_open", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._close: dict[int, int] | None = None
+        self._brackets = _TO_BRACKET.finditer(text)
+        self._open: list[int] = []
+        self._close: dict[int, int] = {}
 
-    def _closing(self) -> dict[int, int]:
-        """Offset of every ``[``/``{`` → offset just past its matching bracket (one pass)."""
-        if self._close is None:
-            close: dict[int, int] = {}
-            opened: list[int] = []
-            for m in _TO_BRACKET.finditer(self.text):
-                at = m.end() - 1
-                if m.group(1) in "[{":
-                    opened.append(at)
-                elif opened:
-                    close[opened.pop()] = at + 1
-            self._close = close
-        return self._close
+    def _end(self, start: int) -> int:
+        """The offset just past the container opening at ``start``.
+
+        Brackets are matched in one left-to-right pass, resumed only as far as the containers
+        asked for (in practice to the end of the text: an object is read to its end, since
+        a later duplicate key would win).
+        """
+        close = self._close
+        if start in close:
+            return close[start]
+        opened = self._open
+        for m in self._brackets:
+            at = m.end() - 1
+            if m.group(1) in "[{":
+                opened.append(at)
+            elif opened:
+                begin = opened.pop()
+                close[begin] = at + 1
+                if begin == start:
+                    return at + 1
+        return len(self.text)
 
     def _ws(self, i: int) -> int:
         return _WS.match(self.text, i).end()  # type: ignore[union-attr]
@@ -60,7 +70,7 @@ class Positions:
             m = _STRING.match(text, i)
             return m.end() if m else len(text)
         if c in ("[", "{"):
-            return self._closing().get(i, len(text))
+            return self._end(i)
         return _SCALAR.match(text, i).end()  # type: ignore[union-attr]
 
     def locate(self, pointer: str) -> int | None:
