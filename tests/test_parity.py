@@ -25,6 +25,7 @@ import pytest
 
 from quizkit import schemas
 from quizkit.kinds import detect_kind
+from quizkit.rules.schema_rules import rule_for_keyword
 from tests.conftest import invalid_cases, valid_samples
 
 SEED = 20240601
@@ -235,3 +236,18 @@ def test_generated_corpus_with_broken_documents_agrees(tmp_path):
                 _agree(kind, doc)
                 checked += 1
     assert checked
+
+
+def test_a_profile_agrees_too():
+    profile = (("difficulty", ("easy", "hard")), ("stepType", ("question", "answer")))
+    doc = _trimmed(orjson.loads(Path(valid_samples()[0]).parent.joinpath(
+        "package-full.json").read_bytes()))
+    doc["difficulty"] = "medium"
+    doc["versions"][0]["steps"][0]["type"] = "hint"
+    v = schemas.validator("package-full", profile)
+    assert not v.fast.is_valid(doc) and not v.reference.is_valid(doc)
+    assert _errors(v.errors(doc)) == _errors(v.reference.iter_errors(doc))
+    found = {(r.name, p) for r, p, _ in schemas.schema_findings("package-full", doc, profile)}
+    enum = rule_for_keyword("enum").name
+    assert {(enum, "/difficulty"), (enum, "/versions/0/steps/0/type")} <= found
+    assert schemas.schema_findings("package-full", doc) == []  # open enums: fine
