@@ -8,24 +8,30 @@ number of jobs, so reports are deterministic.
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quizkit import intake
 from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report
 from quizkit.kinds import closest_kinds, detect_kind
 from quizkit.limits import Limits
-from quizkit.parsing import BOM, LineIndex, locate
+from quizkit.parsing import BOM, LineIndex
+from quizkit.positions import Positions
 from quizkit.reporters.base import Reporter
 from quizkit.rules import checks, input_rules, load_rule_modules
 from quizkit.rules.catalog import Rule
-from quizkit.schemas import Profile, schema_findings
+from quizkit.schemas import Profile, schema_findings, warm
 from quizkit.sources import STDIN, ReadError, Source
+
+if TYPE_CHECKING:
+    import multiprocessing.context
+    from concurrent.futures import Future
 
 
 @dataclass(frozen=True)
@@ -83,12 +89,22 @@ def _finding(path: str, record: int | None, rule: Rule, pointer: str, message: s
 
 
 def _position(text: str, index: LineIndex, pointer: str) -> tuple[int, int]:
-    """Line and column of the value at ``pointer``, or of its nearest existing ancestor."""
+    """Line and column of the value at ``pointer``, or of its nearest existing ancestor.
+
+    The findings of one text come one after another, so the last text's :class:`Positions`
+    (its bracket table, built once) is kept for the next pointer.
+    """
+    positions = _last_positions[0]
+    if positions is None or positions.text is not text:
+        positions = _last_positions[0] = Positions(text)
     while True:
-        offset = locate(text, pointer)
+        offset = positions.locate(pointer)
         if offset is not None or not pointer:
             return index.position(offset or 0)
         pointer = pointer.rsplit("/", 1)[0]
+
+
+_last_positions: list[Positions | None] = [None]
 
 
 def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOutcome:
@@ -148,11 +164,44 @@ def check_source(source: Source, options: Options) -> FileOutcome:
         rule = input_rules.INPUT_TOO_LARGE if exc.limit else input_rules.UNREADABLE
         return FileOutcome(result, [_finding(source.display, None, rule, "",
                                              f"cannot read: {exc}")])
-    return check_bytes(source.display, data, source.is_lines, options)
+    try:
+        return check_bytes(source.display, data, source.is_lines, options)
+    finally:
+        _last_positions[0] = None  # memory stays bounded by one file
 
 
 def _worker_init() -> None:
     load_rule_modules()
+
+
+def _check_chunk(sources: list[Source], options: Options) -> list[FileOutcome]:
+    """Check a chunk of sources in a worker; one round trip per chunk, not per file."""
+    return [check_source(s, options) for s in sources]
+
+
+#: Chunks in flight per worker: enough to keep workers busy, few enough that outcomes
+#: waiting for an earlier, slower chunk stay few (memory is bounded by the window).
+WINDOW_PER_JOB = 4
+#: Most files in one chunk; small chunks balance the tail of a run across workers.
+MAX_CHUNK = 16
+
+
+def chunk_size(files: int, jobs: int) -> int:
+    """Files per chunk: about 8 chunks per worker, at most :data:`MAX_CHUNK`."""
+    return max(1, min(MAX_CHUNK, files // (jobs * 8)))
+
+
+def _chunks(sources: list[Source], size: int) -> Iterator[list[Source]]:
+    for start in range(0, len(sources), size):
+        yield sources[start:start + size]
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """Fork where the platform has it: workers start with the rules and validators loaded."""
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else None)
 
 
 def _pool_worker_init() -> None:
@@ -162,21 +211,62 @@ def _pool_worker_init() -> None:
 
 
 def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[FileOutcome]:
+    """Outcomes of every source, in input order whatever the number of jobs.
+
+    Parallel runs send chunks of sources (paths only: workers read the files) to a process
+    pool and keep a bounded window of chunks in flight, collecting their outcomes in order.
+    """
+    _worker_init()
     if jobs <= 1 or len(sources) < 2:
-        _worker_init()
         for s in sources:
             yield check_source(s, options)
         return
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_pool_worker_init) as pool:
-        chunk = max(1, min(32, len(sources) // (jobs * 8)))
-        yield from pool.map(check_source, sources, [options] * len(sources), chunksize=chunk)
+    from concurrent.futures import ProcessPoolExecutor
+
+    warm(options.profile)  # compiled once here, inherited by forked workers
+    chunks = _chunks(sources, chunk_size(len(sources), jobs))
+    pending: deque[Future[list[FileOutcome]]] = deque()
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context(),
+                             initializer=_pool_worker_init) as pool:
+        for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
+            pending.append(pool.submit(_check_chunk, chunk, options))
+        while pending:
+            outcomes = pending.popleft().result()
+            nxt = next(chunks, None)
+            if nxt is not None:
+                pending.append(pool.submit(_check_chunk, nxt, options))
+            yield from outcomes
+
+
+#: Below this many files or bytes a run stays in one process (starting workers costs more).
+SMALL_RUN_FILES = 8
+SMALL_RUN_BYTES = 4 * 1024 * 1024
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _is_small(sources: list[Source]) -> bool:
+    if len(sources) < SMALL_RUN_FILES:
+        return True
+    total = 0
+    for s in sources:  # stops as soon as the run is known not to be small
+        total += s.size()
+        if total >= SMALL_RUN_BYTES:
+            return False
+    return True
 
 
 def default_jobs(sources: list[Source]) -> int:
     """All cores, but one for stdin or a small run where starting workers costs more."""
-    if any(s.is_stdin for s in sources) or len(sources) < 4:
+    if any(s.is_stdin for s in sources) or _is_small(sources):
         return 1
-    return os.cpu_count() or 1
+    return cores()
 
 
 def _locate_late(findings: list[Finding], options: Options) -> None:
@@ -252,6 +342,7 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
             on_file(outcome.result)
     batch = [f for check in checks.batch_checks() for f in check(facts)]
     _locate_late(batch, options)
+    _last_positions[0] = None
     for finding in sorted(batch, key=Finding.sort_key):
         deliver(finding)
     if reporter is not None:

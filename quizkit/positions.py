@@ -1,0 +1,120 @@
+"""Offsets of many JSON Pointers in one document's text, for the files that have findings.
+
+:func:`quizkit.parsing.locate` walks the text token by token from the start for every pointer,
+so skipping a large array costs a Python step per string and bracket in it: ~30 ms for a
+pointer deep in a 150 KB package, paid again for every finding of the file. Here one regular
+expression pass per text finds the matching close bracket of every container (strings are
+skipped inside the regex engine, so Python sees only brackets); after that, skipping any
+container is one dictionary look-up, and a pointer costs a few steps per level.
+
+The answers are those of :func:`quizkit.parsing.locate` (``tests/test_engine_positions.py``
+checks both on every pointer of the samples): the offset of the value, ``None`` when the
+pointer is not in the document, the last of duplicate keys.
+"""
+
+from __future__ import annotations
+
+import re
+
+import orjson
+
+# Everything up to the next bracket outside strings, then the bracket (possessive: no
+# backtracking, linear in the text).
+_TO_BRACKET = re.compile(r'(?:"[^"\\]*+(?:\\.[^"\\]*+)*+"|[^"\[\]{}])*+([\[\]{}])', re.DOTALL)
+_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
+_SCALAR = re.compile(r"[^\s,\]}]*+")
+_WS = re.compile(r"[ \t\r\n]*+")
+
+
+class Positions:
+    """Pointer → character offset in ``text`` (the JSON text of one document)."""
+
+    __slots__ = ("_brackets", "_close", "_open", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._brackets = _TO_BRACKET.finditer(text)
+        self._open: list[int] = []
+        self._close: dict[int, int] = {}
+
+    def _end(self, start: int) -> int:
+        """The offset just past the container opening at ``start``.
+
+        Brackets are matched in one left-to-right pass, resumed only as far as the containers
+        asked for (in practice to the end of the text: an object is read to its end, since
+        a later duplicate key would win).
+        """
+        close = self._close
+        if start in close:
+            return close[start]
+        opened = self._open
+        for m in self._brackets:
+            at = m.end() - 1
+            if m.group(1) in "[{":
+                opened.append(at)
+            elif opened:
+                begin = opened.pop()
+                close[begin] = at + 1
+                if begin == start:
+                    return at + 1
+        return len(self.text)
+
+    def _ws(self, i: int) -> int:
+        return _WS.match(self.text, i).end()  # type: ignore[union-attr]
+
+    def _skip(self, i: int) -> int:
+        """The offset just past the value starting at ``i``."""
+        text = self.text
+        c = text[i : i + 1]
+        if c == '"':
+            m = _STRING.match(text, i)
+            return m.end() if m else len(text)
+        if c in ("[", "{"):
+            return self._end(i)
+        return _SCALAR.match(text, i).end()  # type: ignore[union-attr]
+
+    def locate(self, pointer: str) -> int | None:
+        """Offset of the value at ``pointer``, or None when the document has no such value."""
+        text = self.text
+        parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]] \
+            if pointer else []
+        i = self._ws(0)
+        for part in parts:
+            c = text[i : i + 1]
+            if c == "{":
+                found = None
+                i = self._ws(i + 1)
+                while text[i : i + 1] == '"':
+                    m = _STRING.match(text, i)
+                    if m is None:
+                        return found
+                    raw = m.group()
+                    name = orjson.loads(raw) if "\\" in raw else raw[1:-1]
+                    i = self._ws(m.end())
+                    if text[i : i + 1] != ":":
+                        return found
+                    i = self._ws(i + 1)
+                    if name == part:
+                        found = i  # keep going: the last duplicate wins, as in orjson
+                    i = self._ws(self._skip(i))
+                    if text[i : i + 1] == ",":
+                        i = self._ws(i + 1)
+                if found is None:
+                    return None
+                i = found
+            elif c == "[":
+                if not part.isdigit():
+                    return None
+                i = self._ws(i + 1)
+                for _ in range(int(part)):
+                    if text[i : i + 1] in ("]", ""):
+                        return None
+                    i = self._ws(self._skip(i))
+                    if text[i : i + 1] != ",":
+                        return None
+                    i = self._ws(i + 1)
+                if text[i : i + 1] in ("]", ""):
+                    return None
+            else:
+                return None
+        return i
