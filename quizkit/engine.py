@@ -22,6 +22,7 @@ from quizkit.reporters.base import Reporter
 from quizkit.rules import checks, input_rules, load_rule_modules
 from quizkit.rules.catalog import Rule
 from quizkit.schemas import Profile, schema_findings
+from quizkit.service import ServiceNames
 from quizkit.sources import DEFAULT_MAX_DECOMPRESSED, ReadError, Source
 
 
@@ -33,6 +34,8 @@ class Options:
     max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
     #: Enum profile (see quizkit.enums); empty leaves every enum open.
     profile: Profile = ()
+    #: How the service names validation levels and entities (a profile's [service] table).
+    service: ServiceNames | None = None
 
 
 @dataclass
@@ -54,7 +57,8 @@ class _Document:
         self.raw.append((rule, pointer, message))
 
 
-def check_document(doc: Any, kind: str | None, profile: Profile = ()
+def check_document(doc: Any, kind: str | None, profile: Profile = (),
+                   service: ServiceNames | None = None
                    ) -> tuple[str | None, list[tuple[Rule, str, str]], list[tuple[str, tuple]]]:
     """Kind, raw findings (rule, pointer, message) and facts (pointer, fact) of one document."""
     collected = _Document()
@@ -68,6 +72,10 @@ def check_document(doc: Any, kind: str | None, profile: Profile = ()
     collected.raw.extend(schema_findings(kind, doc, profile))
     for check in checks.doc_checks(kind):
         check(doc, collected.emit)
+    if checks.findings_checks(kind):
+        so_far = tuple(collected.raw)
+        for fcheck in checks.findings_checks(kind):
+            fcheck(doc, so_far, collected.emit, service)
     facts = [pf for collect in checks.collectors(kind) for pf in collect(doc)]
     return kind, collected.raw, facts
 
@@ -107,7 +115,8 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
             outcome.findings.append(_finding(path, record, input_rules.INVALID_JSON, "",
                                              f"invalid JSON: {exc.message}", line, column))
             continue
-        kind, raw, facts = check_document(doc, options.kind, options.profile)
+        kind, raw, facts = check_document(doc, options.kind, options.profile,
+                                           options.service)
         if kind:
             result.kinds[kind] += 1
         outcome.facts.extend((path, record, p, f) for p, f in facts)
