@@ -10,7 +10,9 @@ from quizkit import engine
 from quizkit.enums import ProfileError, load_profile
 from quizkit.findings import Severity
 from quizkit.reporters import REPORTERS, open_reporters
+from quizkit.reporters.service import configure as configure_service
 from quizkit.schemas import KINDS
+from quizkit.service import ServiceTableError, load_names
 from quizkit.sources import MissingPath, expand
 
 SEVERITIES = ("error", "warning", "info")
@@ -31,7 +33,8 @@ SEVERITIES = ("error", "warning", "info")
               "(repeatable). Files named explicitly are always checked.")
 @click.option("--profile", type=click.Path(dir_okay=False),
               help="Enum profile (TOML, from `quizkit enums infer`): values outside it are "
-              "unknown-enum-value findings.")
+              "unknown-enum-value findings. Its [service] table names validation levels and "
+              "entities for --format service.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: the number of cores; 1 for stdin].")
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
@@ -48,9 +51,11 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
         raise click.UsageError(f"no such file or directory: {exc}") from None
     try:
         loaded = load_profile(profile) if profile else ()
-    except ProfileError as exc:
+        names = load_names(profile) if profile else None
+    except (ProfileError, ServiceTableError) as exc:
         raise click.UsageError(str(exc)) from None
-    options = engine.Options(kind=kind, profile=loaded)
+    options = engine.Options(kind=kind, profile=loaded, service=names)
     with open_reporters(fmt, output) as reporter:
+        configure_service(reporter, names=names, kind=kind)
         report = engine.run(sources, options, reporter=reporter, jobs=jobs)
     sys.exit(report.exit_code(Severity.parse(fail_on)))

@@ -9,10 +9,11 @@ from contextlib import ExitStack, contextmanager
 from quizkit.findings import Finding, Report
 from quizkit.reporters.base import Reporter
 from quizkit.reporters.json_report import JsonReporter
+from quizkit.reporters.service import SERVICE_REPORTERS
 from quizkit.reporters.text import TextReporter
 
 REPORTERS: dict[str, type[Reporter]] = {
-    cls.name: cls for cls in (TextReporter, JsonReporter)
+    cls.name: cls for cls in (TextReporter, JsonReporter, *SERVICE_REPORTERS)
 }
 
 
