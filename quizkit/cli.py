@@ -9,6 +9,7 @@ import click
 
 from quizkit import __version__
 from quizkit.commands.enums import enums
+from quizkit.commands.rules import rules
 from quizkit.commands.samples import samples
 from quizkit.commands.schema import schema
 from quizkit.commands.validate import validate
@@ -20,5 +21,5 @@ def main() -> None:
     """Check and analyse JSON exports of the quiz package and game service."""
 
 
-for command in (validate, schema, enums, samples):
+for command in (validate, schema, enums, samples, rules):
     main.add_command(command)

@@ -14,7 +14,7 @@ from typing import Any, TextIO
 import orjson
 
 from quizkit.findings import Report
-from quizkit.reporters.base import Reporter
+from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.service import DEFAULT_NAMES, ServiceNames, blocks_for, now_ms
 
 
@@ -25,9 +25,8 @@ class ServiceReporter(Reporter):
     description = "The service's validation blocks, one per version (JSON array)."
     needs_findings = True
 
-    def __init__(self, stream: TextIO, options: Any = None) -> None:
-        super().__init__(stream)
-        self.options = options
+    def __init__(self, stream: TextIO, options: ReportOptions | None = None) -> None:
+        super().__init__(stream, options)
         self.names: ServiceNames = DEFAULT_NAMES
         self.kind: str | None = None
         self.timestamp: int | None = None
