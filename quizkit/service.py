@@ -20,7 +20,8 @@ The mapping (docs/service.md has the table):
   package; in a version list or a created version they name each version. A game's own fields
   (outside ``pkg``) concern no package version and are left out.
 * Findings inside a version's own ``validation`` are about the report that the new block
-  replaces, and are left out of it.
+  replaces, and are left out of it; so are cross-file findings (a version exported twice),
+  which are about a set of exports rather than the version.
 * ``timestamp`` is the run's time in epoch milliseconds (the unit the service's samples use
   and quizkit reads embedded timestamps in).
 
@@ -341,10 +342,25 @@ def merge_blocks(blocks: Iterable[dict]) -> list[dict]:
     return list(out.values())
 
 
+#: Rule groups whose findings are about a set of exports, not about one version's content
+#: (cross-file checks: a version exported twice, a game whose version is not exported).
+CROSS_FILE_GROUPS = frozenset({"batch"})
+
+
+def _cross_file(finding: Finding) -> bool:
+    from quizkit.rules import catalog
+
+    try:
+        return catalog.get(finding.code or finding.rule).group in CROSS_FILE_GROUPS
+    except KeyError:
+        return False
+
+
 def _by_document(findings: Iterable[Finding]) -> dict[tuple[str, int | None], list[Finding]]:
     grouped: dict[tuple[str, int | None], list[Finding]] = defaultdict(list)
     for f in findings:
-        grouped[(f.path, f.record)].append(f)
+        if not _cross_file(f):
+            grouped[(f.path, f.record)].append(f)
     return grouped
 
 

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from quizkit.schemas import BASE_URI, registry
-from tests.conftest import INVALID, ROOT, SAMPLES, cli, valid_samples
+from tests.conftest import INVALID, ROOT, SAMPLES, cli, cli_json, valid_samples
 
 STALE = INVALID / "service" / "package-stale-validation.json"
 VALIDATION = {"$ref": f"{BASE_URI}records/validation.json"}
@@ -58,6 +58,10 @@ def test_one_block_per_checked_version_of_every_kind():
     assert_valid_blocks(blocks)
     stamps = {b["validation"]["timestamp"] for b in blocks}
     assert len(stamps) == 1 and before <= stamps.pop() <= after  # the run's time, in ms
+    # The run has one cross-file info (version.json repeats a version of version-list.json):
+    # it is about the set of exports, not a version's content, so no block carries it.
+    _, report = cli_json(*map(str, paths))
+    assert [f["rule"] for f in report["findings"]] == ["identical-duplicate"]
     assert all(b["validation"]["results"] == [] for b in blocks)
 
 
