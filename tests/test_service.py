@@ -256,3 +256,13 @@ def test_default_names_are_quizkit_names():
     names = ServiceNames()
     assert names.level_value(Severity.WARNING) == "warning"
     assert names.entity_value("step") == "step"
+
+
+def test_the_api_examples_in_the_docstrings_hold(monkeypatch):
+    import doctest
+
+    import quizkit.service
+
+    monkeypatch.chdir(SAMPLES.parent)  # the examples name samples/ relative to the checkout
+    failed, tried = doctest.testmod(quizkit.service)
+    assert tried >= 6 and failed == 0
