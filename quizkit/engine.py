@@ -27,6 +27,7 @@ from quizkit.reporters.base import Reporter
 from quizkit.rules import checks, input_rules, load_rule_modules
 from quizkit.rules.catalog import Rule
 from quizkit.schemas import Profile, schema_findings, warm
+from quizkit.service import ServiceNames
 from quizkit.sources import STDIN, ReadError, Source
 
 if TYPE_CHECKING:
@@ -43,6 +44,8 @@ class Options:
     limits: Limits = field(default_factory=Limits)
     #: Enum profile (see quizkit.enums); empty leaves every enum open.
     profile: Profile = ()
+    #: How the service names validation levels and entities (a profile's [service] table).
+    service: ServiceNames | None = None
 
 
 @dataclass
@@ -64,7 +67,8 @@ class _Document:
         self.raw.append((rule, pointer, message))
 
 
-def check_document(doc: Any, kind: str | None, profile: Profile = ()
+def check_document(doc: Any, kind: str | None, profile: Profile = (),
+                   service: ServiceNames | None = None
                    ) -> tuple[str | None, list[tuple[Rule, str, str]], list[tuple[str, tuple]]]:
     """Kind, raw findings (rule, pointer, message) and facts (pointer, fact) of one document."""
     collected = _Document()
@@ -78,6 +82,10 @@ def check_document(doc: Any, kind: str | None, profile: Profile = ()
     collected.raw.extend(schema_findings(kind, doc, profile))
     for check in checks.doc_checks(kind):
         check(doc, collected.emit)
+    if checks.findings_checks(kind):
+        so_far = tuple(collected.raw)
+        for fcheck in checks.findings_checks(kind):
+            fcheck(doc, so_far, collected.emit, service)
     facts = [pf for collect in checks.collectors(kind) for pf in collect(doc)]
     return kind, collected.raw, facts
 
@@ -125,7 +133,8 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
             result.readable = False
             continue
         try:
-            kind, raw, facts = check_document(doc, options.kind, options.profile)
+            kind, raw, facts = check_document(doc, options.kind, options.profile,
+                                              options.service)
         except RecursionError:  # a check recursed too deep: a finding, never a crash
             result.readable = False
             _add_problems(outcome, path, record, [intake.too_deep_to_check()])

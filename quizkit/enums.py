@@ -179,10 +179,11 @@ def load_profile(path: str) -> Profile:
         raise ProfileError(f"cannot read profile {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(f"profile {path} is not valid TOML: {exc}") from None
-    unknown_tables = set(data) - {"enums"}
+    # [service] names validation levels and entities (read by quizkit.service.load_names).
+    unknown_tables = set(data) - {"enums", "service"}
     if unknown_tables:
         raise ProfileError(f"profile {path}: unknown table(s) {', '.join(sorted(unknown_tables))}"
-                           " (expected [enums])")
+                           " (expected [enums], [service])")
     enums = data.get("enums", {})
     known = set(enum_names())
     out = []

@@ -24,7 +24,8 @@ DOCS = Path(__file__).parent.parent / "docs" / "reports.md"
 
 
 def test_all_formats_exist() -> None:
-    assert set(REPORTERS) == {"text", "json", "jsonl", "sarif", "junit", "github", "markdown"}
+    assert set(REPORTERS) == {"text", "json", "jsonl", "sarif", "junit", "github", "markdown",
+                              "service", "service-jsonl"}
     for name, cls in REPORTERS.items():
         assert cls.name == name
         assert cls.description
@@ -117,5 +118,5 @@ def test_every_format_is_documented() -> None:
     text = DOCS.read_text(encoding="utf-8")
     for name in REPORTERS:
         assert re.search(rf"^## `{name}`", text, re.MULTILINE), f"{name} not in docs/reports.md"
-    documented = set(re.findall(r"^## `([a-z]+)`", text, re.MULTILINE))
+    documented = set(re.findall(r"^## `([a-z][a-z-]*)`", text, re.MULTILINE))
     assert documented == set(REPORTERS), "docs/reports.md documents a format that is gone"

@@ -17,7 +17,9 @@ from quizkit.enums import ProfileError, load_profile
 from quizkit.limits import Limits
 from quizkit.progress import Progress
 from quizkit.reporters import REPORTERS, ReportSpecError, open_reporters
+from quizkit.reporters.service import configure as configure_service
 from quizkit.schemas import KINDS
+from quizkit.service import ServiceTableError, load_names
 from quizkit.sources import MissingPath, Source, expand
 
 SEVERITIES = ("error", "warning", "info")
@@ -40,7 +42,8 @@ OPTIONS.update({"exclude", "profile"})
               "(repeatable). Files named explicitly are always checked.")
 @click.option("--profile", type=click.Path(dir_okay=False),
               help="Enum profile (TOML, from `quizkit enums infer`): values outside it are "
-              "unknown-enum-value findings.")
+              "unknown-enum-value findings. Its [service] table names validation levels and "
+              "entities for --format service.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: the number of cores; 1 for stdin].")
 @click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
@@ -63,6 +66,7 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
             sources, options = _inputs(paths, exclude, profile, kind, rules.settings, limits)
             progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
             with open_reporters(fmt, output, reports, progress=progress) as reporter:
+                configure_service(reporter, names=options.service, kind=kind)
                 report = engine.run(sources, options, reporter=reporter, jobs=jobs,
                                     adjust=rules.adjust, on_file=progress.on_file)
     except ReportSpecError as exc:
@@ -97,6 +101,7 @@ def _inputs(paths: tuple[str, ...], exclude: tuple[str, ...], profile: str | Non
         raise click.UsageError(f"no such file or directory: {exc}") from None
     try:
         loaded = load_profile(profile) if profile else ()
-    except ProfileError as exc:
+        names = load_names(profile) if profile else None
+    except (ProfileError, ServiceTableError) as exc:
         raise click.UsageError(str(exc)) from None
-    return sources, engine.Options(kind=kind, profile=loaded, limits=limits)
+    return sources, engine.Options(kind=kind, profile=loaded, limits=limits, service=names)

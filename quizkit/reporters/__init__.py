@@ -22,6 +22,7 @@ from quizkit.reporters.jsonl import JsonLinesReporter
 from quizkit.reporters.junit import JUnitReporter
 from quizkit.reporters.markdown import MarkdownReporter
 from quizkit.reporters.sarif import SarifReporter
+from quizkit.reporters.service import SERVICE_REPORTERS
 from quizkit.reporters.text import TextReporter
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 REPORTERS: dict[str, type[Reporter]] = {
     cls.name: cls for cls in (TextReporter, JsonReporter, JsonLinesReporter, SarifReporter,
-                              JUnitReporter, GitHubReporter, MarkdownReporter)
+                              JUnitReporter, GitHubReporter, MarkdownReporter, *SERVICE_REPORTERS)
 }
 
 STDOUT = "-"

@@ -8,6 +8,7 @@ def load_rule_modules() -> None:
     from quizkit.rules import (  # noqa: F401
         batch,
         content,
+        embedded,
         input_rules,
         references,
         schema_rules,

@@ -1,0 +1,74 @@
+"""``--format service`` / ``service-jsonl``: one validation block per checked version, in the
+service's own shape (see :mod:`quizkit.service` and docs/service.md).
+
+Reporters see findings, not documents, so at ``finish`` the files whose kind holds versions
+are read and parsed again (only when this format is asked for). Standard input cannot be
+read twice and gives no blocks; a note on standard error says so.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+import orjson
+
+from quizkit.findings import Report
+from quizkit.reporters.base import Reporter, ReportOptions
+from quizkit.service import DEFAULT_NAMES, ServiceNames, blocks_for, now_ms
+
+
+class ServiceReporter(Reporter):
+    """A JSON array of ``{packageId, versionId, validation}`` blocks."""
+
+    name = "service"
+    description = "The service's validation blocks, one per version (JSON array)."
+    needs_findings = True
+
+    def __init__(self, stream: TextIO, options: ReportOptions | None = None) -> None:
+        super().__init__(stream, options)
+        self.names: ServiceNames = DEFAULT_NAMES
+        self.kind: str | None = None
+        self.timestamp: int | None = None
+
+    def configure(self, *, names: ServiceNames | None = None, kind: str | None = None) -> None:
+        """The profile's ``[service]`` names and the run's forced ``--kind``, if any."""
+        self.names = names or DEFAULT_NAMES
+        self.kind = kind
+
+    def start(self) -> None:
+        self.timestamp = now_ms()  # the run's time, taken once so every block agrees
+
+    def blocks(self, report: Report) -> list[dict]:
+        if any(f.path == "<stdin>" for f in report.files):
+            sys.stderr.write("quizkit: --format service cannot read standard input twice; "
+                             "it gives no validation blocks\n")
+        return blocks_for(report, timestamp=self.timestamp, names=self.names, kind=self.kind)
+
+    def finish(self, report: Report) -> None:
+        self.stream.write(orjson.dumps(self.blocks(report), option=orjson.OPT_INDENT_2).decode())
+        self.stream.write("\n")
+
+
+class ServiceLinesReporter(ServiceReporter):
+    """The same blocks as JSON Lines: one block per line."""
+
+    name = "service-jsonl"
+    description = "The service's validation blocks, one per version (JSON Lines)."
+
+    def finish(self, report: Report) -> None:
+        for block in self.blocks(report):
+            self.stream.write(orjson.dumps(block).decode())
+            self.stream.write("\n")
+
+
+def configure(reporters: Any, *, names: ServiceNames | None = None,
+              kind: str | None = None) -> None:
+    """Configure every service reporter of a reporter set (or a single reporter)."""
+    for r in getattr(reporters, "reporters", [reporters]):
+        if isinstance(r, ServiceReporter):
+            r.configure(names=names, kind=kind)
+
+
+#: The formats of this module, for ``REPORTERS``.
+SERVICE_REPORTERS = (ServiceReporter, ServiceLinesReporter)

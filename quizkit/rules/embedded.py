@@ -1,0 +1,196 @@
+"""Checks of the validation report every version embeds, against what quizkit finds.
+
+The service validates a version itself and stores the result in the version's ``validation``
+block. These checks compare that claim with quizkit's own findings in the same version (the
+raw findings of the schema and of the structural checks, at the rules' default severities)
+and with the version itself. Levels and entities are read in quizkit's names in any case, or
+in the service's own names from a profile's ``[service]`` table; a report with a level that
+cannot be read is not judged.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from quizkit.findings import Severity
+from quizkit.rules.catalog import rule
+from quizkit.rules.checks import Emit, RawFinding, findings_check
+from quizkit.service import (
+    COLLECTIONS,
+    DEFAULT_NAMES,
+    VERSION_KINDS,
+    ServiceNames,
+    VersionSite,
+    versions_of,
+)
+
+GROUP = "service"
+
+STALE = rule(
+    "V001", "stale-validation", Severity.WARNING,
+    "A version's embedded validation claims no error, but quizkit finds errors in it.",
+    "Each version carries the service's own validation report. When that report lists no "
+    "result of level `error` (or no result at all) while quizkit finds errors inside the "
+    "version, the report is stale (the version changed since) or missing (never run). The "
+    "finding names quizkit's first error; findings about the report itself do not count.",
+    bad='{"id": "v1", "validation": {"results": [], "timestamp": 1762724272914}, '
+        '"questions": [{"price": -100, ...}], ...}',
+    good='{"id": "v1", "validation": {"results": [{"level": "error", "entity": "question", '
+         '"id": "q1", "message": "negative price"}], ...}, ...}',
+    group=GROUP,
+)
+UNCONFIRMED = rule(
+    "V002", "unconfirmed-validation-error", Severity.INFO,
+    "A version's embedded validation claims errors that quizkit does not find.",
+    "The reverse of `stale-validation`: the report lists errors, quizkit finds none in the "
+    "version. The service usually checks things quizkit cannot (a version without a final "
+    "round), so this check is off unless the profile's `[service]` table sets "
+    "`confirm-errors = true` (for a service whose validation checks no more than quizkit).",
+    bad='{"validation": {"results": [{"level": "error", ...}], ...}, ...}   # a clean version',
+    good='{"validation": {"results": [], ...}, ...}',
+    group=GROUP,
+)
+ENTITY_MISMATCH = rule(
+    "V003", "validation-entity-mismatch", Severity.WARNING,
+    "A validation result names an id of another kind of entity than its `entity` says.",
+    "A result's `id` exists in the version, but as another kind of entity: a `round` result "
+    "whose id is a theme's. The report points the author at the wrong place. (An id that "
+    "names nothing in the version is `unknown-validation-target`.) Collections a view does "
+    "not carry (steps in a game, every entity of a created version) are not checked.",
+    bad='{"themes": [{"id": "t1", ...}], "validation": {"results": [{"entity": "round", '
+        '"id": "t1", ...}], ...}, ...}',
+    good='{"themes": [{"id": "t1", ...}], "validation": {"results": [{"entity": "theme", '
+         '"id": "t1", ...}], ...}, ...}',
+    group=GROUP,
+)
+OLDER = rule(
+    "V004", "validation-older-than-version", Severity.INFO,
+    "The embedded validation's timestamp is older than the version's `updatedAt`.",
+    "The report was made before the version last changed, so it may not describe it. The "
+    "interface gives no unit for `timestamp`; quizkit reads it as epoch milliseconds (the "
+    "unit of the service's exports) and compares with `updatedAt` to the millisecond.",
+    bad='{"updatedAt": "2025-11-09T21:37:52.914Z", "validation": {"timestamp": '
+        '1762700000000, ...}, ...}',
+    good='{"updatedAt": "2025-11-09T21:37:52.914Z", "validation": {"timestamp": '
+         '1762724272914, ...}, ...}',
+    group=GROUP,
+)
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def epoch_ms(value: Any) -> int | None:
+    """An RFC 3339 date-time as epoch milliseconds (floored); None if it is not one."""
+    if type(value) is not str or len(value) < 20 or value[10:11] not in ("T", "t"):
+        return None
+    text = value[:-1] + "+00:00" if value[-1] in "zZ" else value
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        return None
+    return (parsed - EPOCH) // timedelta(milliseconds=1)
+
+
+def _quizkit_errors(site: VersionSite, raw: tuple[RawFinding, ...]) -> list[RawFinding]:
+    """quizkit's errors inside a version, leaving out those about its validation report."""
+    base, own = site.base, f"{site.base}/validation"
+    out = []
+    for r, pointer, message in raw:
+        if r.severity < Severity.ERROR:
+            continue
+        if pointer == own or pointer.startswith(own + "/"):
+            continue
+        if not base or pointer == base or pointer.startswith(base + "/"):
+            out.append((r, pointer, message))
+    return out
+
+
+def _ids_by_kind(site: VersionSite) -> dict[str, set[str]]:
+    """The ids a version holds, per entity kind, for the collections its view carries."""
+    out: dict[str, set[str]] = {}
+    if site.package_id is not None:
+        out["package"] = {site.package_id}
+    if site.version_id is not None:
+        out["version"] = {site.version_id}
+    for collection, entity in COLLECTIONS.items():
+        items = site.version.get(collection)
+        if type(items) is list:
+            out[entity] = {i["id"] for i in items if type(i) is dict and type(i.get("id")) is str}
+    return out
+
+
+def _check_claims(site: VersionSite, results: list, raw: tuple[RawFinding, ...], emit: Emit,
+                  names: ServiceNames) -> None:
+    levels = [names.read_level(r.get("level")) if type(r) is dict else None for r in results]
+    if None in levels:
+        return  # a level we cannot read: the claim cannot be judged
+    errors = _quizkit_errors(site, raw)
+    claimed = [i for i, level in enumerate(levels) if level == "error"]
+    if errors and not claimed:
+        rule_, pointer, _ = errors[0]
+        more = f" and {len(errors) - 1} more" if len(errors) > 1 else ""
+        emit(STALE, f"{site.base}/validation",
+             f"stale or missing validation: the report claims no error, but quizkit finds "
+             f"{len(errors)} error{'s' if len(errors) > 1 else ''} in this version "
+             f"({rule_.name} at {pointer or '/'}{more})")
+    elif claimed and not errors and names.confirm_errors:
+        emit(UNCONFIRMED, f"{site.base}/validation/results/{claimed[0]}",
+             f"the report claims {len(claimed)} error{'s' if len(claimed) > 1 else ''}, but "
+             "quizkit finds none in this version")
+
+
+def _check_entities(site: VersionSite, results: list, emit: Emit, names: ServiceNames) -> None:
+    ids = _ids_by_kind(site)
+    for i, r in enumerate(results):
+        if type(r) is not dict or type(r.get("id")) is not str:
+            continue
+        entity = names.read_entity(r.get("entity"))
+        if entity is None or entity not in ids or r["id"] in ids[entity]:
+            continue
+        other = sorted(kind for kind, held in ids.items() if r["id"] in held)
+        if other:
+            emit(ENTITY_MISMATCH, f"{site.base}/validation/results/{i}/entity",
+                 f"the result names {entity} {r['id']!r}, but that id is the "
+                 f"{' and '.join(other)} of this version")
+
+
+def _check_timestamp(site: VersionSite, validation: dict, emit: Emit) -> None:
+    stamp = validation.get("timestamp")
+    updated = epoch_ms(site.version.get("updatedAt"))
+    if type(stamp) not in (int, float) or updated is None or stamp >= updated:
+        return
+    emit(OLDER, f"{site.base}/validation/timestamp",
+         f"the report ({stamp:.0f} ms) is older than the version's updatedAt "
+         f"({site.version['updatedAt']}, {updated} ms) by {(updated - stamp) / 1000:.3f} s")
+
+
+def _embedded_reports(kind: str, doc: Any, raw: tuple[RawFinding, ...], emit: Emit,
+                      names: ServiceNames | None) -> None:
+    """Every version's embedded report against quizkit's findings and the version itself."""
+    names = names or DEFAULT_NAMES
+    for site in versions_of(kind, doc):
+        validation = site.version.get("validation")
+        if type(validation) is not dict:
+            continue  # a missing or mistyped report is the schema's finding
+        results = validation.get("results")
+        if type(results) is list:
+            _check_claims(site, results, raw, emit, names)
+            _check_entities(site, results, emit, names)
+        _check_timestamp(site, validation, emit)
+
+
+def _register(kind: str) -> None:
+    # One check per kind, so that each knows where its document's versions are.
+    def check(doc: Any, raw: tuple[RawFinding, ...], emit: Emit,
+              names: ServiceNames | None) -> None:
+        _embedded_reports(kind, doc, raw, emit, names)
+
+    check.__name__ = f"embedded_reports[{kind}]"
+    findings_check(kind)(check)
+
+
+for _kind in VERSION_KINDS:
+    _register(_kind)
