@@ -1,0 +1,99 @@
+"""DuckDB's ``read_json`` over export files, with one explicit column set for every kind.
+
+All document kinds are read in one scan per container type (object, array, lines) with the
+*union* of their top-level fields, typed as DuckDB structs. Fields a kind does not have come back
+NULL, which is how :data:`KIND_SQL` tells the kinds apart without a Python parse. Only the fields
+the tables need are listed; DuckDB skips the rest while parsing. ``ignore_errors`` turns a value
+of the wrong type into NULL (validation reports it) instead of failing the load.
+"""
+
+from __future__ import annotations
+
+S = "VARCHAR"
+N = "BIGINT"
+D = "DOUBLE"
+B = "BOOLEAN"
+
+
+def struct(**fields: str) -> str:
+    return "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in fields.items()) + ")"
+
+
+BANNER_PAYLOAD = struct(type=S, value=S, color=S)
+MEDIA = struct(type=S, src=S)
+BACKGROUND = struct(type=S, src=S, duration=D)
+STEP = struct(id=S, type=S, position=N, duration=D, questionId=S,
+              payload=struct(media=MEDIA, backgroundMedia=BACKGROUND, text=S, caption=S,
+                             variants="VARCHAR[]"))
+ROUND = struct(id=S, name=S, type=S, position=N)
+THEME = struct(id=S, name=S, description=S, position=N, roundId=S)
+QUESTION = struct(id=S, type=S, position=N, price=N, source=S, themeId=S)
+VALIDATION = struct(results=struct(level=S) + "[]", timestamp=D)
+VERSION_HEAD = dict(id=S, packageId=S, createdAt=S, updatedAt=S, deletedAt=S, published=B,
+                    validation=VALIDATION)
+VERSION = struct(**VERSION_HEAD, rounds=ROUND + "[]", themes=THEME + "[]",
+                 questions=QUESTION + "[]", steps=STEP + "[]")
+USER = struct(id=S, username=S, realname=S, email=S, role=S, verified=B, banned=B,
+              banReason=S, banExpiresAt=S, anonymous=B, reputation=D, pkgCount=N,
+              createdAt=S, updatedAt=S, banner=BANNER_PAYLOAD)
+META = struct(updatedAt=S, packageId=S, fingerprint=S, starts=N,
+              size=struct(text=N, images=N, audio=N, video=N))
+CATEGORY = struct(packageId=S, categoryId=S,
+                  category=struct(id=S, name=S, i18n=struct(name=S), createdAt=S, emoji=S,
+                                  color=S))
+SETTINGS = struct(slots=N, prePlay=B, teamMode=B, language=S, pkgsLanguages="JSON")
+HISTORY = struct(id=S, gameId=S, createdAt=S, duration=D, dumpArchiveFileKey=S)
+PKG = struct(id=S, name=S, type=S, difficulty=S, userId=S)
+# Only presence matters: a struct of a field no document has is NULL when the key is missing
+# and all-NULL when it is there, and it costs no copy of the (large) id maps.
+PRESENT = struct(__quizkit_present=B)
+
+COLUMNS: dict[str, str] = {
+    # package, game, banner, version (top level)
+    "id": S, "name": S, "description": S, "type": S, "difficulty": S, "rating": D,
+    "explicit": B, "verified": B, "createdAt": S, "updatedAt": S, "deletedAt": S, "userId": S,
+    # package-full
+    "versions": VERSION + "[]", "user": USER, "meta": META, "categories": CATEGORY + "[]",
+    # version, version-list elements
+    "packageId": S, "published": B, "validation": VALIDATION, "rounds": ROUND + "[]",
+    "themes": THEME + "[]", "questions": QUESTION + "[]", "steps": STEP + "[]",
+    # version-created
+    "version": struct(**VERSION_HEAD), "idMaps": PRESENT,
+    # game
+    "settings": SETTINGS, "visibility": S, "versionId": S, "completedAt": S, "stoppedAt": S,
+    "history": HISTORY + "[]", "pkg": PKG, "communicationInviteUrl": S,
+    # banner, banner-create
+    "payload": BANNER_PAYLOAD, "slot": S, "current": B, "position": N,
+}
+
+FORMATS = {"json": "unstructured", "json-array": "array", "jsonl": "newline_delimited"}
+
+
+def columns_sql() -> str:
+    """The ``columns=`` argument: a DuckDB struct literal of name -> type."""
+    return "{" + ", ".join(f"'{k}': '{v}'" for k, v in COLUMNS.items()) + "}"
+
+
+def read_sql(container: str, param: str) -> str:
+    """A ``read_json`` call over the files in the list parameter ``param``."""
+    return (f"read_json(${param}, format='{FORMATS[container]}', records=true, "
+            f"columns={columns_sql()}, ignore_errors=true, filename=true, "
+            f"maximum_object_size=1073741824)")
+
+
+# The document kind from which top-level fields are present. Mirrors quizkit.kinds for valid
+# documents (a test checks them against each other on the samples).
+KIND_SQL = """
+CASE
+  WHEN meta IS NOT NULL OR (versions IS NOT NULL AND "user" IS NOT NULL) THEN 'package-full'
+  WHEN pkg IS NOT NULL OR history IS NOT NULL OR visibility IS NOT NULL THEN 'game'
+  WHEN idMaps IS NOT NULL OR "version" IS NOT NULL THEN 'version-created'
+  WHEN packageId IS NOT NULL OR rounds IS NOT NULL OR steps IS NOT NULL
+       OR published IS NOT NULL
+    THEN CASE WHEN container = 'json-array' THEN 'version-list' ELSE 'version' END
+  WHEN "user" IS NOT NULL AND settings IS NOT NULL THEN 'user-self'
+  WHEN "user" IS NOT NULL THEN 'user-update'
+  WHEN payload IS NOT NULL OR slot IS NOT NULL OR "current" IS NOT NULL THEN
+    CASE WHEN id IS NOT NULL OR createdAt IS NOT NULL THEN 'banner' ELSE 'banner-create' END
+END
+"""

@@ -1,0 +1,227 @@
+"""SQL that turns the staged documents (temp table ``raw``) into the rows of each table.
+
+Each statement creates a temp table ``new_<table>`` with exactly the columns of ``<table>``.
+Choosing among documents that hold the same record happens here (``QUALIFY``), so that the
+statements in :mod:`quizkit.analysis.load` that touch the database only delete and insert.
+"""
+
+from __future__ import annotations
+
+
+def ts(expr: str) -> str:
+    """A date-time string -> TIMESTAMP (UTC); anything else -> NULL."""
+    return f"TRY_CAST({expr} AS TIMESTAMP)"
+
+
+# One row per package-full document that wins for its id: the later file, the later document.
+PICK_PACKAGES = """
+CREATE OR REPLACE TEMP TABLE pick_packages AS
+SELECT * FROM raw WHERE kind = 'package-full'
+QUALIFY id IS NULL
+     OR row_number() OVER (PARTITION BY id ORDER BY file DESC, doc_no DESC) = 1
+"""
+
+NEW_PACKAGES = f"""
+CREATE OR REPLACE TEMP TABLE new_packages AS
+SELECT id, name, description, type, difficulty, rating, explicit, verified,
+       {ts('createdAt')} AS created_at, {ts('updatedAt')} AS updated_at,
+       {ts('deletedAt')} AS deleted_at, deletedAt IS NOT NULL AS deleted,
+       userId AS user_id, "user".username AS author_username,
+       meta.starts AS starts, meta.fingerprint AS fingerprint,
+       {ts('meta.updatedAt')} AS meta_updated_at,
+       meta.size.text AS size_text, meta.size.images AS size_images,
+       meta.size.audio AS size_audio, meta.size.video AS size_video,
+       CASE WHEN meta.size IS NULL THEN NULL
+            ELSE coalesce(meta.size.text, 0) + coalesce(meta.size.images, 0)
+               + coalesce(meta.size.audio, 0) + coalesce(meta.size.video, 0) END AS size_total,
+       len(versions) AS n_versions, len(categories) AS n_categories, file
+FROM pick_packages
+"""
+
+# Versions with their entity lists, one row per version id that wins: package-full first,
+# then version / version-list, then version-created; then the later file and document.
+PICK_VERSIONS = """
+CREATE OR REPLACE TEMP TABLE pick_versions AS
+SELECT * FROM (
+    SELECT v.id, pkg_id AS package_id, 'package-full' AS kind, 1 AS rank, v.createdAt,
+           v.updatedAt, v.deletedAt, v.published, v.validation, v.rounds, v.themes,
+           v.questions, v.steps, file, doc_no
+    FROM (SELECT id AS pkg_id, file, doc_no, unnest(versions) AS v
+          FROM pick_packages WHERE versions IS NOT NULL)
+    UNION ALL BY NAME
+    SELECT id, packageId AS package_id, kind, 2 AS rank, createdAt, updatedAt, deletedAt,
+           published, validation, rounds, themes, questions, steps, file, doc_no
+    FROM raw WHERE kind IN ('version', 'version-list')
+    UNION ALL BY NAME
+    SELECT "version".id, "version".packageId AS package_id, kind, 3 AS rank,
+           "version".createdAt, "version".updatedAt, "version".deletedAt,
+           "version".published, "version".validation, file, doc_no
+    FROM raw WHERE kind = 'version-created'
+)
+QUALIFY id IS NULL
+     OR row_number() OVER (PARTITION BY id ORDER BY rank, file DESC, doc_no DESC) = 1
+"""
+
+NEW_VERSIONS = f"""
+CREATE OR REPLACE TEMP TABLE new_versions AS
+SELECT id, package_id, kind, {ts('createdAt')} AS created_at, {ts('updatedAt')} AS updated_at,
+       {ts('deletedAt')} AS deleted_at, deletedAt IS NOT NULL AS deleted, published,
+       len(validation.results) AS validation_results,
+       len(list_filter(validation.results, lambda r: r.level = 'error')) AS validation_errors,
+       validation.timestamp AS validation_timestamp,
+       len(rounds) AS n_rounds, len(themes) AS n_themes, len(questions) AS n_questions,
+       len(steps) AS n_steps, file
+FROM pick_versions
+"""
+
+NEW_ROUNDS = """
+CREATE OR REPLACE TEMP TABLE new_rounds AS
+SELECT e.id, version_id, package_id, e.name, e.type, e.position, file
+FROM (SELECT id AS version_id, package_id, file, unnest(rounds) AS e
+      FROM pick_versions WHERE rounds IS NOT NULL)
+"""
+
+NEW_THEMES = """
+CREATE OR REPLACE TEMP TABLE new_themes AS
+SELECT e.id, version_id, package_id, e.roundId AS round_id, e.name, e.description,
+       e.position, file
+FROM (SELECT id AS version_id, package_id, file, unnest(themes) AS e
+      FROM pick_versions WHERE themes IS NOT NULL)
+"""
+
+NEW_QUESTIONS = """
+CREATE OR REPLACE TEMP TABLE new_questions AS
+SELECT e.id, version_id, package_id, e.themeId AS theme_id, e.type, e.position, e.price,
+       e.source, file
+FROM (SELECT id AS version_id, package_id, file, unnest(questions) AS e
+      FROM pick_versions WHERE questions IS NOT NULL)
+"""
+
+NEW_STEPS = """
+CREATE OR REPLACE TEMP TABLE new_steps AS
+SELECT e.id, version_id, package_id, e.questionId AS question_id, e.type, e.position,
+       e.duration,
+       e.payload.media IS NOT NULL AS has_media, e.payload.media.type AS media_type,
+       e.payload.media.src AS media_src,
+       e.payload.backgroundMedia IS NOT NULL AS has_background,
+       e.payload.backgroundMedia.type AS background_type,
+       e.payload.backgroundMedia.duration AS background_duration,
+       coalesce(length(e.payload.text) > 0, false) AS has_text,
+       length(e.payload.text) AS text_length,
+       coalesce(length(e.payload.caption) > 0, false) AS has_caption,
+       len(e.payload.variants) AS n_variants, file
+FROM (SELECT id AS version_id, package_id, file, unnest(steps) AS e
+      FROM pick_versions WHERE steps IS NOT NULL)
+"""
+
+NEW_CATEGORIES = f"""
+CREATE OR REPLACE TEMP TABLE new_categories AS
+SELECT package_id, c.categoryId AS category_id, c.category.name AS name,
+       c.category.i18n.name AS i18n_name, c.category.emoji AS emoji,
+       c.category.color AS color, {ts('c.category.createdAt')} AS created_at, file
+FROM (SELECT id AS package_id, file, unnest(categories) AS c
+      FROM pick_packages WHERE categories IS NOT NULL)
+"""
+
+NEW_USERS = f"""
+CREATE OR REPLACE TEMP TABLE new_users AS
+SELECT u.id, kind, u.username, u.realname, u.email, u.role, u.verified, u.banned,
+       u.banReason AS ban_reason, {ts('u.banExpiresAt')} AS ban_expires_at, u.anonymous,
+       u.reputation, u.pkgCount AS pkg_count, u.createdAt AS created_at,
+       {ts('u.updatedAt')} AS updated_at, language, pkgs_languages,
+       u.banner.type AS banner_type, u.banner.value AS banner_value, file
+FROM (
+    SELECT "user" AS u, 'user-self' AS kind, 1 AS rank, settings.language AS language,
+           CAST(settings.pkgsLanguages AS VARCHAR) AS pkgs_languages, file, doc_no
+    FROM raw WHERE kind = 'user-self'
+    UNION ALL
+    SELECT "user", 'package-full', 2, NULL, NULL, file, doc_no
+    FROM pick_packages WHERE "user" IS NOT NULL
+)
+WHERE u IS NOT NULL
+QUALIFY u.id IS NULL
+     OR row_number() OVER (PARTITION BY u.id ORDER BY rank, {ts('u.updatedAt')} DESC NULLS LAST,
+                           file DESC, doc_no DESC) = 1
+"""
+
+PICK_GAMES = """
+CREATE OR REPLACE TEMP TABLE pick_games AS
+SELECT * FROM raw WHERE kind = 'game'
+QUALIFY id IS NULL
+     OR row_number() OVER (PARTITION BY id ORDER BY file DESC, doc_no DESC) = 1
+"""
+
+NEW_GAMES = f"""
+CREATE OR REPLACE TEMP TABLE new_games AS
+SELECT id, name, userId AS user_id, visibility, packageId AS package_id,
+       versionId AS version_id, {ts('createdAt')} AS created_at,
+       {ts('completedAt')} AS completed_at, {ts('stoppedAt')} AS stopped_at,
+       CASE WHEN completedAt IS NOT NULL THEN 'completed'
+            WHEN stoppedAt IS NOT NULL THEN 'stopped' ELSE 'open' END AS status,
+       settings.slots AS slots, settings.prePlay AS pre_play, settings.teamMode AS team_mode,
+       pkg.name AS pkg_name, pkg.type AS pkg_type, pkg.difficulty AS pkg_difficulty,
+       pkg.userId AS pkg_user_id, len(history) AS n_history,
+       list_sum(list_transform(history, lambda h: h.duration)) AS duration, file
+FROM pick_games
+"""
+
+NEW_GAME_HISTORY = f"""
+CREATE OR REPLACE TEMP TABLE new_game_history AS
+SELECT h.id, game_id, h.gameId AS record_game_id, {ts('h.createdAt')} AS created_at,
+       h.duration, h.dumpArchiveFileKey AS dump_archive_file_key, file
+FROM (SELECT id AS game_id, file, unnest(history) AS h
+      FROM pick_games WHERE history IS NOT NULL)
+"""
+
+NEW_BANNERS = f"""
+CREATE OR REPLACE TEMP TABLE new_banners AS
+SELECT id, kind, userId AS user_id, slot, position, "current",
+       payload.type AS payload_type, payload.value AS payload_value,
+       payload.color AS payload_color, {ts('createdAt')} AS created_at,
+       {ts('updatedAt')} AS updated_at, file
+FROM raw WHERE kind IN ('banner', 'banner-create')
+QUALIFY id IS NULL
+     OR row_number() OVER (PARTITION BY id ORDER BY file DESC, doc_no DESC) = 1
+"""
+
+# In order: the picks first, since the new_* tables read them.
+STEPS: tuple[tuple[str, str], ...] = (
+    ("pick_packages", PICK_PACKAGES),
+    ("packages", NEW_PACKAGES),
+    ("pick_versions", PICK_VERSIONS),
+    ("versions", NEW_VERSIONS),
+    ("rounds", NEW_ROUNDS),
+    ("themes", NEW_THEMES),
+    ("questions", NEW_QUESTIONS),
+    ("steps", NEW_STEPS),
+    ("categories", NEW_CATEGORIES),
+    ("users", NEW_USERS),
+    ("pick_games", PICK_GAMES),
+    ("games", NEW_GAMES),
+    ("game_history", NEW_GAME_HISTORY),
+    ("banners", NEW_BANNERS),
+)
+
+# Which existing rows a load replaces, besides the rows of the files it loads.
+REPLACES: dict[str, str] = {
+    "packages": "id IN (SELECT id FROM new_packages)",
+    "versions": "id IN (SELECT id FROM new_versions) "
+                "OR package_id IN (SELECT id FROM new_packages)",
+    "rounds": "version_id IN (SELECT id FROM new_versions) "
+              "OR package_id IN (SELECT id FROM new_packages)",
+    "themes": "version_id IN (SELECT id FROM new_versions) "
+              "OR package_id IN (SELECT id FROM new_packages)",
+    "questions": "version_id IN (SELECT id FROM new_versions) "
+                 "OR package_id IN (SELECT id FROM new_packages)",
+    "steps": "version_id IN (SELECT id FROM new_versions) "
+             "OR package_id IN (SELECT id FROM new_packages)",
+    "categories": "package_id IN (SELECT id FROM new_packages)",
+    "users": "id IN (SELECT id FROM new_users)",
+    "games": "id IN (SELECT id FROM new_games)",
+    "game_history": "game_id IN (SELECT id FROM new_games) "
+                    "OR id IN (SELECT id FROM new_game_history)",
+    "banners": "id IN (SELECT id FROM new_banners)",
+}
+
+TEMP_TABLES = ("raw", "pick_packages", "pick_versions", "pick_games", "loaded_files",
+               "new_files", "new_findings", *(f"new_{t}" for t in REPLACES))
