@@ -7,7 +7,7 @@ __version__ = "0.1.0"
 __all__ = ["__version__", "validate"]
 
 
-def validate(paths, **options):  # noqa: ANN001, ANN201 - re-exported, documented in api
+def validate(paths, **options):  # type: ignore[no-untyped-def]
     """Validate files or directories and return a :class:`quizkit.findings.Report`.
 
     See :func:`quizkit.api.validate` for the options.

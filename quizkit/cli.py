@@ -8,6 +8,8 @@ from __future__ import annotations
 import click
 
 from quizkit import __version__
+from quizkit.commands.enums import enums
+from quizkit.commands.samples import samples
 from quizkit.commands.schema import schema
 from quizkit.commands.validate import validate
 
@@ -18,5 +20,5 @@ def main() -> None:
     """Check and analyse JSON exports of the quiz package and game service."""
 
 
-for command in (validate, schema):
+for command in (validate, schema, enums, samples):
     main.add_command(command)

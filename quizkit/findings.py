@@ -77,15 +77,28 @@ class FileResult:
                 "size": self.size, "readable": self.readable}
 
 
-@dataclass
 class Report:
-    """The results of one run: files checked and every finding, in a deterministic order."""
+    """The results of one run: files checked and findings, in a deterministic order.
 
-    files: list[FileResult] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    Counts are kept as findings are added; the findings themselves are kept only when
+    ``keep_findings`` is true, so a streaming run over a million files stays in flat memory.
+    """
+
+    def __init__(self, keep_findings: bool = True) -> None:
+        self.files: list[FileResult] = []
+        self.findings: list[Finding] = []
+        self.keep_findings = keep_findings
+        self.counts: Counter[Severity] = Counter()
+        self.by_rule: Counter[str] = Counter()
+
+    def add(self, finding: Finding) -> None:
+        self.counts[finding.severity] += 1
+        self.by_rule[finding.rule] += 1
+        if self.keep_findings:
+            self.findings.append(finding)
 
     def count(self, severity: Severity) -> int:
-        return sum(1 for f in self.findings if f.severity == severity)
+        return self.counts[severity]
 
     @property
     def documents(self) -> int:
@@ -106,7 +119,7 @@ class Report:
         }
 
     def worst(self) -> Severity | None:
-        return max((f.severity for f in self.findings), default=None)
+        return max((s for s, n in self.counts.items() if n), default=None)
 
     def exit_code(self, fail_on: Severity = Severity.ERROR) -> int:
         """0 clean, 1 findings at or above ``fail_on``, 3 an input could not be read or parsed."""

@@ -45,10 +45,7 @@ class ReporterSet(Reporter):
 def open_reporters(fmt: str, output: str | None) -> Iterator[ReporterSet]:
     """The reporters of one run: ``fmt`` to ``output`` (a file path) or to stdout."""
     with ExitStack() as stack:
-        if output:
-            stream = stack.enter_context(open(output, "w", encoding="utf-8"))  # noqa: SIM115
-        else:
-            stream = sys.stdout
+        stream = stack.enter_context(open(output, "w", encoding="utf-8")) if output else sys.stdout
         yield ReporterSet([REPORTERS[fmt](stream)])
 
 

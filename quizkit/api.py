@@ -1,0 +1,29 @@
+"""The Python API, mirroring ``quizkit validate``.
+
+>>> import quizkit
+>>> report = quizkit.validate(["samples/"])
+>>> report.summary()["errors"]
+0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from quizkit import engine
+from quizkit.findings import Report
+from quizkit.reporters.base import Reporter
+from quizkit.sources import expand
+
+
+def validate(paths: Iterable[str] | str, *, kind: str | None = None, jobs: int | None = 1,
+             reporter: Reporter | None = None, adjust: engine.Adjust | None = None) -> Report:
+    """Validate files or directories (``-`` reads stdin) and return the :class:`Report`.
+
+    Raises :class:`quizkit.sources.MissingPath` when a path does not exist.
+    """
+    if isinstance(paths, str):
+        paths = [paths]
+    options = engine.Options(kind=kind)
+    return engine.run(expand(paths), options, reporter=reporter, jobs=jobs, adjust=adjust)
+

@@ -1,0 +1,11 @@
+"""Deterministic generation of realistic quiz-service documents (samples and corpora).
+
+``generate_corpus(out_dir, packages=..., seed=..., broken=...)`` is the Python API behind
+``quizkit samples generate``; see ``docs/samples.md``.
+"""
+
+from __future__ import annotations
+
+from quizkit.generate.corpus import Summary, generate_corpus
+
+__all__ = ["Summary", "generate_corpus"]

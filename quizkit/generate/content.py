@@ -1,0 +1,157 @@
+"""Word pools for generated packages: topics, themes, questions, people.
+
+Small on purpose: a corpus needs plausible, varied text, not an encyclopedia. Each topic has
+theme names and (question, answer) pairs; questions repeat across packages as they do in a real
+service where authors borrow from each other.
+"""
+
+from __future__ import annotations
+
+TOPICS: dict[str, dict[str, list]] = {
+    "geography": {
+        "names": ["World Capitals", "Rivers and Lakes", "Around the World", "Island Hopping",
+                  "Maps and Flags", "Mountains of the World"],
+        "themes": ["Capitals", "Rivers", "Mountains", "Flags", "Islands", "Deserts", "Borders",
+                   "Lakes", "Volcanoes", "Straits and Channels"],
+        "qa": [("Which city is the capital of Canada?", "Ottawa"),
+               ("Which river flows through Cairo?", "The Nile"),
+               ("Which is the smallest country in the world?", "Vatican City"),
+               ("On which continent is the Atacama Desert?", "South America"),
+               ("Which strait separates Europe from Africa?", "The Strait of Gibraltar"),
+               ("What is the capital of Australia?", "Canberra"),
+               ("Which lake is the deepest in the world?", "Baikal"),
+               ("Which country has the most islands?", "Sweden"),
+               ("Which volcano destroyed Pompeii?", "Vesuvius"),
+               ("Which two countries share the longest border?", "Canada and the USA"),
+               ("What is the largest country in Africa by area?", "Algeria"),
+               ("Which sea has no coastline?", "The Sargasso Sea")],
+    },
+    "music": {
+        "names": ["Guess the Melody", "Rock Legends", "Classical Hits", "Eurovision Night",
+                  "One-Hit Wonders", "Soundtracks"],
+        "themes": ["Intros", "Eighties", "Nineties", "Composers", "Film scores", "Eurovision",
+                   "Instruments", "Album covers", "Duets", "Cover versions"],
+        "qa": [("Name the band from the first five seconds.", "Queen"),
+               ("Who composed 'The Four Seasons'?", "Antonio Vivaldi"),
+               ("Which country won Eurovision with 'Waterloo'?", "Sweden"),
+               ("Which instrument has 47 strings and seven pedals?", "The concert harp"),
+               ("Who wrote the music for 'Star Wars'?", "John Williams"),
+               ("Name the album from its cover.", "Abbey Road"),
+               ("Which singer is known as the Queen of Soul?", "Aretha Franklin"),
+               ("How many symphonies did Beethoven complete?", "Nine"),
+               ("Name the song from its bass line.", "Another One Bites the Dust"),
+               ("Which band recorded 'Smells Like Teen Spirit'?", "Nirvana"),
+               ("Who composed 'The Nutcracker'?", "Pyotr Tchaikovsky"),
+               ("Name the film from its main theme.", "Jurassic Park")],
+    },
+    "cinema": {
+        "names": ["Movie Night", "Famous Quotes", "Oscar Winners", "Cult Classics",
+                  "Animation Quiz", "Directors' Cut"],
+        "themes": ["Quotes", "Directors", "Oscars", "Animation", "Posters", "Villains",
+                   "Sequels", "Soundtracks", "Famous scenes", "Remakes"],
+        "qa": [("Which film won the first Academy Award for Best Picture?", "Wings"),
+               ("Who directed 'Pulp Fiction'?", "Quentin Tarantino"),
+               ("Name the film from this still.", "Casablanca"),
+               ("Which studio made 'Spirited Away'?", "Studio Ghibli"),
+               ("Who says 'I'll be back'?", "The Terminator"),
+               ("In which film does a ship called the Nostromo appear?", "Alien"),
+               ("Name the film from its poster, title removed.", "Jaws"),
+               ("Who played Vito Corleone in 'The Godfather'?", "Marlon Brando"),
+               ("Which film is set on the planet Pandora?", "Avatar"),
+               ("Name the villain from this silhouette.", "Darth Vader"),
+               ("Which film features the line 'Here's looking at you, kid'?", "Casablanca"),
+               ("Who directed 'Seven Samurai'?", "Akira Kurosawa")],
+    },
+    "science": {
+        "names": ["Science Pub Quiz", "Elements and Atoms", "Space Race", "Human Body",
+                  "Inventions", "Nature Facts"],
+        "themes": ["Chemistry", "Physics", "Space", "Biology", "Inventors", "Units",
+                   "Human body", "Animals", "Famous experiments", "Mathematics"],
+        "qa": [("What is the chemical symbol for gold?", "Au"),
+               ("Which planet has the most moons?", "Saturn"),
+               ("How many bones are in the adult human body?", "206"),
+               ("Who proposed the theory of general relativity?", "Albert Einstein"),
+               ("What is the SI unit of electric resistance?", "The ohm"),
+               ("Which gas makes up most of Earth's atmosphere?", "Nitrogen"),
+               ("Who was the first person in space?", "Yuri Gagarin"),
+               ("Which animal has three hearts?", "The octopus"),
+               ("What is the hardest natural substance?", "Diamond"),
+               ("Which element has atomic number 1?", "Hydrogen"),
+               ("Who discovered penicillin?", "Alexander Fleming"),
+               ("What is the speed of light in a vacuum, in km/s (rounded)?", "300,000")],
+    },
+    "history": {
+        "names": ["History Buffs", "Ancient Worlds", "The 20th Century", "Kings and Queens",
+                  "Great Discoveries", "Battles That Changed History"],
+        "themes": ["Ancient Rome", "Ancient Egypt", "Middle Ages", "Explorers", "Revolutions",
+                   "Dates", "Monarchs", "Inventions", "Cold War", "Famous speeches"],
+        "qa": [("In which year did the Berlin Wall fall?", "1989"),
+               ("Who was the first emperor of Rome?", "Augustus"),
+               ("Which pharaoh's tomb did Howard Carter open in 1922?", "Tutankhamun"),
+               ("Who sailed across the Atlantic in 1492?", "Christopher Columbus"),
+               ("In which city was the Declaration of Independence signed?", "Philadelphia"),
+               ("Which empire built Machu Picchu?", "The Inca Empire"),
+               ("Who was the longest-reigning British monarch?", "Elizabeth II"),
+               ("In which year did the Titanic sink?", "1912"),
+               ("Who gave the 'I Have a Dream' speech?", "Martin Luther King Jr."),
+               ("Which war ended with the Treaty of Versailles?", "The First World War"),
+               ("Who painted the ceiling of the Sistine Chapel?", "Michelangelo"),
+               ("Which city was formerly called Constantinople?", "Istanbul")],
+    },
+    "sports": {
+        "names": ["Sports Trivia", "World Cup Memories", "Olympic Games", "Tennis Legends",
+                  "Football Fever", "Winter Sports"],
+        "themes": ["Football", "Olympics", "Tennis", "Formula 1", "Chess", "Basketball",
+                   "Records", "Stadiums", "Mascots", "Winter sports"],
+        "qa": [("Which country has won the most FIFA World Cups?", "Brazil"),
+               ("In which city were the first modern Olympic Games held?", "Athens"),
+               ("How many Grand Slam singles titles did Serena Williams win?", "23"),
+               ("Which driver has the most Formula 1 world titles (tied)?",
+                "Lewis Hamilton and Michael Schumacher"),
+               ("Who became world chess champion in 1985?", "Garry Kasparov"),
+               ("How many players are on a basketball team on court?", "Five"),
+               ("Name the stadium from this aerial photo.", "Maracanã"),
+               ("Which country hosted the 2014 Winter Olympics?", "Russia"),
+               ("Who holds the 100 m world record?", "Usain Bolt"),
+               ("Which tournament is played on grass in London?", "Wimbledon"),
+               ("Which team won the first Super Bowl?", "Green Bay Packers"),
+               ("What is the maximum break in snooker?", "147")],
+    },
+}
+
+FIRST_NAMES = ["Anna", "Dmitry", "Lena", "Marco", "Sofia", "Jonas", "Olga", "Tom", "Mia",
+               "Pavel", "Clara", "Ivan", "Nina", "Felix", "Maria", "Artem", "Lucas", "Eva"]
+LAST_NAMES = ["Kowalczyk", "Ivanov", "Schmidt", "Rossi", "Novak", "Petrova", "Meyer", "Smirnov",
+              "Bauer", "Fischer", "Volkova", "Weber", "Moreau", "Lindqvist", "Orlova"]
+ABOUTS = ["I write quizzes for our Friday pub nights.",
+          "Teacher by day, quiz host by night.",
+          "Trivia addict. Suggestions welcome.",
+          "Making packs for our league since 2021.",
+          "Music nerd with too many vinyl records.",
+          ""]
+PROVIDERS = ["telegram", "vk", "youtube", "discord", "instagram"]
+PLATFORMS = ["telegram", "discord", "vk"]
+LANGUAGES = ["en", "ru", "de"]
+COLORS = ["#2b5876", "#4e4376", "#d9a441", "#3a7bd5", "#c96b3b", "#10ac84", "#e84393",
+          "#8fa7c4", "#6d5a45", "#f5c542", "#2e86de", "#b5562c"]
+CATEGORIES = [("Geography", "География", "🌍"), ("Music", "Музыка", "🎵"),
+              ("Cinema", "Кино", "🎬"), ("Science", "Наука", "🔬"),
+              ("History", "История", "📜"), ("Sports", "Спорт", "⚽"),
+              ("Party", "Вечеринка", "🎉"), ("Kids", "Для детей", "🧸")]
+CATEGORY_OF_TOPIC = {"geography": 0, "music": 1, "cinema": 2, "science": 3, "history": 4,
+                     "sports": 5}
+VALIDATION_MESSAGES = {
+    "package": [("info", "The package has no cover image in one language."),
+                ("warning", "The description is shorter than 40 characters.")],
+    "version": [("error", "The version has no final round."),
+                ("info", "Estimated play time is over two hours.")],
+    "round": [("warning", "The round has fewer than three themes."),
+              ("info", "The round's themes have different numbers of questions.")],
+    "theme": [("warning", "Two questions of the theme have the same answer."),
+              ("info", "Every question of this theme needs sound.")],
+    "question": [("warning", "The source link redirects to another page."),
+                 ("error", "The question's media file could not be found."),
+                 ("info", "The question has no hint.")],
+}
+GAME_NAMES = ["Friday quiz night", "Office league, week {n}", "Birthday party quiz",
+              "Practice round", "Stream quiz #{n}", "Family evening", "Club final {n}"]

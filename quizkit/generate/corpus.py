@@ -1,0 +1,241 @@
+"""Write a deterministic corpus of documents: files, JSON Lines batches, gzip, manifest.
+
+Work is split by package and by user. Each unit draws from its own seeded random sources
+(:mod:`quizkit.generate.synth`), so the bytes written do not depend on the number of worker
+processes; units are written (or batched) in index order.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from quizkit.generate import synth
+from quizkit.generate.defects import TRUNCATED_WHAT, break_document, truncate
+
+OUR_DIRS = ("packages", "games", "versions", "users", "banners", "batches")
+BATCH_SIZE = 1000
+
+
+@dataclass(frozen=True)
+class Options:
+    out_dir: str
+    packages: int
+    seed: int
+    broken: float
+    gzip_share: float
+    jsonl: bool
+
+    @property
+    def users(self) -> int:
+        return max(1, self.packages // 3 + 1)
+
+
+@dataclass
+class Summary:
+    """What :func:`generate_corpus` wrote."""
+
+    out_dir: Path
+    files: int = 0
+    documents: int = 0
+    bytes: int = 0
+    broken: int = 0
+    seconds: float = 0.0
+    kinds: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def megabytes(self) -> float:
+        return self.bytes / 1_000_000
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"outDir": str(self.out_dir), "files": self.files, "documents": self.documents,
+                "bytes": self.bytes, "broken": self.broken, "seconds": round(self.seconds, 3),
+                "kinds": dict(sorted(self.kinds.items()))}
+
+
+@dataclass
+class Rendered:
+    """One document after serialization (and breaking, if it was chosen)."""
+
+    name: str
+    kind: str
+    data: bytes | None  # None once written to disk
+    size: int
+    case: dict[str, Any] | None
+    batch: str | None
+
+
+@lru_cache(maxsize=4)
+def _categories(seed: int) -> list[dict[str, Any]]:
+    return synth.categories(seed)
+
+
+def _author_of(seed: int, index: int, users: int) -> int:
+    return synth.stream(seed, "author", index).randrange(users)
+
+
+def _render(opts: Options, doc: synth.Doc) -> Rendered:
+    rng = synth.stream(opts.seed, "defect", doc.name)
+    as_line = opts.jsonl and doc.batch is not None
+    body, case = doc.body, None
+    cut = False
+    if opts.broken and rng.random() < opts.broken:
+        body, defect = break_document(rng, doc.kind, doc.body)
+        if defect is None:
+            cut = True
+            case = {"rule": "invalid-json", "pointer": "", "what": TRUNCATED_WHAT,
+                    "defect": "truncated"}
+        else:
+            case = {"rule": defect.rule, "pointer": defect.pointer, "what": defect.what,
+                    "defect": defect.rule}
+    option = 0 if as_line else orjson.OPT_INDENT_2
+    data = orjson.dumps(body, option=option) + (b"" if as_line else b"\n")
+    if cut:
+        data = truncate(rng, data)
+    if as_line:
+        return Rendered(doc.name, doc.kind, data, len(data) + 1, case, doc.batch)
+    name = doc.name
+    path = Path(opts.out_dir, name)
+    size = len(data)
+    if opts.gzip_share and synth.stream(opts.seed, "gzip", name).random() < opts.gzip_share:
+        name += ".gz"
+        data = gzip.compress(data, compresslevel=6, mtime=0)
+        path = Path(opts.out_dir, name)
+    path.write_bytes(data)
+    return Rendered(name, doc.kind, None, size, case, None)
+
+
+def _package_unit(opts: Options, index: int) -> list[Rendered]:
+    docs = synth.package_documents(opts.seed, index, _author_of(opts.seed, index, opts.users),
+                                   opts.users, _categories(opts.seed))
+    return [_render(opts, d) for d in docs]
+
+
+def _user_unit(opts: Options, index: int, pkg_count: int) -> list[Rendered]:
+    return [_render(opts, d) for d in synth.user_documents(opts.seed, index, pkg_count)]
+
+
+def _run_package(args: tuple[Options, int]) -> list[Rendered]:
+    return _package_unit(*args)
+
+
+def _run_user(args: tuple[Options, int, int]) -> list[Rendered]:
+    return _user_unit(*args)
+
+
+def _prepare(out: Path, overwrite: bool) -> None:
+    if out.exists() and any(out.iterdir()):
+        if not overwrite:
+            raise FileExistsError(f"{out} is not empty (use overwrite/--force to replace a "
+                                  "corpus written before)")
+        for name in OUR_DIRS:
+            shutil.rmtree(out / name, ignore_errors=True)
+        (out / "manifest.json").unlink(missing_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in OUR_DIRS[:-1]:
+        (out / name).mkdir(exist_ok=True)
+
+
+def _write_batches(opts: Options, lines: dict[str, list[Rendered]]
+                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+    """JSON Lines files of up to BATCH_SIZE records: (index entries, cases, bytes written)."""
+    Path(opts.out_dir, "batches").mkdir(exist_ok=True)
+    index: list[dict[str, Any]] = []
+    cases: list[dict[str, Any]] = []
+    total = 0
+    for batch in sorted(lines):
+        records = lines[batch]
+        for start in range(0, len(records), BATCH_SIZE):
+            chunk = records[start:start + BATCH_SIZE]
+            name = f"batches/{batch}-{start // BATCH_SIZE + 1:04d}.jsonl"
+            data = b"".join(r.data + b"\n" for r in chunk if r.data is not None)
+            total += len(data)
+            if opts.gzip_share and (synth.stream(opts.seed, "gzip", name).random()
+                                    < opts.gzip_share):
+                name += ".gz"
+                data = gzip.compress(data, compresslevel=6, mtime=0)
+            Path(opts.out_dir, name).write_bytes(data)
+            kinds = sorted({r.kind for r in chunk})
+            index.append({"file": name, "kind": kinds[0] if len(kinds) == 1 else kinds,
+                          "records": len(chunk)})
+            cases += [{"file": name, "kind": r.kind, **r.case, "record": number}
+                      for number, r in enumerate(chunk, start=1) if r.case is not None]
+    return index, cases, total
+
+
+def generate_corpus(out_dir: str | os.PathLike[str], packages: int = 100, seed: int = 0,
+                    broken: float = 0.0, gzip_share: float = 0.0, jsonl: bool = False,
+                    workers: int | None = None, overwrite: bool = False) -> Summary:
+    """Write a corpus of ``packages`` packages and their games, versions, users and banners.
+
+    The same arguments always give the same bytes. ``broken`` is the share of documents that
+    get one defect each; ``gzip_share`` the share of files written gzip-compressed (``.gz``);
+    ``jsonl`` puts games, users and banners into JSON Lines batches under ``batches/``.
+    ``DIR/manifest.json`` lists every file with its kind, and every broken document with the
+    rule and pointer a validator should report.
+    """
+    if packages < 0 or not 0.0 <= broken <= 1.0 or not 0.0 <= gzip_share <= 1.0:
+        raise ValueError("packages must be >= 0; broken and gzip_share between 0 and 1")
+    started = time.perf_counter()
+    out = Path(out_dir)
+    _prepare(out, overwrite)
+    opts = Options(str(out), packages, seed, broken, gzip_share, jsonl)
+    pkg_counts = [0] * opts.users
+    for i in range(packages):
+        pkg_counts[_author_of(seed, i, opts.users)] += 1
+    package_jobs = [(opts, i) for i in range(packages)]
+    user_jobs = [(opts, j, pkg_counts[j]) for j in range(opts.users)]
+    if workers is None:
+        workers = min(os.cpu_count() or 1, 8) if packages >= 40 else 1
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            results = [*pool.map(_run_package, package_jobs, chunksize=8),
+                       *pool.map(_run_user, user_jobs, chunksize=32)]
+    else:
+        results = [*map(_run_package, package_jobs), *map(_run_user, user_jobs)]
+    rendered = [r for unit in results for r in unit]
+    lines: dict[str, list[Rendered]] = {}
+    files: list[Rendered] = []
+    for r in rendered:
+        if r.batch is not None and r.data is not None:
+            lines.setdefault(r.batch, []).append(r)
+        else:
+            files.append(r)
+    summary = Summary(out)
+    for r in rendered:
+        summary.kinds[r.kind] = summary.kinds.get(r.kind, 0) + 1
+    summary.documents = len(rendered)
+    index = [{"file": r.name, "kind": r.kind} for r in files]
+    cases = [{"file": r.name, "kind": r.kind, **r.case} for r in files if r.case is not None]
+    summary.bytes = sum(r.size for r in files)
+    if lines:
+        batch_index, batch_cases, batch_bytes = _write_batches(opts, lines)
+        index += batch_index
+        cases += batch_cases
+        summary.bytes += batch_bytes
+    for case in cases:
+        if case["rule"] == "invalid-json" and "record" not in case:
+            case["kind"] = None  # a file that cannot be parsed has no kind
+    summary.files = len(index)
+    summary.broken = len(cases)
+    manifest = {
+        "generator": "quizkit samples generate",
+        "seed": seed, "packages": packages, "broken": broken, "gzipShare": gzip_share,
+        "jsonl": jsonl, "documents": summary.documents, "kinds": dict(sorted(
+            summary.kinds.items())),
+        "cases": [{k: c[k] for k in ("file", "what", "rule", "pointer", "kind", "record",
+                                     "defect") if k in c} for c in cases],
+        "files": index,
+    }
+    (out / "manifest.json").write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+    summary.seconds = time.perf_counter() - started
+    return summary

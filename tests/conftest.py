@@ -1,0 +1,64 @@
+"""Shared test helpers: the samples, the real CLI (in process and as a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from quizkit.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+INVALID = SAMPLES / "invalid"
+
+
+def valid_samples() -> list[Path]:
+    """Every valid sample file (everything in samples/ outside invalid/)."""
+    return sorted(
+        p for p in SAMPLES.rglob("*")
+        if p.is_file() and "invalid" not in p.relative_to(SAMPLES).parts
+        and p.name.endswith((".json", ".jsonl", ".ndjson", ".gz"))
+    )
+
+
+def invalid_cases() -> list[dict]:
+    """Every documented invalid case: manifests under samples/invalid/, with file paths."""
+    cases = []
+    for manifest in sorted(INVALID.rglob("manifest.json")):
+        for case in json.loads(manifest.read_text()):
+            cases.append({**case, "path": manifest.parent / case["file"]})
+    return cases
+
+
+def cli(*args: str, input: bytes | None = None):
+    """Run the CLI in process; returns click's Result (exit_code, output)."""
+    return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
+
+
+def cli_json(*args: str) -> tuple[int, dict]:
+    result = cli("validate", "--format", "json", *args)
+    return result.exit_code, json.loads(result.output)
+
+
+def console_script() -> str:
+    """The installed ``quizkit`` console script, next to this interpreter."""
+    candidate = Path(sys.executable).parent / "quizkit"
+    found = str(candidate) if candidate.exists() else shutil.which("quizkit")
+    if not found:
+        pytest.fail("the quizkit console script is not installed (pip install -e '.[test]')")
+    return found
+
+
+def run_script(*args: str, cwd: Path | None = None, input: bytes | None = None,
+               timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run the installed console script as a real subprocess."""
+    env = {**os.environ, "CI": "true"}
+    return subprocess.run([console_script(), *args], cwd=cwd or ROOT, input=input,
+                          capture_output=True, timeout=timeout, env=env)

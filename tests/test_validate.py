@@ -1,0 +1,210 @@
+"""``quizkit validate`` through the real CLI: samples, invalid cases, reports, exit codes."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+
+import pytest
+
+import quizkit
+from tests.conftest import (
+    SAMPLES,
+    cli,
+    cli_json,
+    invalid_cases,
+    run_script,
+    valid_samples,
+)
+
+REPORT_KEYS = {"summary", "files", "findings"}
+SUMMARY_KEYS = {"files", "documents", "errors", "warnings", "infos"}
+FINDING_KEYS = {"path", "record", "pointer", "line", "column", "rule", "severity", "message"}
+
+
+def test_there_is_a_valid_sample_of_every_kind():
+    _, report = cli_json(*map(str, valid_samples()))
+    kinds = {f["kind"] for f in report["files"]}
+    assert set(quizkit.schemas.KINDS) <= kinds
+
+
+@pytest.mark.parametrize("path", valid_samples(), ids=lambda p: p.name)
+def test_valid_sample_has_no_findings(path):
+    code, report = cli_json(str(path))
+    assert report["findings"] == []
+    assert code == 0
+    assert report["summary"]["documents"] >= 1
+
+
+@pytest.mark.parametrize("case", invalid_cases(), ids=lambda c: c["file"])
+def test_invalid_sample_gives_its_documented_finding(case):
+    args = ["--kind", case["kind"]] if case.get("kind") else []
+    code, report = cli_json(*args, str(case["path"]))
+    hits = [f for f in report["findings"]
+            if f["rule"] == case["rule"] and f["pointer"] == case["pointer"]]
+    assert hits, f"{case['what']}: expected {case['rule']} at {case['pointer']!r}, got " + \
+        json.dumps([(f["rule"], f["pointer"]) for f in report["findings"]])
+    for hit in hits:
+        assert hit["line"] >= 1 and hit["column"] >= 1
+        if "record" in case:
+            assert hit["record"] == case["record"]
+    assert code in (1, 3) if hits[0]["severity"] == "error" else code in (0, 1)
+
+
+def test_json_report_contract(tmp_path):
+    bad = tmp_path / "banner.json"
+    doc = json.loads((SAMPLES / "banner.json").read_text())
+    doc["position"] = "first"
+    doc["extra"] = 1
+    bad.write_text(json.dumps(doc, indent=2))
+    code, report = cli_json(str(bad))
+    assert code == 1
+    assert set(report) == REPORT_KEYS
+    assert set(report["summary"]) == SUMMARY_KEYS
+    assert report["summary"] == {"files": 1, "documents": 1, "errors": 1, "warnings": 1,
+                                 "infos": 0}
+    assert {"path", "kind"} <= set(report["files"][0])
+    assert report["files"][0]["kind"] == "banner"
+    by_rule = {f["rule"]: f for f in report["findings"]}
+    assert set(by_rule) == {"wrong-type", "unknown-field"}
+    for f in report["findings"]:
+        assert set(f) >= FINDING_KEYS
+        assert f["path"] == str(bad) and f["record"] is None
+    wrong = by_rule["wrong-type"]
+    assert wrong["pointer"] == "/position" and wrong["severity"] == "error"
+    # The line of "position" in the pretty-printed file, computed independently.
+    lines = bad.read_text().splitlines()
+    line_no = next(i for i, line in enumerate(lines, 1) if '"position"' in line)
+    assert wrong["line"] == line_no
+    assert wrong["column"] == lines[line_no - 1].index('"first"') + 1
+
+
+def test_text_report_lines_and_summary(tmp_path):
+    bad = tmp_path / "b.json"
+    bad.write_text('{"slot": 5}\n')
+    result = cli("validate", str(bad))
+    assert result.exit_code == 1
+    first, *_, last = result.output.splitlines()
+    assert first.startswith(f"{bad}:1:10: error wrong-type ")
+    assert last == "1 file, 1 document: 1 errors, 0 warnings, 0 infos"
+
+
+def test_exit_codes(tmp_path):
+    clean = tmp_path / "clean.json"
+    shutil.copy(SAMPLES / "banner.json", clean)
+    assert cli("validate", str(clean)).exit_code == 0
+    warn = tmp_path / "warn.json"
+    doc = json.loads(clean.read_text())
+    doc["extra"] = True
+    warn.write_text(json.dumps(doc))
+    assert cli("validate", str(warn)).exit_code == 0
+    assert cli("validate", "--fail-on", "warning", str(warn)).exit_code == 1
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"id": "b1", ')
+    assert cli("validate", str(broken), str(warn)).exit_code == 3
+    missing = cli("validate", str(tmp_path / "nope.json"))
+    assert missing.exit_code == 2 and "no such file or directory" in missing.output
+    assert cli("validate", "--kind", "nonsense", str(clean)).exit_code == 2
+
+
+def test_malformed_json_has_line_and_column(tmp_path):
+    bad = tmp_path / "trailing.json"
+    bad.write_text('{\n  "id": "b1",\n  "slot": "profile",\n}\n')
+    code, report = cli_json(str(bad))
+    assert code == 3
+    [f] = report["findings"]
+    assert (f["rule"], f["line"]) == ("invalid-json", 4) and f["column"] in (1, 2)
+
+
+def test_unknown_kind_names_the_closest(tmp_path):
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps({"username": "ann", "realname": "Ann", "about": "hi"}))
+    code, report = cli_json(str(odd))
+    [f] = report["findings"]
+    assert f["rule"] == "unknown-kind" and "closest" in f["message"]
+    assert code == 1
+
+
+def test_kind_option_forces_a_kind(tmp_path):
+    doc = tmp_path / "banner.json"
+    shutil.copy(SAMPLES / "banner.json", doc)
+    _code, report = cli_json("--kind", "banner-create", str(doc))
+    assert report["files"][0]["kind"] == "banner-create"
+    assert {f["rule"] for f in report["findings"]} == {"unknown-field"}
+
+
+def test_directories_are_walked_for_json_jsonl_and_gz(tmp_path):
+    sub = tmp_path / "a" / "b"
+    sub.mkdir(parents=True)
+    shutil.copy(SAMPLES / "banner.json", sub / "one.json")
+    (sub / "two.json.gz").write_bytes(gzip.compress((SAMPLES / "banner.json").read_bytes()))
+    lines = [json.dumps(json.loads((SAMPLES / "banner.json").read_text()))] * 3
+    (tmp_path / "three.ndjson").write_text("\n".join(lines) + "\n")
+    (tmp_path / "ignored.txt").write_text("not json")
+    code, report = cli_json(str(tmp_path))
+    assert code == 0
+    assert sorted(f["path"].rsplit("/", 1)[1] for f in report["files"]) == \
+        ["one.json", "three.ndjson", "two.json.gz"]
+    assert report["summary"]["documents"] == 5
+
+
+def test_json_lines_findings_carry_the_record_line(tmp_path):
+    good = json.dumps(json.loads((SAMPLES / "banner.json").read_text()))
+    bad = good.replace('"position":', '"position":"x","zz":')
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text("\n".join([good, "", bad, "{oops", good]) + "\n")
+    code, report = cli_json(str(batch))
+    assert code == 3
+    assert report["summary"]["documents"] == 4
+    records = sorted({(f["record"], f["rule"]) for f in report["findings"]})
+    assert (3, "wrong-type") in records and (4, "invalid-json") in records
+    assert all(f["line"] == f["record"] for f in report["findings"])
+
+
+def test_stdin(tmp_path):
+    data = (SAMPLES / "banner.json").read_bytes()
+    result = cli("validate", "--format", "json", "-", input=data)
+    report = json.loads(result.output)
+    assert result.exit_code == 0 and report["files"][0]["path"] == "<stdin>"
+    bad = cli("validate", "-", input=b'{"slot": 1}')
+    assert bad.exit_code == 1 and bad.output.startswith("<stdin>:1:10: error wrong-type")
+
+
+def test_python_api_matches_the_cli():
+    report = quizkit.validate([str(p) for p in valid_samples()])
+    assert report.summary()["errors"] == 0 and report.exit_code() == 0
+    assert report.summary()["files"] == len(valid_samples())
+
+
+def test_parallel_run_gives_the_same_report(tmp_path):
+    for i in range(12):
+        doc = json.loads((SAMPLES / "banner.json").read_text())
+        if i % 3 == 0:
+            doc["position"] = -i - 1
+        (tmp_path / f"b{i:02}.json").write_text(json.dumps(doc, indent=2))
+    _, one = cli_json("--jobs", "1", str(tmp_path))
+    _, two = cli_json("--jobs", "2", str(tmp_path))
+    assert one == two and one["summary"]["errors"] == 4
+
+
+def test_console_script_subprocess():
+    proc = run_script("validate", "--format", "json", "samples/", "--exclude", "invalid")
+    assert proc.returncode == 0, proc.stderr.decode()
+    report = json.loads(proc.stdout)
+    assert report["summary"]["errors"] == 0
+    assert report["summary"]["files"] == len(valid_samples())
+    bad = run_script("validate", "no/such/path")
+    assert bad.returncode == 2 and b"Traceback" not in bad.stderr
+    assert bad.stderr.decode().strip().splitlines()[-1].endswith("no/such/path")
+
+
+def test_exclude_skips_walked_paths_but_not_named_files(tmp_path):
+    (tmp_path / "keep").mkdir()
+    (tmp_path / "skip").mkdir()
+    shutil.copy(SAMPLES / "banner.json", tmp_path / "keep" / "a.json")
+    (tmp_path / "skip" / "bad.json").write_text("{")
+    code, report = cli_json("--exclude", "skip", str(tmp_path))
+    assert code == 0 and [f["path"] for f in report["files"]] == [str(tmp_path / "keep/a.json")]
+    code, _ = cli_json("--exclude", "skip", str(tmp_path / "skip" / "bad.json"))
+    assert code == 3
