@@ -270,4 +270,76 @@ def test_fixture_corpus_is_deterministic(tmp_path: Path) -> None:
     b = write_fixture_corpus(tmp_path / "b")
     assert orjson.dumps(a["package-full"]) == orjson.dumps(b["package-full"])
     files_a = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*.*"))
-    assert len(files_a) == 13
+    assert len(files_a) == 15
+
+
+# --- reading a corpus back in plain Python, for expected values -------------------------------
+
+def iter_files(root: Path) -> list[Path]:
+    suffixes = (".json", ".jsonl", ".ndjson")
+    out = []
+    for p in sorted(Path(root).rglob("*")):
+        name = p.name.lower().removesuffix(".gz")
+        if p.is_file() and name.endswith(suffixes):
+            out.append(p)
+    return out
+
+
+def read_documents(root: Path) -> list[tuple[str, str | None, Any]]:
+    """(absolute path, kind, document) for every parsable document under ``root``.
+
+    Kinds come from ``quizkit.kinds.detect_kind`` (the validator's detection), so the expected
+    values do not depend on the loader's own SQL detection. The elements of a version list are
+    returned one by one with kind ``version-list``. Unparsable files and lines are left out.
+    """
+    from quizkit.kinds import detect_kind
+
+    out: list[tuple[str, str | None, Any]] = []
+    for p in iter_files(root):
+        data = p.read_bytes()
+        if p.name.endswith(".gz"):
+            try:
+                data = gzip.decompress(data)
+            except (OSError, EOFError):
+                continue
+        path = str(p.resolve())
+        if p.name.lower().removesuffix(".gz").endswith((".jsonl", ".ndjson")):
+            for line in data.splitlines():
+                if line.strip():
+                    try:
+                        doc = orjson.loads(line)
+                    except orjson.JSONDecodeError:
+                        continue
+                    out.append((path, detect_kind(doc), doc))
+            continue
+        try:
+            doc = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            continue
+        kind = detect_kind(doc)
+        if isinstance(doc, list):
+            out.extend((path, kind, d) for d in doc)
+        else:
+            out.append((path, kind, doc))
+    return out
+
+
+def nearest_rank(values: list[float], q: float) -> float | None:
+    """The q-th percentile by nearest rank: the value at rank ceil(q * n), ascending."""
+    import math
+
+    vals = sorted(v for v in values if v is not None)
+    if not vals:
+        return None
+    return vals[max(1, math.ceil(q * len(vals))) - 1]
+
+
+def current_version(versions: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Not deleted first, then published, then the latest createdAt, then the greatest id."""
+    if not versions:
+        return None
+
+    def key(v: dict[str, Any]) -> tuple:
+        return (v.get("deletedAt") is None, v.get("published") is True,
+                v.get("createdAt") or "", v.get("id") or "")
+    return max(versions, key=key)

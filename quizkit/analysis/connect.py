@@ -54,7 +54,7 @@ def run(con: duckdb.DuckDBPyConnection, sql: str,
     return cur.fetchall()
 
 
-def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: dict | list | None = None):  # noqa: ANN201
+def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: dict | list | None = None):
     """The first value of the first row (or None)."""
     rows = run(con, sql, params)
     return rows[0][0] if rows else None

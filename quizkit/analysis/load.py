@@ -30,7 +30,8 @@ from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
 
 Progress = Callable[[str, float], None]
 
-_MALFORMED = re.compile(r'(?:in|of) file "([^"]+)"')
+_MALFORMED_AT = re.compile(r"Malformed JSON.*? at byte (\d+)[^:]*: ([^.]+)")
+_IN_FILE = re.compile(r' ?(?:in|of) file "[^"]+",?')
 
 
 class LoadError(Exception):
@@ -148,10 +149,17 @@ def _screen(con: duckdb.DuckDBPyConnection,
             run(con, f"SELECT count(*) FROM {read_sql(f.container, 'f')}", {"f": [f.path]})
             good.append(f)
         except duckdb.Error as exc:
-            reason = one_line(exc).split(": ", 1)[-1]
-            bad.append(Skipped(f.path, f"cannot be parsed: {_MALFORMED.sub('', reason)}"
-                               .replace("  ", " ").rstrip(" .,") ))
+            bad.append(Skipped(f.path, _reason(one_line(exc))))
     return good, bad
+
+
+def _reason(message: str) -> str:
+    """DuckDB's reader error, short and without the file name (the warning names it)."""
+    m = _MALFORMED_AT.search(message)
+    if m:
+        return f"malformed JSON at byte {m.group(1)}: {m.group(2)}"
+    message = _IN_FILE.sub("", message.split(": ", 1)[-1])
+    return f"cannot be read: {message}"
 
 
 def _register_files(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None:
@@ -183,7 +191,7 @@ def _findings_rows(paths: list[str]) -> tuple[list, ...]:
     """Validate the files with quizkit's engine; the findings as column lists."""
     try:
         from quizkit import validate
-        report = validate(paths)
+        report = validate(paths, jobs=None)
     except ImportError as exc:  # the validation engine is not installed in this build
         raise LoadError(f"validation is not available ({exc}); load with --no-findings") from None
     cols: tuple[list, ...] = tuple([] for _ in range(9))
@@ -250,13 +258,13 @@ def _replace(con: duckdb.DuckDBPyConnection, *, validated: list[str], result: Lo
             ((n,),) = run(con, f"SELECT count(*) FROM new_{table}")
             result.rows[table] = n
         ((result.files, result.documents, result.unknown_documents),) = run(
-            con, "SELECT count(*), coalesce(sum(documents), 0), coalesce(sum(unknown_documents), 0) "
-            "FROM new_files")
-        run(con, "COMMIT")
-        clock.tick("commit")
+            con, "SELECT count(*), coalesce(sum(documents), 0), "
+                 "coalesce(sum(unknown_documents), 0) FROM new_files")
     except BaseException:
         run(con, "ROLLBACK")
         raise
+    run(con, "COMMIT")
+    clock.tick("commit")
 
 
 def _drop_temps(con: duckdb.DuckDBPyConnection) -> None:

@@ -104,7 +104,7 @@ def render(sections: list[Section], fmt: str, *, titles: bool = True,
     """All sections in ``fmt``. ``single`` prints one section bare (a query result)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r} (use {', '.join(FORMATS)})")
-    bare = single or len(sections) == 1 and not titles
+    bare = single or (len(sections) == 1 and not titles)
     if fmt == "json":
         if bare:
             doc: Any = sections[0].dicts() if sections else []

@@ -55,8 +55,9 @@ COLUMNS: dict[str, str] = {
     # package-full
     "versions": VERSION + "[]", "user": USER, "meta": META, "categories": CATEGORY + "[]",
     # version, version-list elements
-    "packageId": S, "published": B, "validation": VALIDATION, "rounds": ROUND + "[]",
-    "themes": THEME + "[]", "questions": QUESTION + "[]", "steps": STEP + "[]",
+    "packageId": S, "published": B, "changes": PRESENT, "validation": VALIDATION,
+    "rounds": ROUND + "[]", "themes": THEME + "[]", "questions": QUESTION + "[]",
+    "steps": STEP + "[]",
     # version-created
     "version": struct(**VERSION_HEAD), "idMaps": PRESENT,
     # game
@@ -81,19 +82,23 @@ def read_sql(container: str, param: str) -> str:
             f"maximum_object_size=1073741824)")
 
 
-# The document kind from which top-level fields are present. Mirrors quizkit.kinds for valid
-# documents (a test checks them against each other on the samples).
+# The document kind from which top-level fields are present (non-NULL), in the order and with
+# the tests of quizkit.kinds.detect_kind, which looks at keys (a test checks that both agree on
+# the samples and on a generated corpus). An element of a top-level array is a version of a
+# version list when it has any of a version's identifying fields.
 KIND_SQL = """
 CASE
-  WHEN meta IS NOT NULL OR (versions IS NOT NULL AND "user" IS NOT NULL) THEN 'package-full'
+  WHEN container = 'json-array' THEN
+    CASE WHEN id IS NOT NULL OR packageId IS NOT NULL OR rounds IS NOT NULL
+              OR published IS NOT NULL OR changes IS NOT NULL THEN 'version-list' END
+  WHEN "version" IS NOT NULL AND idMaps IS NOT NULL THEN 'version-created'
+  WHEN versions IS NOT NULL OR meta IS NOT NULL OR categories IS NOT NULL THEN 'package-full'
   WHEN pkg IS NOT NULL OR history IS NOT NULL OR visibility IS NOT NULL THEN 'game'
-  WHEN idMaps IS NOT NULL OR "version" IS NOT NULL THEN 'version-created'
-  WHEN packageId IS NOT NULL OR rounds IS NOT NULL OR steps IS NOT NULL
-       OR published IS NOT NULL
-    THEN CASE WHEN container = 'json-array' THEN 'version-list' ELSE 'version' END
   WHEN "user" IS NOT NULL AND settings IS NOT NULL THEN 'user-self'
-  WHEN "user" IS NOT NULL THEN 'user-update'
-  WHEN payload IS NOT NULL OR slot IS NOT NULL OR "current" IS NOT NULL THEN
+  WHEN packageId IS NOT NULL AND (rounds IS NOT NULL OR published IS NOT NULL
+                                  OR changes IS NOT NULL) THEN 'version'
+  WHEN slot IS NOT NULL OR payload IS NOT NULL THEN
     CASE WHEN id IS NOT NULL OR createdAt IS NOT NULL THEN 'banner' ELSE 'banner-create' END
+  WHEN "user" IS NOT NULL THEN 'user-update'
 END
 """

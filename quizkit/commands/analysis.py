@@ -239,7 +239,7 @@ def export_command(db: str, out_dir: str, quiet: bool) -> None:
     finally:
         con.close()
     if not quiet:
-        for table, path, rows in written:
+        for _table, path, rows in written:
             click.echo(f"{path}  {rows} rows")
 
 
