@@ -29,7 +29,7 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return root, db
 
 
-def invoke(*args: str):  # noqa: ANN201
+def invoke(*args: str):
     return CliRunner().invoke(main, list(args))
 
 
