@@ -3,8 +3,8 @@
 The work happens in three phases:
 
 1. *Stage* (outside the transaction, in temp tables, which never touch the database file):
-   DuckDB reads every file with :func:`quizkit.analysis.readers.read_sql` into ``raw``, one row
-   per document with its kind; the statements of :mod:`quizkit.analysis.transform` turn it into
+   DuckDB splits every file into documents (:func:`quizkit.analysis.readers.objects_sql`) and
+   types them into ``raw``, one row per document with its kind; the statements of :mod:`quizkit.analysis.transform` turn it into
    ``new_<table>`` rows.
 2. *Validate* (optional): ``quizkit.validate`` over the same files gives the ``findings`` rows.
 3. *Replace* (one transaction): delete the rows the load replaces, insert the new ones, commit.
@@ -25,7 +25,7 @@ import duckdb
 from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, one_line, run
 from quizkit.analysis.files import ExportFile, Skipped, expand, inspect
-from quizkit.analysis.readers import FORMATS, KIND_SQL, read_sql
+from quizkit.analysis.readers import DOCUMENT, FORMATS, KIND_SQL, objects_sql
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
 
 Progress = Callable[[str, float], None]
@@ -125,18 +125,23 @@ def _read_raw(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None:
         if chosen:
             name = container.replace("-", "_")
             params[name] = chosen
-            parts.append(f"SELECT *, '{container}' AS container FROM {read_sql(container, name)}")
+            parts.append(f"SELECT filename AS file, json, '{container}' AS container "
+                         f"FROM {objects_sql(container, name)}")
     if not parts:
         run(con, "CREATE OR REPLACE TEMP TABLE raw AS SELECT NULL::VARCHAR AS file, "
-                    "NULL::VARCHAR AS kind, 0::BIGINT AS doc_no LIMIT 0")
+                 "NULL::VARCHAR AS kind, 0::BIGINT AS doc_no LIMIT 0")
         return
-    union = "\nUNION ALL BY NAME\n".join(parts)
+    union = "\nUNION ALL\n".join(parts)
+    # Two statements on purpose: see quizkit.analysis.readers.
+    run(con, f"CREATE OR REPLACE TEMP TABLE docs AS {union}", params)
     run(con, f"""
         CREATE OR REPLACE TEMP TABLE raw AS
-        SELECT * EXCLUDE (filename), filename AS file, {KIND_SQL} AS kind,
-               row_number() OVER () AS doc_no
-        FROM ({union})
-    """, params)
+        SELECT *, {KIND_SQL} AS kind FROM (
+            SELECT file, container, row_number() OVER () AS doc_no,
+                   unnest(TRY_CAST(json AS {DOCUMENT}))
+            FROM docs)
+    """)
+    run(con, "DROP TABLE docs")
 
 
 def _screen(con: duckdb.DuckDBPyConnection,
@@ -146,7 +151,7 @@ def _screen(con: duckdb.DuckDBPyConnection,
     bad: list[Skipped] = []
     for f in files:
         try:
-            run(con, f"SELECT count(*) FROM {read_sql(f.container, 'f')}", {"f": [f.path]})
+            run(con, f"SELECT count(*) FROM {objects_sql(f.container, 'f')}", {"f": [f.path]})
             good.append(f)
         except duckdb.Error as exc:
             bad.append(Skipped(f.path, _reason(one_line(exc))))

@@ -223,5 +223,5 @@ REPLACES: dict[str, str] = {
     "banners": "id IN (SELECT id FROM new_banners)",
 }
 
-TEMP_TABLES = ("raw", "pick_packages", "pick_versions", "pick_games", "loaded_files",
+TEMP_TABLES = ("docs", "raw", "pick_packages", "pick_versions", "pick_games", "loaded_files",
                "new_files", "new_findings", *(f"new_{t}" for t in REPLACES))
