@@ -28,7 +28,8 @@ class ExportFile:
     path: str  # absolute
     container: str  # "json" (one document), "json-array" (array of documents), "jsonl"
     compressed: bool
-    size: int
+    size: int  # on disk
+    content_size: int  # uncompressed (from the gzip trailer, modulo 4 GiB, for .gz)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +66,13 @@ def expand(paths: list[str | os.PathLike[str]]) -> list[str]:
     return sorted(found)
 
 
+def _gzip_content_size(path: str) -> int:
+    """The uncompressed size a gzip file records in its last four bytes (ISIZE, mod 2**32)."""
+    with open(path, "rb") as fh:
+        fh.seek(-4, os.SEEK_END)
+        return int.from_bytes(fh.read(4), "little")
+
+
 def _first_byte(path: str, compressed: bool) -> int | None:
     """The first byte that is not whitespace or a BOM, or None for an empty file."""
     opener = gzip.open if compressed else open
@@ -91,6 +99,7 @@ def inspect(paths: list[str]) -> tuple[list[ExportFile], list[Skipped]]:
         try:
             size = os.path.getsize(path)
             first = _first_byte(path, compressed)
+            content = _gzip_content_size(path) if compressed else size
         except (OSError, EOFError, zlib.error) as exc:
             reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
             skipped.append(Skipped(path, f"cannot be read: {reason}"))
@@ -104,5 +113,5 @@ def inspect(paths: list[str]) -> tuple[list[ExportFile], list[Skipped]]:
             container = "json-array"
         else:
             container = "json"
-        ok.append(ExportFile(path, container, compressed, size))
+        ok.append(ExportFile(path, container, compressed, size, content))
     return ok, skipped

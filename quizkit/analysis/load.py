@@ -4,8 +4,8 @@ The work happens in three phases:
 
 1. *Stage* (outside the transaction, in temp tables, which never touch the database file):
    DuckDB splits every file into documents (:func:`quizkit.analysis.readers.objects_sql`) and
-   types them into ``raw``, one row per document with its kind; the statements of :mod:`quizkit.analysis.transform` turn it into
-   ``new_<table>`` rows.
+   types them into ``raw``, one row per document with its kind; the statements of
+   :mod:`quizkit.analysis.transform` turn it into ``new_<table>`` rows.
 2. *Validate* (optional): ``quizkit.validate`` over the same files gives the ``findings`` rows.
 3. *Replace* (one transaction): delete the rows the load replaces, insert the new ones, commit.
    Any error rolls the transaction back, so the database is exactly as it was.
@@ -82,8 +82,7 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     result.skipped.extend(skipped)
     clock.tick("discover")
     try:
-        files = _stage(con, files, result)
-        clock.tick("read")
+        files = _stage(con, files, result, clock)
         _register_files(con, files)
         for name, sql in transform.STEPS:
             run(con, sql)
@@ -101,10 +100,10 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
 
 
 def _stage(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
-           result: LoadResult) -> list[ExportFile]:
+           result: LoadResult, clock: _Clock) -> list[ExportFile]:
     """Read the files into temp table ``raw``; files DuckDB cannot parse are skipped."""
     try:
-        _read_raw(con, files)
+        _read_raw(con, files, clock)
         return files
     except duckdb.Error as first_error:
         if not files:
@@ -113,20 +112,22 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
         if not bad:
             raise LoadError(one_line(first_error)) from None
         result.skipped.extend(bad)
-        _read_raw(con, good)
+        clock.tick("read:screen")
+        _read_raw(con, good, clock)
         return good
 
 
-def _read_raw(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None:
+def _read_raw(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
+              clock: _Clock | None = None) -> None:
     params: dict[str, list[str]] = {}
     parts = []
     for container in FORMATS:
-        chosen = [f.path for f in files if f.container == container]
+        chosen = [f for f in files if f.container == container]
         if chosen:
             name = container.replace("-", "_")
-            params[name] = chosen
+            params[name] = [f.path for f in chosen]
             parts.append(f"SELECT filename AS file, json, '{container}' AS container "
-                         f"FROM {objects_sql(container, name)}")
+                         f"FROM {objects_sql(container, name, _max_object(chosen))}")
     if not parts:
         run(con, "CREATE OR REPLACE TEMP TABLE raw AS SELECT NULL::VARCHAR AS file, "
                  "NULL::VARCHAR AS kind, 0::BIGINT AS doc_no LIMIT 0")
@@ -134,6 +135,8 @@ def _read_raw(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None:
     union = "\nUNION ALL\n".join(parts)
     # Two statements on purpose: see quizkit.analysis.readers.
     run(con, f"CREATE OR REPLACE TEMP TABLE docs AS {union}", params)
+    if clock is not None:
+        clock.tick("read:split")
     run(con, f"""
         CREATE OR REPLACE TEMP TABLE raw AS
         SELECT *, {KIND_SQL} AS kind FROM (
@@ -142,6 +145,13 @@ def _read_raw(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None:
             FROM docs)
     """)
     run(con, "DROP TABLE docs")
+    if clock is not None:
+        clock.tick("read:type")
+
+
+def _max_object(files: list[ExportFile]) -> int:
+    """No document is larger than its file: the largest file, at least DuckDB's 16 MiB."""
+    return max(16 << 20, max(f.content_size for f in files) + 1)
 
 
 def _screen(con: duckdb.DuckDBPyConnection,
@@ -151,7 +161,8 @@ def _screen(con: duckdb.DuckDBPyConnection,
     bad: list[Skipped] = []
     for f in files:
         try:
-            run(con, f"SELECT count(*) FROM {objects_sql(f.container, 'f')}", {"f": [f.path]})
+            sql = f"SELECT count(*) FROM {objects_sql(f.container, 'f', _max_object([f]))}"
+            run(con, sql, {"f": [f.path]})
             good.append(f)
         except duckdb.Error as exc:
             bad.append(Skipped(f.path, _reason(one_line(exc))))

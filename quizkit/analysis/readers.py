@@ -76,15 +76,17 @@ DOCUMENT = "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items()) + ")"
 FORMATS = {"json": "unstructured", "json-array": "array", "jsonl": "newline_delimited"}
 
 
-def objects_sql(container: str, param: str) -> str:
+def objects_sql(container: str, param: str, max_object: int) -> str:
     """``read_json_objects`` over the files in list parameter ``param``: one row per document.
 
-    A line of a JSON Lines file that does not parse comes back as NULL (``ignore_errors``); for
-    the other formats DuckDB cannot skip a parse error, and the whole read fails.
+    ``max_object`` bounds a document's size in bytes; keep it near the largest file, since
+    DuckDB's cost per file grows with it. A line of a JSON Lines file that does not parse comes
+    back as NULL (``ignore_errors``); for the other formats DuckDB cannot skip a parse error,
+    and the whole read fails.
     """
     ignore = ", ignore_errors=true" if container == "jsonl" else ""
     return (f"read_json_objects(${param}, format='{FORMATS[container]}', filename=true, "
-            f"maximum_object_size=1073741824{ignore})")
+            f"maximum_object_size={int(max_object)}{ignore})")
 
 
 # The document kind from which top-level fields are present (non-NULL), in the order and with

@@ -88,8 +88,8 @@ TABLES: tuple[Table, ...] = (
     Table("versions", "One row per version, from `package-full`, `version-list`, `version` and "
                       "`version-created` documents.", ("id",), (
         _c("id", "VARCHAR", "version id"),
-        _c("package_id", "VARCHAR", "`packageId` (the enclosing package's id in a "
-                                    "`package-full` document when `packageId` is missing)"),
+        _c("package_id", "VARCHAR", "the enclosing package's id in a `package-full` "
+                                    "document, else the version's `packageId`"),
         _c("kind", "VARCHAR", "kind of the document the row came from"),
         _c("created_at", "TIMESTAMP", "createdAt"),
         _c("updated_at", "TIMESTAMP", "updatedAt"),
@@ -288,4 +288,23 @@ def render_markdown() -> str:
         out += ["| column | type | meaning |", "|---|---|---|"]
         out += [f"| `{c.name}` | {c.type} | {c.doc} |" for c in t.columns]
         out.append("")
+    out += [
+        "## Definitions used by `quizkit summary`",
+        "",
+        "- **Percentiles** (p50, p90, p99) are nearest-rank (`quantile_disc`): the p-th "
+        "percentile of n values is the value at 1-based rank ceil(p·n) in ascending order.",
+        "- **Current version** of a package: among its versions, one that is not deleted, "
+        "preferring a published one, then the latest `created_at`, then the greatest id. Media "
+        "counts from steps (`summary sizes`) count the steps of current versions only, next "
+        "to `meta.size` of the package.",
+        "- **Game status**: `completed` when `completedAt` is set, else `stopped` when "
+        "`stoppedAt` is set, else `open`. A game's duration is the sum of its history "
+        "durations.",
+        "- **`--top N`** limits every ranked list (largest packages, most started, groups, "
+        "games per package and version); `--top 0` lists all.",
+        "- **Groups**: `author` groups by `user_id` (showing the username), `category` by "
+        "category (a package counts once in each of its categories; `(none)` for packages "
+        "without one).",
+        "",
+    ]
     return "\n".join(out)

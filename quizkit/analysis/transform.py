@@ -13,13 +13,16 @@ def ts(expr: str) -> str:
     return f"TRY_CAST({expr} AS TIMESTAMP)"
 
 
-# One row per package-full document that wins for its id: the later file, the later document.
+# The package-full documents that win for their id: the later file, the later document.
+# Only their numbers are kept; the documents stay in raw (copying them would cost).
 PICK_PACKAGES = """
 CREATE OR REPLACE TEMP TABLE pick_packages AS
-SELECT * FROM raw WHERE kind = 'package-full'
+SELECT doc_no FROM raw WHERE kind = 'package-full'
 QUALIFY id IS NULL
      OR row_number() OVER (PARTITION BY id ORDER BY file DESC, doc_no DESC) = 1
 """
+
+PACKAGES = "(SELECT * FROM raw WHERE doc_no IN (SELECT doc_no FROM pick_packages))"
 
 NEW_PACKAGES = f"""
 CREATE OR REPLACE TEMP TABLE new_packages AS
@@ -35,19 +38,19 @@ SELECT id, name, description, type, difficulty, rating, explicit, verified,
             ELSE coalesce(meta.size.text, 0) + coalesce(meta.size.images, 0)
                + coalesce(meta.size.audio, 0) + coalesce(meta.size.video, 0) END AS size_total,
        len(versions) AS n_versions, len(categories) AS n_categories, file
-FROM pick_packages
+FROM {PACKAGES}
 """
 
 # Versions with their entity lists, one row per version id that wins: package-full first,
 # then version / version-list, then version-created; then the later file and document.
-PICK_VERSIONS = """
+PICK_VERSIONS = f"""
 CREATE OR REPLACE TEMP TABLE pick_versions AS
 SELECT * FROM (
     SELECT v.id, pkg_id AS package_id, 'package-full' AS kind, 1 AS rank, v.createdAt,
            v.updatedAt, v.deletedAt, v.published, v.validation, v.rounds, v.themes,
            v.questions, v.steps, file, doc_no
     FROM (SELECT id AS pkg_id, file, doc_no, unnest(versions) AS v
-          FROM pick_packages WHERE versions IS NOT NULL)
+          FROM {PACKAGES} WHERE versions IS NOT NULL)
     UNION ALL BY NAME
     SELECT id, packageId AS package_id, kind, 2 AS rank, createdAt, updatedAt, deletedAt,
            published, validation, rounds, themes, questions, steps, file, doc_no
@@ -120,7 +123,7 @@ SELECT package_id, c.categoryId AS category_id, c.category.name AS name,
        c.category.i18n.name AS i18n_name, c.category.emoji AS emoji,
        c.category.color AS color, {ts('c.category.createdAt')} AS created_at, file
 FROM (SELECT id AS package_id, file, unnest(categories) AS c
-      FROM pick_packages WHERE categories IS NOT NULL)
+      FROM {PACKAGES} WHERE categories IS NOT NULL)
 """
 
 NEW_USERS = f"""
@@ -136,7 +139,7 @@ FROM (
     FROM raw WHERE kind = 'user-self'
     UNION ALL
     SELECT "user", 'package-full', 2, NULL, NULL, file, doc_no
-    FROM pick_packages WHERE "user" IS NOT NULL
+    FROM {PACKAGES} WHERE "user" IS NOT NULL
 )
 WHERE u IS NOT NULL
 QUALIFY u.id IS NULL
