@@ -199,6 +199,37 @@ def test_same_package_in_another_file_replaces_it(fixture_corpus: Path, tmp_path
     con.close()
 
 
+def test_duplicates_within_one_load_are_loaded_once(fixture_corpus: Path,
+                                                      tmp_path: Path) -> None:
+    pkg2 = fixture_corpus / "packages" / "pkg-002.json"
+    pkg3 = orjson.loads((fixture_corpus / "packages" / "pkg-003.json").read_bytes())
+    dup = fixture_corpus / "dup"
+    dup.mkdir()
+    shutil.copy(pkg2, dup / "pkg-002-copy.json")
+    listed = [{k: v for k, v in ver.items()} for ver in pkg3["versions"]]
+    for ver in listed:
+        for entity in ("rounds", "themes", "questions", "steps"):
+            ver[entity] = [{k: v for k, v in e.items() if k != "versionId"}
+                           for e in ver[entity]]
+    (dup / "list.json").write_bytes(orjson.dumps(listed))
+    db = tmp_path / "a.duckdb"
+    code, _, err = cli("load", str(fixture_corpus), "--db", str(db), "--no-findings")
+    assert code == 0, err
+    got = counts(db)
+    want = expected_counts(fixture_corpus)
+    for table, n in want.items():
+        assert got[table] == n, table
+    con = duckdb.connect(str(db), read_only=True)
+    # the package-full document wins over the version list; the later path over the earlier
+    files = {r[0] for r in con.execute("SELECT DISTINCT file FROM steps WHERE package_id = ?",
+                                       [pkg3["id"]]).fetchall()}
+    assert files == {str((fixture_corpus / "packages" / "pkg-003.json").resolve())}
+    (winner,) = con.execute("SELECT file FROM packages WHERE id = ?",
+                            [orjson.loads(pkg2.read_bytes())["id"]]).fetchall()[0]
+    assert winner == str(pkg2.resolve())  # ".../packages/..." sorts after ".../dup/..."
+    con.close()
+
+
 def test_a_file_that_changed_replaces_its_rows(fixture_corpus: Path, tmp_path: Path) -> None:
     db = tmp_path / "a.duckdb"
     cli("load", str(fixture_corpus), "--db", str(db), "--no-findings")

@@ -41,28 +41,44 @@ SELECT id, name, description, type, difficulty, rating, explicit, verified,
 FROM {PACKAGES}
 """
 
-# Versions with their entity lists, one row per version id that wins: package-full first,
-# then version / version-list, then version-created; then the later file and document.
-PICK_VERSIONS = f"""
-CREATE OR REPLACE TEMP TABLE pick_versions AS
+# Which version wins for each id: package-full first, then version / version-list, then
+# version-created; then the later file and document. Decided on a narrow table of keys (sorting
+# rows that carry entity lists would move them all), then the winners are fetched.
+VERSION_KEYS = f"""
+CREATE OR REPLACE TEMP TABLE version_keys AS
 SELECT * FROM (
-    SELECT v.id, pkg_id AS package_id, 'package-full' AS kind, 1 AS rank, v.createdAt,
-           v.updatedAt, v.deletedAt, v.published, v.validation, v.rounds, v.themes,
-           v.questions, v.steps, file, doc_no
-    FROM (SELECT id AS pkg_id, file, doc_no, unnest(versions) AS v
-          FROM {PACKAGES} WHERE versions IS NOT NULL)
-    UNION ALL BY NAME
-    SELECT id, packageId AS package_id, kind, 2 AS rank, createdAt, updatedAt, deletedAt,
-           published, validation, rounds, themes, questions, steps, file, doc_no
-    FROM raw WHERE kind IN ('version', 'version-list')
-    UNION ALL BY NAME
-    SELECT "version".id, "version".packageId AS package_id, kind, 3 AS rank,
-           "version".createdAt, "version".updatedAt, "version".deletedAt,
-           "version".published, "version".validation, file, doc_no
-    FROM raw WHERE kind = 'version-created'
+    SELECT unnest(list_transform(versions, lambda v: v.id)) AS id,
+           generate_subscripts(versions, 1) AS pos, 1 AS rank, file, doc_no
+    FROM {PACKAGES} WHERE versions IS NOT NULL
+    UNION ALL
+    SELECT id, NULL, 2, file, doc_no FROM raw WHERE kind IN ('version', 'version-list')
+    UNION ALL
+    SELECT "version".id, NULL, 3, file, doc_no FROM raw WHERE kind = 'version-created'
 )
 QUALIFY id IS NULL
      OR row_number() OVER (PARTITION BY id ORDER BY rank, file DESC, doc_no DESC) = 1
+"""
+
+# The winning versions with their entity lists.
+PICK_VERSIONS = f"""
+CREATE OR REPLACE TEMP TABLE pick_versions AS
+SELECT v.id, pkg_id AS package_id, 'package-full' AS kind, v.createdAt, v.updatedAt,
+       v.deletedAt, v.published, v.validation, v.rounds, v.themes, v.questions, v.steps, file
+FROM (SELECT id AS pkg_id, file, doc_no, unnest(versions) AS v,
+             generate_subscripts(versions, 1) AS pos
+      FROM {PACKAGES} WHERE versions IS NOT NULL)
+WHERE (doc_no, pos) IN (SELECT (doc_no, pos) FROM version_keys WHERE rank = 1)
+UNION ALL BY NAME
+SELECT id, packageId AS package_id, kind, createdAt, updatedAt, deletedAt, published,
+       validation, rounds, themes, questions, steps, file
+FROM raw WHERE kind IN ('version', 'version-list')
+  AND doc_no IN (SELECT doc_no FROM version_keys WHERE rank = 2)
+UNION ALL BY NAME
+SELECT "version".id, "version".packageId AS package_id, kind, "version".createdAt,
+       "version".updatedAt, "version".deletedAt, "version".published, "version".validation,
+       file
+FROM raw WHERE kind = 'version-created'
+  AND doc_no IN (SELECT doc_no FROM version_keys WHERE rank = 3)
 """
 
 NEW_VERSIONS = f"""
@@ -191,6 +207,7 @@ QUALIFY id IS NULL
 STEPS: tuple[tuple[str, str], ...] = (
     ("pick_packages", PICK_PACKAGES),
     ("packages", NEW_PACKAGES),
+    ("version_keys", VERSION_KEYS),
     ("pick_versions", PICK_VERSIONS),
     ("versions", NEW_VERSIONS),
     ("rounds", NEW_ROUNDS),
@@ -226,5 +243,5 @@ REPLACES: dict[str, str] = {
     "banners": "id IN (SELECT id FROM new_banners)",
 }
 
-TEMP_TABLES = ("docs", "raw", "pick_packages", "pick_versions", "pick_games", "loaded_files",
-               "new_files", "new_findings", *(f"new_{t}" for t in REPLACES))
+TEMP_TABLES = ("docs", "raw", "pick_packages", "version_keys", "pick_versions", "pick_games",
+               "loaded_files", "new_files", "new_findings", *(f"new_{t}" for t in REPLACES))
