@@ -262,17 +262,15 @@ def _replace(con: duckdb.DuckDBPyConnection, *, validated: list[str], result: Lo
         ensure_schema(con)
         for table, extra in transform.REPLACES.items():
             run(con, f'DELETE FROM "{table}" WHERE {loaded} OR {extra}')
-            run(con, f'INSERT INTO "{table}" BY NAME SELECT * FROM new_{table}')
+            select = transform.DIRECT.get(table, f"SELECT * FROM new_{table}")
+            ((result.rows[table],),) = run(con, f'INSERT INTO "{table}" BY NAME {select}')
             clock.tick(f"write:{table}")
         run(con, "DELETE FROM findings WHERE file IN (SELECT unnest($v)) OR "
                     + loaded, {"v": validated or [""]})
         run(con, "INSERT INTO findings BY NAME SELECT * FROM new_findings")
         run(con, f"DELETE FROM files WHERE {loaded}")
-        run(con, "INSERT INTO files BY NAME SELECT * FROM new_files")
+        ((result.rows["files"],),) = run(con, "INSERT INTO files BY NAME SELECT * FROM new_files")
         clock.tick("write:findings,files")
-        for table in (*transform.REPLACES, "files"):
-            ((n,),) = run(con, f"SELECT count(*) FROM new_{table}")
-            result.rows[table] = n
         ((result.files, result.documents, result.unknown_documents),) = run(
             con, "SELECT count(*), coalesce(sum(documents), 0), "
                  "coalesce(sum(unknown_documents), 0) FROM new_files")

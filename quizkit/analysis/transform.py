@@ -1,6 +1,7 @@
 """SQL that turns the staged documents (temp table ``raw``) into the rows of each table.
 
-Each statement creates a temp table ``new_<table>`` with exactly the columns of ``<table>``.
+Each statement of :data:`STEPS` creates a temp table ``new_<table>`` with exactly the columns
+of ``<table>``; the entity tables (:data:`DIRECT`) are selected straight into their tables.
 Choosing among documents that hold the same record happens here (``QUALIFY``), so that the
 statements in :mod:`quizkit.analysis.load` that touch the database only delete and insert.
 """
@@ -93,31 +94,27 @@ SELECT id, package_id, kind, {ts('createdAt')} AS created_at, {ts('updatedAt')} 
 FROM pick_versions
 """
 
-NEW_ROUNDS = """
-CREATE OR REPLACE TEMP TABLE new_rounds AS
+SELECT_ROUNDS = """
 SELECT e.id, version_id, package_id, e.name, e.type, e.position, file
 FROM (SELECT id AS version_id, package_id, file, unnest(rounds) AS e
       FROM pick_versions WHERE rounds IS NOT NULL)
 """
 
-NEW_THEMES = """
-CREATE OR REPLACE TEMP TABLE new_themes AS
+SELECT_THEMES = """
 SELECT e.id, version_id, package_id, e.roundId AS round_id, e.name, e.description,
        e.position, file
 FROM (SELECT id AS version_id, package_id, file, unnest(themes) AS e
       FROM pick_versions WHERE themes IS NOT NULL)
 """
 
-NEW_QUESTIONS = """
-CREATE OR REPLACE TEMP TABLE new_questions AS
+SELECT_QUESTIONS = """
 SELECT e.id, version_id, package_id, e.themeId AS theme_id, e.type, e.position, e.price,
        e.source, file
 FROM (SELECT id AS version_id, package_id, file, unnest(questions) AS e
       FROM pick_versions WHERE questions IS NOT NULL)
 """
 
-NEW_STEPS = """
-CREATE OR REPLACE TEMP TABLE new_steps AS
+SELECT_STEPS = """
 SELECT e.id, version_id, package_id, e.questionId AS question_id, e.type, e.position,
        e.duration,
        e.payload.media IS NOT NULL AS has_media, e.payload.media.type AS media_type,
@@ -210,10 +207,6 @@ STEPS: tuple[tuple[str, str], ...] = (
     ("version_keys", VERSION_KEYS),
     ("pick_versions", PICK_VERSIONS),
     ("versions", NEW_VERSIONS),
-    ("rounds", NEW_ROUNDS),
-    ("themes", NEW_THEMES),
-    ("questions", NEW_QUESTIONS),
-    ("steps", NEW_STEPS),
     ("categories", NEW_CATEGORIES),
     ("users", NEW_USERS),
     ("pick_games", PICK_GAMES),
@@ -221,6 +214,15 @@ STEPS: tuple[tuple[str, str], ...] = (
     ("game_history", NEW_GAME_HISTORY),
     ("banners", NEW_BANNERS),
 )
+
+# Entities go straight from pick_versions into their tables inside the transaction: the
+# largest tables, not worth a copy in a temp table first.
+DIRECT: dict[str, str] = {
+    "rounds": SELECT_ROUNDS,
+    "themes": SELECT_THEMES,
+    "questions": SELECT_QUESTIONS,
+    "steps": SELECT_STEPS,
+}
 
 # Which existing rows a load replaces, besides the rows of the files it loads.
 REPLACES: dict[str, str] = {
@@ -244,4 +246,5 @@ REPLACES: dict[str, str] = {
 }
 
 TEMP_TABLES = ("docs", "raw", "pick_packages", "version_keys", "pick_versions", "pick_games",
-               "loaded_files", "new_files", "new_findings", *(f"new_{t}" for t in REPLACES))
+               "loaded_files", "new_files", "new_findings",
+               *(f"new_{t}" for t in REPLACES if t not in DIRECT))
