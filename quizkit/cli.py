@@ -10,6 +10,7 @@ import click
 from quizkit import __version__
 from quizkit.commands.analysis import export_command, load_command, query_command, summary
 from quizkit.commands.enums import enums
+from quizkit.commands.rules import rules
 from quizkit.commands.samples import samples
 from quizkit.commands.schema import schema
 from quizkit.commands.validate import validate
@@ -21,6 +22,6 @@ def main() -> None:
     """Check and analyse JSON exports of the quiz package and game service."""
 
 
-for command in (validate, schema, enums, samples, load_command, summary, query_command,
+for command in (validate, schema, enums, samples, rules, load_command, summary, query_command,
                 export_command):
     main.add_command(command)

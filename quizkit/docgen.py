@@ -26,13 +26,14 @@ def cli_reference() -> str:
     """Markdown: every command's help text, as ``--help`` prints it."""
     from quizkit.cli import main
 
-    root = click.Context(main, info_name="quizkit", terminal_width=100, max_content_width=100)
+    root = click.Context(main, info_name="quizkit", terminal_width=100, max_content_width=100,
+                         **main.context_settings)
     parts = ["# CLI reference", "",
              "Generated from the code by `python -m quizkit.docgen cli > docs/cli.md`; a test "
              "keeps it in step.", "", "## quizkit", "", "```text",
              main.get_help(root), "```", ""]
     for full, command in _commands(main, root, "quizkit"):
-        ctx = click.Context(command, info_name=full, terminal_width=100, max_content_width=100)
+        ctx = click.Context(command, info_name=full.removeprefix("quizkit "), parent=root)
         parts += [f"## {full}", "", "```text", command.get_help(ctx), "```", ""]
     return "\n".join(parts)
 

@@ -9,6 +9,7 @@ number of jobs, so reports are deterministic.
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from quizkit.reporters.base import Reporter
 from quizkit.rules import checks, input_rules, load_rule_modules
 from quizkit.rules.catalog import Rule
 from quizkit.schemas import Profile, schema_findings
-from quizkit.sources import DEFAULT_MAX_DECOMPRESSED, ReadError, Source
+from quizkit.sources import DEFAULT_MAX_DECOMPRESSED, STDIN, ReadError, Source
 
 
 @dataclass(frozen=True)
@@ -141,13 +142,19 @@ def _worker_init() -> None:
     load_rule_modules()
 
 
+def _pool_worker_init() -> None:
+    # Ctrl-C goes to the whole process group: the main process handles it, workers ignore it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker_init()
+
+
 def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[FileOutcome]:
     if jobs <= 1 or len(sources) < 2:
         _worker_init()
         for s in sources:
             yield check_source(s, options)
         return
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_pool_worker_init) as pool:
         chunk = max(1, min(32, len(sources) // (jobs * 8)))
         yield from pool.map(check_source, sources, [options] * len(sources), chunksize=chunk)
 
@@ -157,6 +164,37 @@ def default_jobs(sources: list[Source]) -> int:
     if any(s.is_stdin for s in sources) or len(sources) < 4:
         return 1
     return os.cpu_count() or 1
+
+
+def _locate_late(findings: list[Finding], options: Options) -> None:
+    """Line and column of findings made after their file was checked (batch checks): the
+    file is read again, only when it has such a finding. Stdin cannot be re-read."""
+    by_path: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.line is None and f.path != Source(STDIN).display:
+            by_path.setdefault(f.path, []).append(f)
+    for path, group in by_path.items():
+        if not os.path.isfile(path):  # a FIFO or device cannot be read twice
+            continue
+        try:
+            data = Source(path).read(options.max_decompressed)
+        except ReadError:
+            continue
+        if data.startswith(BOM):
+            data = data[len(BOM):]
+        lines = data.split(b"\n") if any(f.record for f in group) else []
+        texts: dict[int | None, tuple[str, LineIndex]] = {}
+        for f in group:
+            if f.record is not None and not 0 < f.record <= len(lines):
+                continue
+            if f.record not in texts:
+                chunk = data if f.record is None else lines[f.record - 1]
+                text = chunk.decode("utf-8", errors="replace")
+                texts[f.record] = (text, LineIndex(text))
+            text, index = texts[f.record]
+            f.line, f.column = _position(text, index, f.pointer)
+            if f.record is not None:
+                f.line += f.record - 1
 
 
 Adjust = Callable[[Finding], Finding | None]
@@ -173,6 +211,7 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     reported; ``on_file`` is called after each file (progress).
     """
     options = options or Options()
+    load_rule_modules()  # batch checks run here, in the main process, whatever the job count
     sources = list(sources)
     jobs = default_jobs(sources) if jobs is None else jobs
     report = Report(keep_findings=reporter is None or reporter.needs_findings)
@@ -199,6 +238,7 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
         if on_file is not None:
             on_file(outcome.result)
     batch = [f for check in checks.batch_checks() for f in check(facts)]
+    _locate_late(batch, options)
     for finding in sorted(batch, key=Finding.sort_key):
         deliver(finding)
     if reporter is not None:

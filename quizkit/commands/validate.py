@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
+from typing import Any
 
 import click
 
 from quizkit import engine
+from quizkit.commands.rules import rule_options, rule_run
+from quizkit.config import OPTIONS, Settings
 from quizkit.enums import ProfileError, load_profile
-from quizkit.findings import Severity
-from quizkit.reporters import REPORTERS, open_reporters
+from quizkit.progress import Progress
+from quizkit.reporters import REPORTERS, ReportSpecError, open_reporters
 from quizkit.schemas import KINDS
-from quizkit.sources import MissingPath, expand
+from quizkit.sources import MissingPath, Source, expand
 
 SEVERITIES = ("error", "warning", "info")
+OPTIONS.update({"exclude", "profile"})
 
 
 @click.command()
@@ -24,8 +30,9 @@ SEVERITIES = ("error", "warning", "info")
               show_default=True, help="Report format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
               help="Write the report to this file instead of stdout.")
-@click.option("--fail-on", type=click.Choice(SEVERITIES), default="error", show_default=True,
-              help="Exit 1 when there are findings of this severity or worse.")
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
+              help="Exit 1 when there are findings of this severity or worse "
+                   "[default: the config's fail-on, else error].")
 @click.option("--exclude", multiple=True, metavar="GLOB",
               help="Skip files and directories matching GLOB while walking directories "
               "(repeatable). Files named explicitly are always checked.")
@@ -34,23 +41,58 @@ SEVERITIES = ("error", "warning", "info")
               "unknown-enum-value findings.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: the number of cores; 1 for stdin].")
+@click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
+              help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress display.")
+@click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
+@rule_options
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
-             fail_on: str, exclude: tuple[str, ...], profile: str | None,
-             jobs: int | None) -> None:
+             fail_on: str | None, exclude: tuple[str, ...], profile: str | None,
+             jobs: int | None, reports: tuple[str, ...], quiet: bool, verbose: bool,
+             **rule_opts: Any) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
     Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
     error; 3 an input could not be read or parsed.
     """
     try:
-        sources = list(expand(paths, exclude))
+        with rule_run(fail_on, **rule_opts) as rules:
+            sources, options = _inputs(paths, exclude, profile, kind, rules.settings)
+            progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
+            with open_reporters(fmt, output, reports, progress=progress) as reporter:
+                report = engine.run(sources, options, reporter=reporter, jobs=jobs,
+                                    adjust=rules.adjust, on_file=progress.on_file)
+    except ReportSpecError as exc:
+        raise click.UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as a shell pipeline expects.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
+    sys.exit(rules.finish(report.exit_code(rules.settings.fail_on_severity())))
+
+
+def _inputs(paths: tuple[str, ...], exclude: tuple[str, ...], profile: str | None,
+            kind: str | None, settings: Settings) -> tuple[list[Source], engine.Options]:
+    """Sources and engine options from the command line, then the config file.
+
+    The config's ``exclude`` adds to ``--exclude``; its ``profile`` (relative to the config
+    file) applies when ``--profile`` is not given.
+    """
+    configured = settings.extra.get("exclude", [])
+    if not isinstance(configured, list) or not all(isinstance(g, str) for g in configured):
+        raise click.UsageError(f"exclude in {settings.source} must be an array of strings")
+    if profile is None and "profile" in settings.extra:
+        base = settings.source.parent if settings.source else Path.cwd()
+        profile = str(base / str(settings.extra["profile"]))
+    try:
+        sources = list(expand(paths, (*exclude, *configured)))
     except MissingPath as exc:
         raise click.UsageError(f"no such file or directory: {exc}") from None
     try:
         loaded = load_profile(profile) if profile else ()
     except ProfileError as exc:
         raise click.UsageError(str(exc)) from None
-    options = engine.Options(kind=kind, profile=loaded)
-    with open_reporters(fmt, output) as reporter:
-        report = engine.run(sources, options, reporter=reporter, jobs=jobs)
-    sys.exit(report.exit_code(Severity.parse(fail_on)))
+    return sources, engine.Options(kind=kind, profile=loaded)

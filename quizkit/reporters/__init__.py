@@ -1,34 +1,134 @@
-"""Report formats, one module each; ``REPORTERS`` maps a format name to its class."""
+"""Report formats, one module each; ``REPORTERS`` maps a format name to its class.
+
+:func:`open_reporters` is the one place that turns the command line's ``--format``,
+``--output`` and ``--report FORMAT:PATH`` options into the reporters of a run.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
 
 from quizkit.findings import Finding, Report
-from quizkit.reporters.base import Reporter
+from quizkit.output import AtomicFile
+from quizkit.reporters.base import Reporter, ReportOptions
+from quizkit.reporters.github import GitHubReporter
 from quizkit.reporters.json_report import JsonReporter
+from quizkit.reporters.jsonl import JsonLinesReporter
+from quizkit.reporters.junit import JUnitReporter
+from quizkit.reporters.markdown import MarkdownReporter
+from quizkit.reporters.sarif import SarifReporter
 from quizkit.reporters.text import TextReporter
 
+if TYPE_CHECKING:
+    from quizkit.progress import Progress
+
 REPORTERS: dict[str, type[Reporter]] = {
-    cls.name: cls for cls in (TextReporter, JsonReporter)
+    cls.name: cls for cls in (TextReporter, JsonReporter, JsonLinesReporter, SarifReporter,
+                              JUnitReporter, GitHubReporter, MarkdownReporter)
 }
+
+STDOUT = "-"
+
+
+class ReportSpecError(ValueError):
+    """A ``--format``/``--output``/``--report`` value that cannot be used (exit code 2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReportSpec:
+    """One report of a run: a format, and a file path or ``None`` for standard output."""
+
+    format: str
+    path: str | None = None
+
+    @property
+    def target(self) -> str:
+        return self.path if self.path is not None else "standard output"
+
+
+def _check_format(fmt: str, where: str) -> str:
+    name = fmt.strip().lower()
+    if name not in REPORTERS:
+        raise ReportSpecError(
+            f"unknown report format {fmt!r} in {where} (choose from {', '.join(REPORTERS)})")
+    return name
+
+
+def parse_report_spec(spec: str) -> ReportSpec:
+    """``FORMAT:PATH`` -> ReportSpec; ``FORMAT:-`` means standard output.
+
+    Only the first ``:`` separates, so ``sarif:C:\\out.sarif`` works.
+    """
+    fmt, sep, path = spec.partition(":")
+    if not sep or not fmt.strip() or not path:
+        raise ReportSpecError(f"--report wants FORMAT:PATH (e.g. sarif:out.sarif), got {spec!r}")
+    name = _check_format(fmt, f"--report {spec}")
+    return ReportSpec(name, None if path == STDOUT else path)
+
+
+def parse_reports(fmt: str | None, output: str | None,
+                  reports: Sequence[str] = ()) -> list[ReportSpec]:
+    """Every report of a run, checked: known formats, one report per file, one on stdout.
+
+    ``fmt`` is ``--format`` (``None``: no main report, e.g. under ``--quiet``) and ``output``
+    its ``--output`` file. Raises :class:`ReportSpecError` (a ``ValueError``) with a one-line
+    message fit for ``click.UsageError``.
+    """
+    specs: list[ReportSpec] = []
+    if fmt is not None:
+        name = _check_format(fmt, "--format")
+        specs.append(ReportSpec(name, None if output in (None, STDOUT) else output))
+    elif output not in (None, STDOUT):
+        raise ReportSpecError("--output needs a --format")
+    specs += [parse_report_spec(s) for s in reports]
+
+    on_stdout = [s.format for s in specs if s.path is None]
+    if len(on_stdout) > 1:
+        raise ReportSpecError(
+            f"several reports write to standard output ({', '.join(on_stdout)}); "
+            "give all but one a file (--report FORMAT:PATH)")
+    seen: dict[str, ReportSpec] = {}
+    for s in specs:
+        if s.path is None:
+            continue
+        key = os.path.normcase(os.path.abspath(s.path))
+        if key in seen:
+            raise ReportSpecError(
+                f"two reports write to {s.path} ({seen[key].format} and {s.format})")
+        if os.path.isdir(s.path):
+            raise ReportSpecError(f"cannot write the {s.format} report to {s.path}: "
+                                  "it is a directory")
+        seen[key] = s
+    return specs
 
 
 class ReporterSet(Reporter):
-    """Fans the engine's calls out to several reporters."""
+    """Fans the engine's calls out to several reporters.
 
-    def __init__(self, reporters: list[Reporter]) -> None:
+    When a progress line is on the terminal, it is cleared before a finding is written to a
+    terminal, so that the two do not end up on one line.
+    """
+
+    def __init__(self, reporters: list[Reporter], progress: Progress | None = None) -> None:
         super().__init__(sys.stdout)
         self.reporters = reporters
         self.needs_findings = any(r.needs_findings for r in reporters)
+        self.progress = progress
+        self.finished = False
+        self._on_terminal = any(_isatty(r.stream) for r in reporters)
 
     def start(self) -> None:
         for r in self.reporters:
             r.start()
 
     def finding(self, finding: Finding) -> None:
+        if self.progress is not None and self._on_terminal:
+            self.progress.clear()
         for r in self.reporters:
             r.finding(finding)
 
@@ -37,16 +137,82 @@ class ReporterSet(Reporter):
             r.file_done(path)
 
     def finish(self, report: Report) -> None:
+        if self.progress is not None:
+            self.progress.close()
         for r in self.reporters:
             r.finish(report)
+        self.finished = True
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 @contextmanager
-def open_reporters(fmt: str, output: str | None) -> Iterator[ReporterSet]:
-    """The reporters of one run: ``fmt`` to ``output`` (a file path) or to stdout."""
-    with ExitStack() as stack:
-        stream = stack.enter_context(open(output, "w", encoding="utf-8")) if output else sys.stdout
-        yield ReporterSet([REPORTERS[fmt](stream)])
+def open_reporters(fmt: str | None, output: str | None = None, reports: Sequence[str] = (),
+                   *, options: ReportOptions | None = None, stdout: TextIO | None = None,
+                   progress: Progress | None = None) -> Iterator[ReporterSet]:
+    """The reporters of one run, every report file written atomically.
+
+    All specs are checked and every file is opened (as a temporary file beside its target)
+    before the run starts, so a bad spec or an unwritable directory fails early with a
+    :class:`ReportSpecError`. The files replace their targets when the block ends, or as soon
+    as ``finish`` has run even if the block then raises (the reports are complete by then);
+    when the block raises before ``finish`` — an error, Ctrl-C — every temporary file is
+    removed and every previous report is left as it was.
+    """
+    specs = parse_reports(fmt, output, reports)
+    options = options or ReportOptions()
+    stdout = stdout if stdout is not None else sys.stdout
+    files: list[AtomicFile] = []
+    reporters: list[Reporter] = []
+    try:
+        for spec in specs:
+            if spec.path is None:
+                stream: TextIO = stdout
+            else:
+                try:
+                    f = AtomicFile(spec.path)
+                except OSError as e:
+                    raise ReportSpecError(f"cannot write the {spec.format} report to "
+                                          f"{spec.path}: {e.strerror or e}") from None
+                files.append(f)
+                stream = f.stream  # type: ignore[assignment]
+            reporters.append(REPORTERS[spec.format](stream, options))
+    except BaseException:
+        for f in files:
+            f.discard()
+        raise
+
+    rset = ReporterSet(reporters, progress)
+    try:
+        yield rset
+    except BaseException:
+        if progress is not None:
+            progress.close()
+        if not rset.finished:
+            for f in files:
+                f.discard()
+            raise
+        _commit(files)
+        raise
+    if progress is not None:
+        progress.close()
+    _commit(files)
+    stdout.flush()
 
 
-__all__ = ["REPORTERS", "Reporter", "ReporterSet", "open_reporters"]
+def _commit(files: list[AtomicFile]) -> None:
+    try:
+        for f in files:
+            f.commit()
+    finally:
+        for f in files:
+            f.discard()  # no-op for the committed ones
+
+
+__all__ = ["REPORTERS", "ReportOptions", "ReportSpec", "ReportSpecError", "Reporter",
+           "ReporterSet", "open_reporters", "parse_report_spec", "parse_reports"]

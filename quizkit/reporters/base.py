@@ -1,26 +1,51 @@
-"""What every reporter implements.
+"""What every reporter implements, and what several reporters share.
 
 The engine calls ``start`` once, ``finding`` for each finding as soon as it is final (files in
-input order, so the stream is deterministic), and ``finish`` once with the whole report.
-Streaming formats write in ``finding``; whole-document formats write in ``finish``.
+input order, so the stream is deterministic), ``file_done`` after each file, and ``finish``
+once with the whole report. Streaming formats write in ``finding``; whole-document formats
+write in ``finish``.
 """
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path, PurePath
 from typing import TextIO
 
 from quizkit.findings import Finding, Report
+from quizkit.rules.catalog import Rule, get
+
+
+@dataclass(frozen=True, slots=True)
+class ReportOptions:
+    """Settings that some formats use; every reporter receives the same object.
+
+    ``root`` is the directory that report paths are made relative to (SARIF, GitHub
+    annotations): the working directory, which in CI is the repository's checkout.
+    """
+
+    root: Path = field(default_factory=Path.cwd)
+    #: Markdown: how many findings to list, and how many files in "worst files".
+    max_listed: int = 50
+    worst_files: int = 10
+    #: SARIF: GitHub code scanning rejects uploads with more results than this in a run.
+    sarif_max_results: int = 25_000
 
 
 class Reporter:
-    """Base class: subclasses set ``name`` and override what they need."""
+    """Base class: subclasses set ``name`` and ``description`` and override what they need."""
 
     name = ""
+    #: One line for ``--help`` and docs/reports.md.
+    description = ""
     #: True when the reporter needs the findings kept in memory until ``finish``.
     needs_findings = True
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, options: ReportOptions | None = None) -> None:
         self.stream = stream
+        self.options = options or ReportOptions()
 
     def start(self) -> None:
         """Called before the first file is checked."""
@@ -33,3 +58,49 @@ class Reporter:
 
     def finish(self, report: Report) -> None:
         """Called once at the end with the complete report."""
+
+
+def rule_of(finding: Finding) -> Rule | None:
+    """The catalog rule of a finding (by its code or its rule, whichever the catalog knows)."""
+    return _lookup(finding.code, finding.rule)
+
+
+@lru_cache(maxsize=1024)
+def _lookup(code: str, rule: str) -> Rule | None:
+    for key in (code, rule):
+        if key:
+            try:
+                return get(key)
+            except KeyError:
+                continue
+    return None
+
+
+def rule_code(finding: Finding) -> str:
+    """The stable rule code of a finding (``S001``), or what it carries when not catalogued."""
+    r = rule_of(finding)
+    return r.code if r else (finding.code or finding.rule)
+
+
+def rule_label(finding: Finding) -> str:
+    """``S001 wrong-type``: code and name, for titles people read."""
+    r = rule_of(finding)
+    return f"{r.code} {r.name}" if r else (finding.code or finding.rule)
+
+
+@lru_cache(maxsize=4096)
+def relative_path(path: str, root: Path) -> tuple[str, bool]:
+    """``path`` as a POSIX path relative to ``root``, and whether it lies inside ``root``.
+
+    Paths outside ``root`` (or not on disk at all, such as ``<stdin>``) come back as they
+    were, made absolute only when they are real paths outside ``root``.
+    """
+    if path in ("-", "<stdin>") or path.startswith("<"):
+        return path, False
+    p = PurePath(path)
+    absolute = Path(os.path.abspath(p))
+    try:
+        rel = absolute.relative_to(Path(os.path.abspath(root)))
+    except ValueError:
+        return absolute.as_posix(), False
+    return rel.as_posix(), True

@@ -18,6 +18,7 @@ def report_dict(report: Report) -> dict:
 
 class JsonReporter(Reporter):
     name = "json"
+    description = "one JSON document: summary, files and findings"
 
     def finish(self, report: Report) -> None:
         self.stream.write(orjson.dumps(report_dict(report), option=orjson.OPT_INDENT_2).decode())

@@ -18,6 +18,7 @@ def location(f: Finding) -> str:
 
 class TextReporter(Reporter):
     name = "text"
+    description = "path:line:col: severity rule message, then a summary line (the default)"
     needs_findings = False
 
     def finding(self, f: Finding) -> None:

@@ -5,4 +5,12 @@ from __future__ import annotations
 
 def load_rule_modules() -> None:
     """Import every module that declares rules (idempotent)."""
-    from quizkit.rules import input_rules, schema_rules  # noqa: F401
+    from quizkit.rules import (  # noqa: F401
+        batch,
+        content,
+        input_rules,
+        references,
+        schema_rules,
+        time_order,
+        uniqueness,
+    )

@@ -1,0 +1,293 @@
+"""Checks across the files of one run.
+
+Fact collectors run in the worker that checks a document and yield small picklable tuples;
+batch checks run once in the main process over the facts of every document. Fact tuples start
+with a tag:
+
+* ``("content", entity, id, view, digest, parent)``: a package, version or game and a hash of
+  its content. Versions are compared within one view only (a full package's versions carry
+  ``versionId`` on their entities, a list's do not), and two versions inside two copies of the
+  same package (``parent``) are left to the package comparison.
+* ``("package", package_id, version_ids)``: a full package export and its versions.
+* ``("game", package_id, version_id)``: what a game is played with.
+* ``("authored", user_id, package_id, deleted)``: a package by a user.
+* ``("banner", user_id, slot, current, banner_id, payload_digest)``: a banner record.
+* ``("user", user_id, pkg_count, banner_digest)``: a user profile.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from quizkit.findings import Finding, Severity
+from quizkit.rules.catalog import Rule, rule
+from quizkit.rules.checks import LocatedFact, batch_check, fact_collector
+from quizkit.rules.walk import as_dict, as_list, as_str
+
+GROUP = "batch"
+
+CONFLICTING_DUPLICATE = rule(
+    "B001", "conflicting-duplicate", Severity.ERROR,
+    "The same package, version or game id appears in two documents with different content.",
+    "Two exports of one run hold the same package, version or game (by id) but differ: one of "
+    "them is stale, or two records collide on an id. Content is compared by a hash of the "
+    "record with its keys sorted, so key order and whitespace do not matter. Versions are "
+    "compared within one view (full package, version list or single version, created version).",
+    bad="exports/a.json and exports/b.json: package p1, names 'Capitals' and 'Capitals 2'",
+    good="one export per package, or identical copies",
+    group=GROUP,
+)
+IDENTICAL_DUPLICATE = rule(
+    "B002", "identical-duplicate", Severity.INFO,
+    "The same package, version or game appears twice in a run with identical content.",
+    "Harmless, but the run checks (and an analysis would count) the same record twice.",
+    bad="exports/p1.json and backup/p1.json, byte-for-byte the same package",
+    good="exports/p1.json only",
+    group=GROUP,
+)
+GAME_VERSION_NOT_EXPORTED = rule(
+    "B003", "game-version-not-exported", Severity.WARNING,
+    "A game's version is missing from its package's full export in the same run.",
+    "The run holds the full export of the game's package, but that export has no version with "
+    "the game's `versionId`: the export is older than the game, or the version was lost.",
+    bad='game.json: {"packageId": "p1", "versionId": "v3", ...}; p1.json: versions v1, v2',
+    good='game.json: {"packageId": "p1", "versionId": "v2", ...}; p1.json: versions v1, v2',
+    group=GROUP,
+)
+MULTIPLE_CURRENT_BANNERS = rule(
+    "B004", "multiple-current-banners", Severity.ERROR,
+    "A user has more than one current banner in one slot.",
+    "At most one banner record per user and slot is the active one (`current: true`).",
+    bad='b1.json: {"userId": "u1", "slot": "top", "current": true, ...}; '
+        'b2.json: {"userId": "u1", "slot": "top", "current": true, ...}',
+    good='b2.json: {"userId": "u1", "slot": "top", "current": false, ...}',
+    group=GROUP,
+)
+CURRENT_BANNER_MISMATCH = rule(
+    "B005", "current-banner-mismatch", Severity.WARNING,
+    "A user's current banner matches none of the user's current banner records in the run.",
+    "A user profile carries the payload of the current banner. When the run holds current "
+    "banner records of that user, the profile's banner is one of their payloads.",
+    bad='user.json: {"user": {"id": "u1", "banner": {"value": "Hi"}, ...}}; '
+        'banner.json: {"userId": "u1", "current": true, "payload": {"value": "Hello"}, ...}',
+    good="the profile's banner payload equals the current banner record's payload",
+    group=GROUP,
+)
+PKG_COUNT_MISMATCH = rule(
+    "B006", "pkg-count-mismatch", Severity.INFO,
+    "A user's `pkgCount` is less than the number of that user's packages in the run.",
+    "Counted: distinct packages that are not deleted, from full packages and games' `pkg`, "
+    "whose `userId` is the user. A run holding fewer packages than `pkgCount` is normal (a "
+    "partial dump) and not reported; holding more means the count is stale. Info, because "
+    "the service may count differently (for example drafts).",
+    bad='user.json: {"user": {"id": "u1", "pkgCount": 3, ...}}; the run holds 4 packages of u1',
+    good='user.json: {"user": {"id": "u1", "pkgCount": 4, ...}}',
+    group=GROUP,
+)
+
+
+def digest(value: Any) -> bytes:
+    """A stable content hash (same in every process): key order and whitespace ignored."""
+    try:
+        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits
+        data = repr(value).encode()
+    return hashlib.sha1(data, usedforsecurity=False).digest()[:16]
+
+
+def _version_ids(versions: list) -> tuple[str, ...]:
+    return tuple(v["id"] for v in versions if type(v) is dict and type(v.get("id")) is str)
+
+
+# --- collectors -------------------------------------------------------------------------------
+
+@fact_collector("package-full")
+def package_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
+    if type(doc) is not dict:
+        return
+    pkg_id = as_str(doc, "id")
+    versions = as_list(doc, "versions")
+    parts = []
+    for i, v in enumerate(versions):
+        d = digest(v)
+        parts.append(d)
+        vid = as_str(v, "id")
+        if vid is not None:
+            yield f"/versions/{i}", ("content", "version", vid, "full", d, pkg_id)
+    if pkg_id is None:
+        return
+    # The package's hash covers its versions through their digests: one serialisation.
+    rest = {k: v for k, v in doc.items() if k != "versions"}
+    whole = hashlib.sha1(digest(rest) + b"".join(parts), usedforsecurity=False).digest()[:16]
+    yield "", ("content", "package", pkg_id, "full", whole, None)
+    yield "/versions", ("package", pkg_id, _version_ids(versions))
+    author = as_str(doc, "userId")
+    if author is not None:
+        yield "/userId", ("authored", author, pkg_id, doc.get("deletedAt") is not None)
+
+
+@fact_collector("version-list")
+def list_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
+    if type(doc) is list:
+        for i, v in enumerate(doc):
+            vid = as_str(v, "id")
+            if vid is not None:
+                yield f"/{i}", ("content", "version", vid, "list", digest(v), None)
+
+
+@fact_collector("version")
+def version_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
+    vid = as_str(doc, "id")
+    if vid is not None:
+        yield "", ("content", "version", vid, "list", digest(doc), None)
+
+
+@fact_collector("version-created")
+def created_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
+    v = as_dict(doc, "version")
+    vid = as_str(v, "id")
+    if vid is not None:
+        yield "/version", ("content", "version", vid, "created", digest(v), None)
+
+
+@fact_collector("game")
+def game_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
+    gid = as_str(doc, "id")
+    if gid is not None:
+        yield "", ("content", "game", gid, "game", digest(doc), None)
+    pkg_id = as_str(doc, "packageId")
+    vid = as_str(doc, "versionId")
+    pkg = as_dict(doc, "pkg")
+    # A version missing from the game's own pkg is game-version-missing already.
+    if pkg_id is not None and vid is not None and vid in _version_ids(as_list(pkg, "versions")):
+        yield "/versionId", ("game", pkg_id, vid)
+    author = as_str(pkg, "userId")
+    pid = as_str(pkg, "id")
+    if author is not None and pid is not None:
+        yield "/pkg/userId", ("authored", author, pid, pkg.get("deletedAt") is not None)
+
+
+@fact_collector("banner")
+def banner_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
+    if type(doc) is not dict:
+        return
+    user = as_str(doc, "userId")
+    slot = doc.get("slot")
+    if user is None or type(slot) is not str or doc.get("current") is not True:
+        return
+    payload = doc.get("payload")
+    yield "/current", ("banner", user, slot, True, as_str(doc, "id"),
+                       digest(payload) if type(payload) is dict else None)
+
+
+@fact_collector("user-self")
+def user_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
+    user = as_dict(doc, "user")
+    uid = as_str(user, "id")
+    if uid is None:
+        return
+    count = user.get("pkgCount")
+    if type(count) not in (int, float):
+        count = None
+    banner = user.get("banner")
+    yield "/user", ("user", uid, count, digest(banner) if type(banner) is dict else None)
+
+
+# --- batch checks ------------------------------------------------------------------------------
+
+def _finding(r: Rule, path: str, record: int | None, pointer: str, message: str) -> Finding:
+    return Finding(path=path, pointer=pointer, rule=r.name, severity=r.severity,
+                   message=message, record=record, code=r.code)
+
+
+def _where(path: str, record: int | None, pointer: str) -> str:
+    at = f"{path} (record {record})" if record is not None else path
+    return f"{at} at {pointer}" if pointer else at
+
+
+@batch_check
+def duplicates(facts: list[LocatedFact]) -> Iterator[Finding]:
+    first: dict[tuple[str, str, str], tuple[str, int | None, str, bytes, Any]] = {}
+    for path, record, pointer, fact in facts:
+        if fact[0] != "content":
+            continue
+        _, entity, ident, view, dig, parent = fact
+        key = (entity, ident, view)
+        seen = first.get(key)
+        if seen is None:
+            first[key] = (path, record, pointer, dig, parent)
+            continue
+        p0, r0, ptr0, dig0, parent0 = seen
+        if entity == "version" and parent is not None and parent == parent0:
+            continue  # two copies of one package: the package comparison speaks for both
+        if dig == dig0:
+            yield _finding(IDENTICAL_DUPLICATE, path, record, pointer,
+                           f"{entity} {ident!r} also appears, identical, in "
+                           f"{_where(p0, r0, ptr0)}")
+        else:
+            yield _finding(CONFLICTING_DUPLICATE, path, record, pointer,
+                           f"{entity} {ident!r} also appears, with different content, in "
+                           f"{_where(p0, r0, ptr0)}")
+
+
+@batch_check
+def games_and_packages(facts: list[LocatedFact]) -> Iterator[Finding]:
+    exported: dict[str, set[str]] = {}
+    for _path, _record, _pointer, fact in facts:
+        if fact[0] == "package":
+            exported.setdefault(fact[1], set()).update(fact[2])
+    if not exported:
+        return
+    for path, record, pointer, fact in facts:
+        if fact[0] == "game":
+            _, pkg_id, vid = fact
+            versions = exported.get(pkg_id)
+            if versions is not None and vid not in versions:
+                yield _finding(GAME_VERSION_NOT_EXPORTED, path, record, pointer,
+                               f"version {vid!r} is not among the versions of package "
+                               f"{pkg_id!r} exported in this run")
+
+
+@batch_check
+def banners_and_users(facts: list[LocatedFact]) -> Iterator[Finding]:
+    current: dict[tuple[str, str], list[tuple[str, int | None, str, str | None]]] = \
+        defaultdict(list)
+    payloads: dict[str, set[bytes | None]] = defaultdict(set)
+    packages: dict[str, set[str]] = defaultdict(set)
+    users = []
+    for located in facts:
+        fact = located[3]
+        tag = fact[0]
+        if tag == "banner":
+            _, user, slot, _current, banner_id, dig = fact
+            group = current[(user, slot)]
+            if banner_id is None or all(b[3] != banner_id for b in group):
+                group.append((located[0], located[1], located[2], banner_id))
+            payloads[user].add(dig)
+        elif tag == "authored":
+            _, user, pkg_id, deleted = fact
+            if not deleted:
+                packages[user].add(pkg_id)
+        elif tag == "user":
+            users.append(located)
+    for (user, slot), group in current.items():
+        for path, record, pointer, banner_id in group[1:]:
+            p0, r0, ptr0, id0 = group[0]
+            yield _finding(MULTIPLE_CURRENT_BANNERS, path, record, pointer,
+                           f"banner {banner_id!r} is current for user {user!r} in slot "
+                           f"{slot!r}, and so is {id0!r} in {_where(p0, r0, ptr0)}")
+    for path, record, pointer, (_, uid, count, dig) in users:
+        if uid in payloads and dig is not None and dig not in payloads[uid]:
+            yield _finding(CURRENT_BANNER_MISMATCH, path, record, f"{pointer}/banner",
+                           f"user {uid!r}'s banner matches none of the user's current banner "
+                           f"records in this run")
+        held = packages.get(uid)
+        if held and count is not None and count < len(held):
+            yield _finding(PKG_COUNT_MISMATCH, path, record, f"{pointer}/pkgCount",
+                           f"pkgCount is {count:g} but the run holds {len(held)} "
+                           f"package{'s' if len(held) != 1 else ''} by user {uid!r}")
