@@ -87,7 +87,7 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
         for name, sql in transform.STEPS:
             run(con, sql)
             clock.tick(f"transform:{name}")
-        report_rows = _findings_rows(all_files) if findings else None
+        report_rows = _findings_rows(paths) if findings else None
         _stage_findings(con, report_rows)
         clock.tick("validate")
         _replace(con, validated=all_files, result=result, clock=clock)
@@ -203,11 +203,15 @@ def _register_files(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> 
     """)
 
 
-def _findings_rows(paths: list[str]) -> tuple[list, ...]:
-    """Validate the files with quizkit's engine; the findings as column lists."""
+def _findings_rows(paths: Sequence[str | os.PathLike[str]]) -> tuple[list, ...]:
+    """Validate with quizkit's engine; the findings as column lists.
+
+    The paths go to the engine as the user gave them, so that cross-file findings (which
+    depend on the order files are met) are the ones ``quizkit validate PATH...`` reports.
+    """
     try:
         from quizkit import validate
-        report = validate(paths, jobs=None)
+        report = validate([os.fspath(p) for p in paths], jobs=None)
     except ImportError as exc:  # the validation engine is not installed in this build
         raise LoadError(f"validation is not available ({exc}); load with --no-findings") from None
     cols: tuple[list, ...] = tuple([] for _ in range(9))
