@@ -20,6 +20,10 @@ COMMANDS = {
     "enums": "quizkit.commands.enums:enums",
     "samples": "quizkit.commands.samples:samples",
     "rules": "quizkit.commands.rules:rules",
+    "load": "quizkit.commands.analysis:load_command",
+    "summary": "quizkit.commands.analysis:summary",
+    "query": "quizkit.commands.analysis:query_command",
+    "export": "quizkit.commands.analysis:export_command",
 }
 
 

@@ -1,0 +1,315 @@
+"""Load export files into the analysis tables, all or nothing.
+
+The work happens in three phases:
+
+1. *Stage* (outside the transaction, in temp tables, which never touch the database file):
+   DuckDB splits every file into documents (:func:`quizkit.analysis.readers.objects_sql`) and
+   types them into ``raw``, one row per document with its kind; the statements of
+   :mod:`quizkit.analysis.transform` turn it into ``new_<table>`` rows.
+2. *Validate* (optional): ``quizkit.validate`` over the same files gives the ``findings`` rows.
+3. *Replace* (one transaction): delete the rows the load replaces, insert the new ones, commit.
+   Any error rolls the transaction back, so the database is exactly as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from quizkit.analysis import transform
+from quizkit.analysis.connect import DatabaseError, one_line, run
+from quizkit.analysis.files import ExportFile, Skipped, expand, inspect
+from quizkit.analysis.readers import DOCUMENT, FORMATS, KIND_SQL, objects_sql
+from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
+
+Progress = Callable[[str, float], None]
+
+_MALFORMED_AT = re.compile(r"Malformed JSON.*? at byte (\d+)[^:]*: ([^.]+)")
+_IN_FILE = re.compile(r' ?(?:in|of) file "[^"]+",?')
+
+
+class LoadError(Exception):
+    """The load failed and was rolled back (one-line message)."""
+
+
+@dataclass
+class LoadResult:
+    """What a load did. ``rows`` counts the rows inserted per table."""
+
+    files: int = 0
+    documents: int = 0
+    unknown_documents: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)
+    findings: int | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class _Clock:
+    def __init__(self, result: LoadResult, progress: Progress | None) -> None:
+        self.result = result
+        self.progress = progress
+        self.last = time.perf_counter()
+
+    def tick(self, step: str) -> None:
+        now = time.perf_counter()
+        seconds = now - self.last
+        self.last = now
+        self.result.timings[step] = self.result.timings.get(step, 0.0) + seconds
+        if self.progress is not None:
+            self.progress(step, seconds)
+
+
+def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
+         findings: bool = True, progress: Progress | None = None) -> LoadResult:
+    """Load the export files under ``paths`` into the tables of ``con``.
+
+    ``progress(step, seconds)`` is called after each step; an exception it raises aborts the
+    load like any other failure (the database is left unchanged).
+    Raises :class:`quizkit.analysis.files.InputError` for a path that does not exist,
+    :class:`LoadError` when the load fails, :class:`DatabaseError` for an unusable database.
+    """
+    result = LoadResult()
+    clock = _Clock(result, progress)
+    all_files = expand(list(paths))
+    files, skipped = inspect(all_files)
+    result.skipped.extend(skipped)
+    clock.tick("discover")
+    try:
+        files = _stage(con, files, result, clock)
+        _register_files(con, files)
+        for name, sql in transform.STEPS:
+            run(con, sql)
+            clock.tick(f"transform:{name}")
+        report_rows = _findings_rows(paths) if findings else None
+        _stage_findings(con, report_rows)
+        clock.tick("validate")
+        _replace(con, validated=all_files, result=result, clock=clock)
+        result.findings = None if report_rows is None else len(report_rows[0])
+    except duckdb.Error as exc:
+        raise LoadError(one_line(exc)) from None
+    finally:
+        _drop_temps(con)
+    return result
+
+
+def _stage(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
+           result: LoadResult, clock: _Clock) -> list[ExportFile]:
+    """Read the files into temp table ``raw``; files DuckDB cannot parse are skipped."""
+    try:
+        _read_raw(con, files, clock)
+        return files
+    except duckdb.Error as first_error:
+        if not files:
+            raise
+        good, bad = _screen(con, files)
+        if not bad:
+            raise LoadError(one_line(first_error)) from None
+        result.skipped.extend(bad)
+        clock.tick("read:screen")
+        _read_raw(con, good, clock)
+        return good
+
+
+def _read_raw(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
+              clock: _Clock | None = None) -> None:
+    params: dict[str, list[str]] = {}
+    parts = []
+    for container in FORMATS:
+        chosen = [f for f in files if f.container == container]
+        if chosen:
+            name = container.replace("-", "_")
+            params[name] = [f.path for f in chosen]
+            parts.append(f"SELECT filename AS file, json, '{container}' AS container "
+                         f"FROM {objects_sql(container, name, _max_object(chosen))}")
+    if not parts:
+        run(con, "CREATE OR REPLACE TEMP TABLE raw AS SELECT NULL::VARCHAR AS file, "
+                 "NULL::VARCHAR AS kind, 0::BIGINT AS doc_no LIMIT 0")
+        return
+    union = "\nUNION ALL\n".join(parts)
+    # Two statements on purpose: see quizkit.analysis.readers.
+    run(con, f"CREATE OR REPLACE TEMP TABLE docs AS {union}", params)
+    if clock is not None:
+        clock.tick("read:split")
+    run(con, f"""
+        CREATE OR REPLACE TEMP TABLE raw AS
+        SELECT *, {KIND_SQL} AS kind FROM (
+            SELECT file, container, row_number() OVER () AS doc_no,
+                   unnest(TRY_CAST(json AS {DOCUMENT}))
+            FROM docs)
+    """)
+    run(con, "DROP TABLE docs")
+    if clock is not None:
+        clock.tick("read:type")
+
+
+def _max_object(files: list[ExportFile]) -> int:
+    """No document is larger than its file: the largest file, at least DuckDB's 16 MiB."""
+    return max(16 << 20, max(f.content_size for f in files) + 1)
+
+
+def _screen(con: duckdb.DuckDBPyConnection,
+            files: list[ExportFile]) -> tuple[list[ExportFile], list[Skipped]]:
+    """Read each file alone to find the ones that break the reader, with DuckDB's reason."""
+    good: list[ExportFile] = []
+    bad: list[Skipped] = []
+    for f in files:
+        try:
+            sql = f"SELECT count(*) FROM {objects_sql(f.container, 'f', _max_object([f]))}"
+            run(con, sql, {"f": [f.path]})
+            good.append(f)
+        except duckdb.Error as exc:
+            bad.append(Skipped(f.path, _reason(one_line(exc))))
+    return good, bad
+
+
+def _reason(message: str) -> str:
+    """DuckDB's reader error, short and without the file name (the warning names it)."""
+    m = _MALFORMED_AT.search(message)
+    if m:
+        return f"malformed JSON at byte {m.group(1)}: {m.group(2)}"
+    message = _IN_FILE.sub("", message.split(": ", 1)[-1])
+    return f"cannot be read: {message}"
+
+
+def _register_files(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None:
+    run(con, """
+        CREATE OR REPLACE TEMP TABLE loaded_files AS
+        SELECT unnest($paths) AS file, unnest($containers) AS format,
+               unnest($compressed) AS compressed, unnest($sizes)::BIGINT AS bytes
+    """, {"paths": [f.path for f in files] or [""],
+          "containers": [f.container for f in files] or [""],
+          "compressed": [f.compressed for f in files] or [False],
+          "sizes": [f.size for f in files] or [0]})
+    if not files:
+        run(con, "DELETE FROM loaded_files")
+    run(con, """
+        CREATE OR REPLACE TEMP TABLE new_files AS
+        SELECT l.file, l.format, l.compressed, l.bytes,
+               coalesce(r.documents, 0) AS documents, r.kind,
+               coalesce(r.unknown, 0) AS unknown_documents,
+               CAST(now() AT TIME ZONE 'UTC' AS TIMESTAMP) AS loaded_at
+        FROM loaded_files l
+        LEFT JOIN (SELECT file, count(*) AS documents,
+                          string_agg(DISTINCT kind, ',' ORDER BY kind) AS kind,
+                          count(*) FILTER (WHERE kind IS NULL) AS unknown
+                   FROM raw GROUP BY file) r USING (file)
+    """)
+
+
+def _findings_rows(paths: Sequence[str | os.PathLike[str]]) -> tuple[list, ...]:
+    """Validate with quizkit's engine; the findings as column lists.
+
+    The paths go to the engine as the user gave them, so that cross-file findings (which
+    depend on the order files are met) are the ones ``quizkit validate PATH...`` reports.
+    """
+    try:
+        from quizkit import validate
+        report = validate([os.fspath(p) for p in paths], jobs=None)
+    except ImportError as exc:  # the validation engine is not installed in this build
+        raise LoadError(f"validation is not available ({exc}); load with --no-findings") from None
+    cols: tuple[list, ...] = tuple([] for _ in range(9))
+    for f in report.findings:
+        values = (os.path.abspath(f.path) if f.path else f.path, f.record, f.pointer, f.line,
+                  f.column, f.rule, f.code, str(f.severity), f.message)
+        for col, value in zip(cols, values, strict=True):
+            col.append(value)
+    return cols
+
+
+def _stage_findings(con: duckdb.DuckDBPyConnection, rows: tuple[list, ...] | None) -> None:
+    names = BY_NAME["findings"].column_names
+    types = [c.type for c in BY_NAME["findings"].columns]
+    if not rows or not rows[0]:
+        cols = ", ".join(f"NULL::{t} AS \"{n}\"" for n, t in zip(names, types, strict=True))
+        run(con, f"CREATE OR REPLACE TEMP TABLE new_findings AS SELECT {cols} LIMIT 0")
+        return
+    cols = ", ".join(f"unnest(${n})::{t} AS \"{n}\"" for n, t in zip(names, types, strict=True))
+    run(con, f"CREATE OR REPLACE TEMP TABLE new_findings AS SELECT {cols}",
+                dict(zip(names, rows, strict=True)))
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the tables that are missing; refuse a database whose tables differ."""
+    existing: dict[str, list[str]] = {}
+    for table, column in run(con,
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = 'main' AND table_catalog = current_database() "
+            "ORDER BY table_name, ordinal_position"):
+        existing.setdefault(table, []).append(column)
+    for t in TABLES:
+        if t.name in existing and existing[t.name] != t.column_names:
+            raise DatabaseError(
+                f"table {t.name!r} in this database does not have quizkit's columns "
+                f"(schema {SCHEMA_VERSION}); load into a new database file")
+        run(con, t.ddl())
+    rows = run(con, "SELECT value FROM quizkit_meta WHERE key = 'schema_version'")
+    row = rows[0] if rows else None
+    if row is None:
+        run(con, "INSERT INTO quizkit_meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
+    elif row[0] != SCHEMA_VERSION:
+        raise DatabaseError(f"this database has table schema {row[0]}, quizkit writes "
+                            f"{SCHEMA_VERSION}; load into a new database file")
+
+
+def _replace(con: duckdb.DuckDBPyConnection, *, validated: list[str], result: LoadResult,
+             clock: _Clock) -> None:
+    loaded = "file IN (SELECT file FROM loaded_files)"
+    run(con, "BEGIN TRANSACTION")
+    try:
+        ensure_schema(con)
+        for table, extra in transform.REPLACES.items():
+            run(con, f'DELETE FROM "{table}" WHERE {loaded} OR {extra}')
+            select = transform.DIRECT.get(table, f"SELECT * FROM new_{table}")
+            ((result.rows[table],),) = run(con, f'INSERT INTO "{table}" BY NAME {select}')
+            clock.tick(f"write:{table}")
+        run(con, "DELETE FROM findings WHERE file IN (SELECT unnest($v)) OR "
+                    + loaded, {"v": validated or [""]})
+        run(con, "INSERT INTO findings BY NAME SELECT * FROM new_findings")
+        run(con, f"DELETE FROM files WHERE {loaded}")
+        ((result.rows["files"],),) = run(con, "INSERT INTO files BY NAME SELECT * FROM new_files")
+        clock.tick("write:findings,files")
+        ((result.files, result.documents, result.unknown_documents),) = run(
+            con, "SELECT count(*), coalesce(sum(documents), 0), "
+                 "coalesce(sum(unknown_documents), 0) FROM new_files")
+    except BaseException:
+        run(con, "ROLLBACK")
+        raise
+    run(con, "COMMIT")
+    clock.tick("commit")
+
+
+def _drop_temps(con: duckdb.DuckDBPyConnection) -> None:
+    for name in transform.TEMP_TABLES:
+        try:
+            run(con, f"DROP TABLE IF EXISTS temp.{name}")
+        except duckdb.Error:  # the connection is unusable; nothing left to free
+            return
+
+
+def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathLike[str]],
+               **options: object) -> LoadResult:
+    """Open ``db`` (created if missing), load ``paths``, close it.
+
+    A database file that did not exist before and whose first load fails is removed again.
+    """
+    from quizkit.analysis.connect import connect
+
+    existed = db is not None and Path(db).exists()
+    con = connect(db)
+    ok = False
+    try:
+        result = load(con, paths, **options)  # type: ignore[arg-type]
+        ok = True
+        return result
+    finally:
+        con.close()
+        if not ok and db is not None and not existed:
+            for leftover in (Path(db), Path(f"{os.fspath(db)}.wal")):
+                leftover.unlink(missing_ok=True)
