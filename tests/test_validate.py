@@ -87,7 +87,13 @@ def test_text_report_lines_and_summary(tmp_path):
     assert result.exit_code == 1
     first, *_, last = result.output.splitlines()
     assert first.startswith(f"{bad}:1:10: error wrong-type ")
-    assert last == "1 file, 1 document: 1 errors, 0 warnings, 0 infos"
+    assert last == "1 file, 1 document: 1 error, 0 warnings, 0 infos"
+    warn = tmp_path / "w.json"
+    doc = json.loads((SAMPLES / "banner.json").read_text())
+    doc.update(extra=True, more=True)
+    warn.write_text(json.dumps(doc))
+    last = cli("validate", str(warn), str(bad)).output.splitlines()[-1]
+    assert last == "2 files, 2 documents: 1 error, 2 warnings, 0 infos"
 
 
 def test_exit_codes(tmp_path):
