@@ -39,6 +39,18 @@ def detect_kind(doc: Any) -> str | None:
     return None
 
 
+_SCALARS = ((bool, "a boolean"), (int, "a number"), (float, "a number"), (str, "a string"))
+
+
+def shape_of(doc: Any) -> str | None:
+    """What a document that is not an object or array is (``"a number"``), else None."""
+    if doc is None:
+        return "null"
+    if isinstance(doc, (dict, list)):
+        return None
+    return next((name for t, name in _SCALARS if isinstance(doc, t)), type(doc).__name__)
+
+
 def _properties(schema: dict, resolver: Any) -> tuple[dict, Any]:
     """The ``properties`` of an object schema, following ``$ref`` and array ``items``."""
     while True:

@@ -132,6 +132,20 @@ def test_unknown_kind_names_the_closest(tmp_path):
     assert code == 1
 
 
+@pytest.mark.parametrize("text,shape", [("42", "a number"), ("-1.5", "a number"),
+                                        ('"pkg"', "a string"), ("true", "a boolean"),
+                                        ("null", "null")])
+def test_unknown_kind_of_a_top_level_scalar_says_what_it_is(tmp_path, text, shape):
+    doc = tmp_path / "scalar.json"
+    doc.write_text(text + "\n")
+    code, report = cli_json(str(doc))
+    [f] = report["findings"]
+    assert (f["rule"], f["code"], f["pointer"], f["line"], f["column"]) == (
+        "unknown-kind", "P003", "", 1, 1)
+    assert f"it is {shape}, not an object or array" in f["message"]
+    assert "closest" not in f["message"] and code == 1
+
+
 def test_kind_option_forces_a_kind(tmp_path):
     doc = tmp_path / "banner.json"
     shutil.copy(SAMPLES / "banner.json", doc)
