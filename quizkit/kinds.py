@@ -12,11 +12,19 @@ from typing import Any
 
 from quizkit.schemas import KINDS, bundled, schema_id
 
+# The fields that make an object of a top-level array a version (of a version list). The
+# analysis loader's kind detection (``quizkit.analysis.readers.KIND_SQL``) uses the same ones.
+VERSION_FIELDS = ("packageId", "rounds", "published", "changes")
+
 
 def detect_kind(doc: Any) -> str | None:
     """The document kind of ``doc``, or None when its shape fits none."""
     if isinstance(doc, list):
-        if all(isinstance(v, dict) for v in doc[:3]):
+        if not doc:
+            return "version-list"  # a package without versions
+        first = doc[0]
+        if (all(isinstance(v, dict) for v in doc[:3])
+                and any(f in first for f in VERSION_FIELDS)):
             return "version-list"
         return None
     if not isinstance(doc, dict):

@@ -146,6 +146,25 @@ def test_unknown_kind_of_a_top_level_scalar_says_what_it_is(tmp_path, text, shap
     assert "closest" not in f["message"] and code == 1
 
 
+def test_an_array_is_a_version_list_only_with_version_fields(tmp_path):
+    from quizkit.kinds import detect_kind
+
+    versions = json.loads((SAMPLES / "version-list.json").read_text())
+    assert detect_kind(versions) == "version-list"
+    assert detect_kind([]) == "version-list"  # a package without versions
+    for fields in ({"packageId": "p1"}, {"rounds": []}, {"published": True}):
+        assert detect_kind([fields]) == "version-list"
+    assert detect_kind([{"id": "u1", "username": "ann"}]) is None
+    assert detect_kind([{"id": "b1", "slot": "top"}, {"packageId": "p1"}]) is None
+    assert detect_kind([1, 2]) is None
+    assert detect_kind([{"packageId": "p1"}, "x"]) is None
+    users = tmp_path / "users.json"
+    users.write_text(json.dumps([{"username": "ann", "realname": "Ann", "about": "hi"}]))
+    code, report = cli_json(str(users))
+    [f] = report["findings"]
+    assert f["rule"] == "unknown-kind" and "closest: user" in f["message"] and code == 1
+
+
 def test_kind_option_forces_a_kind(tmp_path):
     doc = tmp_path / "banner.json"
     shutil.copy(SAMPLES / "banner.json", doc)
