@@ -247,3 +247,29 @@ def test_exclude_skips_walked_paths_but_not_named_files(tmp_path):
     assert code == 0 and [f["path"] for f in report["files"]] == [str(tmp_path / "keep/a.json")]
     code, _ = cli_json("--exclude", "skip", str(tmp_path / "skip" / "bad.json"))
     assert code == 3
+
+
+def test_a_duplicate_is_reported_on_the_later_file_in_input_order(tmp_path):
+    """A directory is walked files first, then subdirectories, each in name order: not the
+    order of its files' sorted paths. The catalog says so."""
+    root = tmp_path / "d"
+    (root / "a").mkdir(parents=True)
+    shutil.copy(SAMPLES / "version.json", root / "b.json")
+    doc = json.loads((SAMPLES / "version.json").read_text())
+    doc["published"] = not doc["published"]
+    (root / "a" / "x.json").write_text(json.dumps(doc))
+    first, later = root / "a" / "x.json", root / "b.json"
+
+    def reported_on(*args):
+        _, report = cli_json(*map(str, args))
+        return [(f["path"], f["message"].rsplit(" in ", 1)[1]) for f in report["findings"]
+                if f["rule"] == "conflicting-duplicate"]
+
+    assert reported_on(first, later) == [(str(later), str(first))]
+    assert reported_on(later, first) == [(str(first), str(later))]
+    assert reported_on(root) == [(str(first), str(later))]  # b.json is walked before a/
+    from quizkit.rules import catalog
+
+    for name in ("conflicting-duplicate", "identical-duplicate"):
+        assert "later of the two documents in input order" in \
+            catalog.get(name).explanation
