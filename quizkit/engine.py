@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from quizkit import intake
 from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report
-from quizkit.kinds import closest_kinds, detect_kind
+from quizkit.kinds import closest_kinds, detect_kind, shape_of
 from quizkit.limits import Limits
 from quizkit.parsing import BOM, LineIndex
 from quizkit.positions import Positions
@@ -74,10 +74,14 @@ def check_document(doc: Any, kind: str | None, profile: Profile = (),
     collected = _Document()
     kind = kind or detect_kind(doc)
     if kind is None:
-        near = closest_kinds(doc)
-        hint = f"; closest: {', '.join(near)}" if near else ""
-        collected.emit(input_rules.UNKNOWN_KIND, "",
-                       f"cannot tell the document kind from its shape{hint} (use --kind)")
+        shape = shape_of(doc)
+        if shape is not None:
+            message = f"cannot tell the document kind: it is {shape}, not an object or array"
+        else:
+            near = closest_kinds(doc)
+            hint = f"; closest: {', '.join(near)}" if near else ""
+            message = f"cannot tell the document kind from its shape{hint} (use --kind)"
+        collected.emit(input_rules.UNKNOWN_KIND, "", message)
         return None, collected.raw, []
     collected.raw.extend(schema_findings(kind, doc, profile))
     for check in checks.doc_checks(kind):
