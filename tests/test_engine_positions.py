@@ -55,3 +55,16 @@ def test_pointers_of_the_samples(name, text):
 ])
 def test_awkward_texts(text, where):
     assert Positions(text).locate(where) == locate(text, where)
+
+
+
+def test_many_pointers_into_one_large_array_agree_with_the_scanner():
+    quoted = 'a"b\\c'  # a key that needs escapes in JSON
+    doc = [{quoted: i, "dup": 1, "dup ": [i, {"x/y": "}]"}]} for i in range(300)]
+    text = json.dumps(doc, indent=1).replace('"dup ": ', '"dup": ', 1)
+    positions = Positions(text)
+    pointers = ["", "/299", "/300", "/0/dup", f"/5/{quoted}", "/17/dup /1/x~1y", "/x",
+                "/3/dup /2", "/0/dup/0"]
+    pointers += [f"/{i}/dup /0" for i in range(0, 300, 7)]
+    for ptr in pointers:
+        assert positions.locate(ptr) == locate(text, ptr), ptr
