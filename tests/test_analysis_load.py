@@ -413,3 +413,35 @@ def test_load_errors_are_load_errors(tmp_path: Path) -> None:
     with pytest.raises(LoadError):
         load(con, [tmp_path / "c"], findings=False)
     con.close()
+
+
+def test_every_reader_path_gives_the_same_tables(fixture_corpus: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small files are typed in batches, large ones alone, odd ones by the splitter."""
+    import importlib
+
+    load_module = importlib.import_module("quizkit.analysis.load")
+
+    pkg = fixture_corpus / "packages" / "pkg-002.json"
+    odd = fixture_corpus / "odd"
+    odd.mkdir()
+    (odd / "bom.json").write_bytes(b"\xef\xbb\xbf" + pkg.read_bytes())
+    (odd / "two.json").write_bytes(b'{"id": "b1", "slot": "top"}\n{"id": "b2", "slot": "top"}')
+    (odd / "latin1.json").write_bytes(b'{"id": "b3", "slot": "caf\xe9"}')
+
+    def tables(db: Path) -> dict[str, list[tuple]]:
+        code, _, err = cli("load", str(fixture_corpus), "--db", str(db), "--no-findings")
+        assert code in (0, 3), err
+        snap = snapshot(db)
+        snap["files"] = [r[:-1] for r in snap["files"]]  # without loaded_at
+        return snap
+
+    batched = tables(tmp_path / "batched.duckdb")
+    monkeypatch.setattr(load_module, "_SMALL_FILE", -1)
+    alone = tables(tmp_path / "alone.duckdb")
+    assert batched == alone
+    files = {Path(r[0]).name: r for r in batched["files"]}
+    assert files["two.json"][4] == 2  # two documents
+    assert files["bom.json"][5] == "package-full"
+    banners = {r[0] for r in batched["banners"]}
+    assert {"b1", "b2"} <= banners

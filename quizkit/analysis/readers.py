@@ -1,10 +1,22 @@
-"""DuckDB's JSON reader over export files, with one explicit type for every kind.
+"""DuckDB's readers over export files, with one explicit type for every kind.
 
-Reading happens in two statements, because that is what is fast: ``read_json_objects`` splits
-the files into documents (JSON text, one row per document, array element or line), then one
-``TRY_CAST(json AS DOCUMENT)`` turns each into a struct of the *union* of the top-level fields
-of all kinds. (Giving ``read_json`` the same nested ``columns=`` is 10-20x slower on a corpus of
-many small files: the nested transform is set up again for every file.)
+Each document is parsed into a struct of the *union* of the top-level fields of all kinds by one
+``TRY_CAST(json AS DOCUMENT)``. The text reaches the cast in one of two ways:
+
+* A plain (not compressed) file holding one JSON document, the common case, is read whole with
+  ``read_blob`` (:func:`whole_files_sql`), no JSON splitting, and cast in the same statement,
+  so each document is parsed once and its text is never stored. The statement must run with
+  ``preserve_insertion_order = false``: with it on, DuckDB 2.0 keeps each file's typed rows
+  apart until the end of the statement (about 20x slower, gigabytes of memory).
+  A file whose text is not one JSON value (a malformed file, several concatenated documents,
+  a BOM, invalid UTF-8) gives no row there and is read the other way.
+* Everything else (arrays, JSON Lines, ``.gz``, the files above) goes through
+  ``read_json_objects`` (:func:`objects_sql`), which splits the files into documents (JSON
+  text, one row per document, array element or line) into a temp table, typed by a second
+  statement; a file it cannot parse fails the statement, which is how bad files are found.
+
+(Giving ``read_json`` the same nested ``columns=`` instead is 10-20x slower on a corpus of
+many small files: DuckDB 2.0 maps every listed column and struct field again for every file.)
 
 Fields a kind does not have come back NULL, which is how :data:`KIND_SQL` tells the kinds apart
 without a Python parse. Only the fields the tables need are listed; the rest are skipped. A
@@ -75,6 +87,10 @@ COLUMNS: dict[str, str] = {
 
 DOCUMENT = "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items()) + ")"
 
+# Temp table raw: one row per document, its top-level fields as columns, and its kind.
+RAW_DDL = ("CREATE OR REPLACE TEMP TABLE raw (file VARCHAR, container VARCHAR, doc_no BIGINT, "
+           + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items()) + ", kind VARCHAR)")
+
 FORMATS = {"json": "unstructured", "json-array": "array", "jsonl": "newline_delimited"}
 
 
@@ -89,6 +105,16 @@ def objects_sql(container: str, param: str, max_object: int) -> str:
     ignore = ", ignore_errors=true" if container == "jsonl" else ""
     return (f"read_json_objects(${param}, format='{FORMATS[container]}', filename=true, "
             f"maximum_object_size={int(max_object)}{ignore})")
+
+
+def whole_files_sql(param: str) -> str:
+    """Each file in list parameter ``param`` as one JSON value: columns ``filename``, ``json``.
+
+    ``json`` is NULL when the content is not exactly one JSON value (or not UTF-8); nothing is
+    split or skipped here, and no error is raised for a file's content.
+    """
+    return (f"(SELECT filename, TRY_CAST(try(decode(content)) AS JSON) AS json "
+            f"FROM read_blob(${param}))")
 
 
 # The document kind from which top-level fields are present (non-NULL), in the order and with
