@@ -96,15 +96,17 @@ def _finding(path: str, record: int | None, rule: Rule, pointer: str, message: s
                    message=message, record=record, line=line, column=column, code=rule.code)
 
 
-def _position(text: str, index: LineIndex, pointer: str) -> tuple[int, int]:
+def _position(text: str, index: LineIndex, pointer: str,
+              unique_keys: bool = False) -> tuple[int, int]:
     """Line and column of the value at ``pointer``, or of its nearest existing ancestor.
 
     The findings of one text come one after another, so the last text's :class:`Positions`
-    (its bracket table, built once) is kept for the next pointer.
+    (its bracket table, built once) is kept for the next pointer. ``unique_keys``: the text
+    has no duplicate key (see :class:`Positions`).
     """
     positions = _last_positions[0]
     if positions is None or positions.text is not text:
-        positions = _last_positions[0] = Positions(text)
+        positions = _last_positions[0] = Positions(text, unique_keys)
     while True:
         offset = positions.locate(pointer)
         if offset is not None or not pointer:
@@ -135,6 +137,8 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
         result.documents += 1
         doc, problems = intake.parse(chunk, options.limits.max_depth)
         _add_problems(outcome, path, record, problems)
+        # The intake reports every duplicate key: without one, keys are unique.
+        unique_keys = not any(p.rule is input_rules.DUPLICATE_KEY for p in problems)
         if doc is intake.UNREAD:
             result.readable = False
             continue
@@ -154,7 +158,7 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
             text = chunk.decode("utf-8", errors="replace")
             index = LineIndex(text)
             for rule, pointer, message in raw:
-                line, column = _position(text, index, pointer)
+                line, column = _position(text, index, pointer, unique_keys)
                 if record is not None:
                     line += record - 1
                 outcome.findings.append(_finding(path, record, rule, pointer, message,

@@ -29,10 +29,13 @@ _WS = re.compile(r"[ \t\r\n]*+")
 class Positions:
     """Pointer → character offset in ``text`` (the JSON text of one document)."""
 
-    __slots__ = ("_brackets", "_close", "_open", "text")
+    __slots__ = ("_brackets", "_close", "_open", "text", "unique_keys")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, unique_keys: bool = False) -> None:
+        """``unique_keys``: no object of the text has a key twice (the intake proved it), so
+        a key's first occurrence is its only one and nothing after it need be read."""
         self.text = text
+        self.unique_keys = unique_keys
         self._brackets = _TO_BRACKET.finditer(text)
         self._open: list[int] = []
         self._close: dict[int, int] = {}
@@ -96,6 +99,8 @@ class Positions:
                     i = self._ws(i + 1)
                     if name == part:
                         found = i  # keep going: the last duplicate wins, as in orjson
+                        if self.unique_keys:
+                            break
                     i = self._ws(self._skip(i))
                     if text[i : i + 1] == ",":
                         i = self._ws(i + 1)

@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from quizkit.parsing import locate
+from quizkit.parsing import LineIndex, locate
 from quizkit.positions import Positions
 from quizkit.schemas import pointer
 from tests.conftest import valid_samples
@@ -33,10 +35,13 @@ def _texts() -> list[tuple[str, str]]:
     return out
 
 
+@pytest.mark.parametrize("unique_keys", [False, True])
 @pytest.mark.parametrize("name,text", _texts(), ids=lambda v: v if len(v) < 40 else "")
-def test_pointers_of_the_samples(name, text):
+def test_pointers_of_the_samples(name, text, unique_keys):
+    # The samples have no duplicate key: reading a key's first occurrence only (what the
+    # engine does when the intake found no duplicate) gives the same answers.
     doc = json.loads(text)
-    positions = Positions(text)
+    positions = Positions(text, unique_keys)
     rnd = random.Random(name)
     pointers = list(_pointers(doc))
     pointers = rnd.sample(pointers, min(60, len(pointers)))  # locate is slow on big texts
@@ -55,3 +60,13 @@ def test_pointers_of_the_samples(name, text):
 ])
 def test_awkward_texts(text, where):
     assert Positions(text).locate(where) == locate(text, where)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab\n\r€\t", max_size=40), st.data())
+def test_line_index_counts_as_its_table_does(text, data):
+    counted, table = LineIndex(text), LineIndex(text)
+    table.starts  # noqa: B018 (builds the table: every answer comes from it)
+    offsets = data.draw(st.lists(st.integers(0, len(text) + 2), max_size=12))
+    for offset in offsets:  # the first few are counted, the rest come from the table
+        assert counted.position(offset) == table.position(offset)
