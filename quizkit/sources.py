@@ -166,7 +166,12 @@ def _read_file(path: str, limit: int) -> bytes:
         if st.st_size > limit:
             raise _too_large(limit)
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(limit + 1)  # the file may grow after fstat
+            # Ask for the size fstat gave (and one byte more): asking for the limit itself
+            # would have Python allocate a buffer of that size (512 MB) for every file.
+            want = st.st_size + 1
+            data = fh.read(want)
+            if len(data) == want:  # the file grew after fstat (or fstat says 0, as in /proc)
+                data += fh.read(limit + 1 - len(data))
     except OSError as exc:
         raise ReadError(exc.strerror or str(exc)) from None
     finally:
