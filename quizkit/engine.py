@@ -24,7 +24,7 @@ from quizkit.limits import Limits
 from quizkit.parsing import BOM, LineIndex
 from quizkit.positions import Positions
 from quizkit.reporters.base import Reporter
-from quizkit.rules import batch, checks, input_rules, load_rule_modules
+from quizkit.rules import batch, checks, input_rules, load_rule_modules, version_index
 from quizkit.rules.catalog import Rule
 from quizkit.schemas import Profile, schema_findings, warm
 from quizkit.service import ServiceNames
@@ -72,6 +72,7 @@ def check_document(doc: Any, kind: str | None, profile: Profile = (),
                    ) -> tuple[str | None, list[tuple[Rule, str, str]], list[tuple[str, tuple]]]:
     """Kind, raw findings (rule, pointer, message) and facts (pointer, fact) of one document."""
     collected = _Document()
+    version_index.forget()  # indexes are per document, even one changed in place since
     kind = kind or detect_kind(doc)
     if kind is None:
         near = closest_kinds(doc)
