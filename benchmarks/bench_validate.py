@@ -298,7 +298,8 @@ def startup(repeat: int) -> tuple[float, float, float]:
 
 
 def check_costs(docs: list[tuple[Path, str | None]], limit_mb: float) -> list[tuple[str, float]]:
-    """CPU seconds per MB of each structural check and fact collector, in this process.
+    """CPU seconds per MB of each structural check, findings check and fact collector, in
+    this process (a version check's first call per document also builds the version index).
 
     For the rules' authors: which checks cost what, on (about ``limit_mb`` MB of) the corpus.
     """
@@ -332,6 +333,10 @@ def check_costs(docs: list[tuple[Path, str | None]], limit_mb: float) -> list[tu
             start = time.process_time()
             check(doc, emit)
             spent[f"{check.__module__}.{check.__name__}"] += time.process_time() - start
+        for fcheck in checks.findings_checks(kind):
+            start = time.process_time()
+            fcheck(doc, (), emit, None)
+            spent[f"{fcheck.__module__}.{fcheck.__name__}"] += time.process_time() - start
         for collect in checks.collectors(kind):
             start = time.process_time()
             list(collect(doc))

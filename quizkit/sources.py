@@ -266,10 +266,13 @@ def _walk(root: str, exclude: tuple[str, ...]) -> Iterator[Source]:
             yield Source(directory, error=f"cannot list directory: {exc.strerror or exc}")
             continue
         subdirs = []
+        # Paths relative to the root, for the patterns only (none: nothing to compute).
+        rel_dir = os.path.relpath(directory, root) if exclude else ""
         for entry in entries:
-            rel = os.path.relpath(entry.path, root)
-            if _excluded(rel, exclude):
-                continue
+            if exclude:
+                rel = entry.name if rel_dir == os.curdir else os.path.join(rel_dir, entry.name)
+                if _excluded(rel, exclude):
+                    continue
             try:
                 if entry.is_dir():
                     subdirs.append(entry.path)

@@ -192,9 +192,9 @@ def test_indented_text_with_a_duplicate_key_is_not_canonical(value, data):
                  st.integers(min_value=-(2**80), max_value=-(2**63) - 1)), json_values,
        st.booleans())
 def test_indented_text_with_a_big_integer_is_not_canonical(big, value, indent):
-    text = (_indented if indent else orjson.dumps)({"v": value, "big": [0]})
-    text = text.replace(b"[\n    0\n  ]" if indent else b"[0]",
-                        b"[\n    %d\n  ]" % big if indent else b"[%d]" % big)
+    text = (_indented if indent else orjson.dumps)({"v": value, "big": ["<big>"]})
+    head, _, tail = text.rpartition(b'"<big>"')  # the last one: "big" is written after "v"
+    text = head + b"%d" % big + tail
     problems = _agrees(text)
     assert [p.pointer for p in problems] == ["/big/0"]
 
