@@ -98,16 +98,17 @@ def _finding(path: str, record: int | None, rule: Rule, pointer: str, message: s
 
 
 def _position(text: str, index: LineIndex, pointer: str,
-              unique_keys: bool = False) -> tuple[int, int]:
+              unique_keys: bool = False, indented: bool = False) -> tuple[int, int]:
     """Line and column of the value at ``pointer``, or of its nearest existing ancestor.
 
     The findings of one text come one after another, so the last text's :class:`Positions`
     (its bracket table, built once) is kept for the next pointer. ``unique_keys``: the text
-    has no duplicate key (see :class:`Positions`).
+    has no duplicate key; ``indented``: it is orjson's own indented writing (see
+    :class:`Positions`).
     """
     positions = _last_positions[0]
     if positions is None or positions.text is not text:
-        positions = _last_positions[0] = Positions(text, unique_keys)
+        positions = _last_positions[0] = Positions(text, unique_keys, indented)
     while True:
         offset = positions.locate(pointer)
         if offset is not None or not pointer:
@@ -136,7 +137,7 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
     units = line_units(prepared) if lines else [(None, prepared)]
     for record, chunk in units:
         result.documents += 1
-        doc, problems = intake.parse(chunk, options.limits.max_depth)
+        doc, problems, indented = intake.parse_text(chunk, options.limits.max_depth)
         _add_problems(outcome, path, record, problems)
         # The intake reports every duplicate key: without one, keys are unique.
         unique_keys = not any(p.rule is input_rules.DUPLICATE_KEY for p in problems)
@@ -159,7 +160,7 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
             text = chunk.decode("utf-8", errors="replace")
             index = LineIndex(text)
             for rule, pointer, message in raw:
-                line, column = _position(text, index, pointer, unique_keys)
+                line, column = _position(text, index, pointer, unique_keys, indented)
                 if record is not None:
                     line += record - 1
                 outcome.findings.append(_finding(path, record, rule, pointer, message,

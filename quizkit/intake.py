@@ -133,17 +133,27 @@ def prepare(data: bytes) -> tuple[bytes | None, list[Problem]]:
 
 def parse(chunk: bytes, max_depth: int = PARSER_MAX_DEPTH) -> tuple[Any, list[Problem]]:
     """The document in ``chunk`` (or :data:`UNREAD`) and its input problems."""
+    doc, problems, _indented = parse_text(chunk, max_depth)
+    return doc, problems
+
+
+def parse_text(chunk: bytes, max_depth: int = PARSER_MAX_DEPTH
+               ) -> tuple[Any, list[Problem], bool]:
+    """As :func:`parse`, and whether ``chunk`` is exactly what orjson writes indented by two
+    spaces (give or take trailing whitespace): then every non-empty container closes on a
+    line of its own, indented two spaces per level, which :class:`quizkit.positions.Positions`
+    uses to skip containers without matching brackets."""
     if not ORJSON_LIMITS_DEPTH and _brackets(chunk) > PARSER_MAX_DEPTH:
         deep = _too_deep(chunk, PARSER_MAX_DEPTH)
         if deep is not None:
-            return UNREAD, [deep]
+            return UNREAD, [deep], False
     try:
         doc = orjson.loads(chunk)
     except orjson.JSONDecodeError as exc:
         problem = diagnose(chunk, exc.msg, exc.pos)
         if problem.rule is input_rules.TOO_DEEP and max_depth < PARSER_MAX_DEPTH:
             problem = _too_deep(chunk, max_depth) or problem  # where our own limit is crossed
-        return UNREAD, [problem]
+        return UNREAD, [problem], False
     pretty = chunk[1:2] == b"\n"  # written with indentation (by orjson? see _canonical)
     written = _write(doc, pretty)
     # orjson wrote it back: it nests at most WRITER_MAX_DEPTH deep, and nothing more is needed.
@@ -152,12 +162,12 @@ def parse(chunk: bytes, max_depth: int = PARSER_MAX_DEPTH) -> tuple[Any, list[Pr
             and _depth_exceeds(doc, max_depth):
         deep = _too_deep(chunk, max_depth)
         if deep is not None:
-            return UNREAD, [deep]
+            return UNREAD, [deep], False
     if written is not None and _canonical(chunk, written):
-        return doc, []
+        return doc, [], pretty
     if not _suspicious(chunk, written):
-        return doc, []
-    return doc, _silent_problems(chunk)
+        return doc, [], False
+    return doc, _silent_problems(chunk), False
 
 
 def _brackets(chunk: bytes) -> int:
@@ -340,5 +350,5 @@ def too_deep_to_check() -> Problem:
 
 
 __all__ = ["ORJSON_LIMITS_DEPTH", "UNREAD", "WRITER_MAX_DEPTH", "Problem", "diagnose", "parse",
-           "prepare", "too_deep_to_check"]
+           "parse_text", "prepare", "too_deep_to_check"]
 

@@ -29,13 +29,21 @@ _WS = re.compile(r"[ \t\r\n]*+")
 class Positions:
     """Pointer → character offset in ``text`` (the JSON text of one document)."""
 
-    __slots__ = ("_brackets", "_close", "_open", "text", "unique_keys")
+    __slots__ = ("_brackets", "_close", "_open", "indented", "text", "unique_keys")
 
-    def __init__(self, text: str, unique_keys: bool = False) -> None:
+    def __init__(self, text: str, unique_keys: bool = False, indented: bool = False) -> None:
         """``unique_keys``: no object of the text has a key twice (the intake proved it), so
-        a key's first occurrence is its only one and nothing after it need be read."""
+        a key's first occurrence is its only one and nothing after it need be read.
+
+        ``indented``: the text is exactly what orjson writes indented by two spaces (the
+        intake proved it; the service's exports are). Then a non-empty container at depth
+        ``d`` ends at the first line after it that is ``2d`` spaces and its closing bracket
+        (a string holds no raw newline, deeper lines are indented more): one ``str.find``
+        skips it, however big, with no bracket matching.
+        """
         self.text = text
         self.unique_keys = unique_keys
+        self.indented = indented
         self._brackets = _TO_BRACKET.finditer(text)
         self._open: list[int] = []
         self._close: dict[int, int] = {}
@@ -65,14 +73,20 @@ class Positions:
     def _ws(self, i: int) -> int:
         return _WS.match(self.text, i).end()  # type: ignore[union-attr]
 
-    def _skip(self, i: int) -> int:
-        """The offset just past the value starting at ``i``."""
+    def _skip(self, i: int, depth: int) -> int:
+        """The offset just past the value starting at ``i`` (at nesting ``depth``)."""
         text = self.text
         c = text[i : i + 1]
         if c == '"':
             m = _STRING.match(text, i)
             return m.end() if m else len(text)
         if c in ("[", "{"):
+            if self.indented:
+                if text[i + 1 : i + 2] in ("]", "}"):
+                    return i + 2  # empty: written "[]" or "{}"
+                closing = "\n" + "  " * depth + ("]" if c == "[" else "}")
+                at = text.find(closing, i)
+                return at + len(closing) if at >= 0 else len(text)
             return self._end(i)
         return _SCALAR.match(text, i).end()  # type: ignore[union-attr]
 
@@ -82,7 +96,7 @@ class Positions:
         parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]] \
             if pointer else []
         i = self._ws(0)
-        for part in parts:
+        for depth, part in enumerate(parts, start=1):  # depth: of the values in the container
             c = text[i : i + 1]
             if c == "{":
                 found = None
@@ -101,7 +115,7 @@ class Positions:
                         found = i  # keep going: the last duplicate wins, as in orjson
                         if self.unique_keys:
                             break
-                    i = self._ws(self._skip(i))
+                    i = self._ws(self._skip(i, depth))
                     if text[i : i + 1] == ",":
                         i = self._ws(i + 1)
                 if found is None:
@@ -114,7 +128,7 @@ class Positions:
                 for _ in range(int(part)):
                     if text[i : i + 1] in ("]", ""):
                         return None
-                    i = self._ws(self._skip(i))
+                    i = self._ws(self._skip(i, depth))
                     if text[i : i + 1] != ",":
                         return None
                     i = self._ws(i + 1)

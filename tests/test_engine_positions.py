@@ -70,3 +70,55 @@ def test_line_index_counts_as_its_table_does(text, data):
     offsets = data.draw(st.lists(st.integers(0, len(text) + 2), max_size=12))
     for offset in offsets:  # the first few are counted, the rest come from the table
         assert counted.position(offset) == table.position(offset)
+
+
+# --- orjson's indented writing: containers skipped by their closing line -------------------------
+
+def _indented_texts() -> list[tuple[str, str]]:
+    import orjson
+
+    out = []
+    for name, text in _texts():
+        out.append((name, orjson.dumps(json.loads(text), option=orjson.OPT_INDENT_2).decode()))
+    return out
+
+
+@pytest.mark.parametrize("name,text", _indented_texts(), ids=lambda v: v if len(v) < 40 else "")
+def test_indented_pointers_of_the_samples(name, text):
+    doc = json.loads(text)
+    positions = Positions(text, unique_keys=True, indented=True)
+    rnd = random.Random(name)
+    pointers = list(_pointers(doc))
+    pointers = rnd.sample(pointers, min(60, len(pointers)))
+    missing = [p + "/zz" for p in rnd.sample(pointers, min(20, len(pointers)))]
+    missing += [p + "/999" for p in rnd.sample(pointers, min(20, len(pointers)))]
+    for p in pointers + missing:
+        assert positions.locate(p) == locate(text, p), p
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=False,
+                                                                allow_infinity=False)
+    | st.text(alphabet='ab"\\\n]}[{ :,', max_size=6),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(alphabet='ab"]}\n', max_size=3), inner, max_size=4),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json_values, st.data())
+def test_indented_texts_agree_with_the_token_walk(value, data):
+    import orjson
+
+    from quizkit import intake
+
+    raw = orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
+    _, problems, indented = intake.parse_text(raw)
+    assert indented == (raw[1:2] == b"\n") and problems == []
+    text = raw.decode()
+    pointers = list(_pointers(value))
+    pointers += [p + "/0" for p in pointers[:5]] + [p + "/x" for p in pointers[:5]]
+    positions = Positions(text, unique_keys=True, indented=True)
+    for p in data.draw(st.lists(st.sampled_from(pointers), max_size=8)):
+        assert positions.locate(p) == locate(text, p), p
