@@ -150,7 +150,7 @@ def main() -> None:
     corpus = args.corpus
     if corpus is None:
         corpus = args.out / f"corpus-{args.packages}-{args.seed}"
-        if not (corpus / "manifest.json").exists():
+        if not (corpus / "corpus-manifest.json.txt").exists():
             from quizkit.generate import generate_corpus
 
             print(f"generating {args.packages} packages into {corpus} ...", flush=True)

@@ -85,7 +85,7 @@ def corpus(args: argparse.Namespace) -> Path:
     if args.corpus:
         return Path(args.corpus)
     target = OUT / f"corpus-p{args.packages}-s{args.seed}-b{args.broken}"
-    if not (target / "manifest.json").exists():
+    if not (target / "corpus-manifest.json.txt").exists():
         from quizkit.generate import generate_corpus
 
         print(f"generating {target} ...", flush=True)
@@ -97,7 +97,7 @@ def corpus(args: argparse.Namespace) -> Path:
 
 def documents(root: Path) -> list[tuple[Path, str | None]]:
     """(file, kind) for every input of the corpus, kinds from its manifest when it has one."""
-    manifest = root / "manifest.json"
+    manifest = root / "corpus-manifest.json.txt"
     if manifest.exists():
         listed = orjson.loads(manifest.read_bytes())
         return [(root / f["file"], f.get("kind")) for f in listed["files"]]
@@ -197,7 +197,7 @@ def quizkit_exe() -> str:
 def quizkit_run(root: Path, jobs: int, files: int, size: int, repeat: int) -> Run:
     report = OUT / f"report-jobs{jobs}.json"
     cmd = [quizkit_exe(), "validate", "--jobs", str(jobs), "--format", "json", "-o", str(report),
-           "--exclude", "manifest.json", str(root)]
+           str(root)]
     return best_of(f"quizkit validate --jobs {jobs}", [cmd], files, size, repeat,
                    note="JSON report written")
 

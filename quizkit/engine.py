@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from quizkit import intake
 from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report
-from quizkit.kinds import closest_kinds, detect_kind
+from quizkit.kinds import closest_kinds, detect_kind, shape_of
 from quizkit.limits import Limits
 from quizkit.parsing import BOM, LineIndex
 from quizkit.positions import Positions
@@ -77,10 +77,14 @@ def check_document(doc: Any, kind: str | None, profile: Profile = (),
     version_index.forget()  # indexes are per document, even one changed in place since
     kind = kind or detect_kind(doc)
     if kind is None:
-        near = closest_kinds(doc)
-        hint = f"; closest: {', '.join(near)}" if near else ""
-        collected.emit(input_rules.UNKNOWN_KIND, "",
-                       f"cannot tell the document kind from its shape{hint} (use --kind)")
+        shape = shape_of(doc)
+        if shape is not None:
+            message = f"cannot tell the document kind: it is {shape}, not an object or array"
+        else:
+            near = closest_kinds(doc)
+            hint = f"; closest: {', '.join(near)}" if near else ""
+            message = f"cannot tell the document kind from its shape{hint} (use --kind)"
+        collected.emit(input_rules.UNKNOWN_KIND, "", message)
         return None, collected.raw, []
     collected.raw.extend(schema_findings(kind, doc, profile))
     for check in checks.doc_checks(kind):
@@ -100,17 +104,16 @@ def _finding(path: str, record: int | None, rule: Rule, pointer: str, message: s
 
 
 def _position(text: str, index: LineIndex, pointer: str,
-              unique_keys: bool = False, indented: bool = False) -> tuple[int, int]:
+              indented: bool = False) -> tuple[int, int]:
     """Line and column of the value at ``pointer``, or of its nearest existing ancestor.
 
     The findings of one text come one after another, so the last text's :class:`Positions`
-    (its bracket table, built once) is kept for the next pointer. ``unique_keys``: the text
-    has no duplicate key; ``indented``: it is orjson's own indented writing (see
-    :class:`Positions`).
+    (its bracket table, built once) is kept for the next pointer. ``indented``: the text is
+    orjson's own indented writing (see :class:`Positions`).
     """
     positions = _last_positions[0]
     if positions is None or positions.text is not text:
-        positions = _last_positions[0] = Positions(text, unique_keys, indented)
+        positions = _last_positions[0] = Positions(text, indented)
     while True:
         offset = positions.locate(pointer)
         if offset is not None or not pointer:
@@ -141,8 +144,6 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
         result.documents += 1
         doc, problems, indented = intake.parse_text(chunk, options.limits.max_depth)
         _add_problems(outcome, path, record, problems)
-        # The intake reports every duplicate key: without one, keys are unique.
-        unique_keys = not any(p.rule is input_rules.DUPLICATE_KEY for p in problems)
         if doc is intake.UNREAD:
             result.readable = False
             continue
@@ -162,7 +163,7 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
             text = chunk.decode("utf-8", errors="replace")
             index = LineIndex(text)
             for rule, pointer, message in raw:
-                line, column = _position(text, index, pointer, unique_keys, indented)
+                line, column = _position(text, index, pointer, indented)
                 if record is not None:
                     line += record - 1
                 outcome.findings.append(_finding(path, record, rule, pointer, message,

@@ -12,11 +12,19 @@ from typing import Any
 
 from quizkit.schemas import KINDS, bundled, schema_id
 
+# The fields that make an object of a top-level array a version (of a version list). The
+# analysis loader's kind detection (``quizkit.analysis.readers.KIND_SQL``) uses the same ones.
+VERSION_FIELDS = ("packageId", "rounds", "published", "changes")
+
 
 def detect_kind(doc: Any) -> str | None:
     """The document kind of ``doc``, or None when its shape fits none."""
     if isinstance(doc, list):
-        if all(isinstance(v, dict) for v in doc[:3]):
+        if not doc:
+            return "version-list"  # a package without versions
+        first = doc[0]
+        if (all(isinstance(v, dict) for v in doc[:3])
+                and any(f in first for f in VERSION_FIELDS)):
             return "version-list"
         return None
     if not isinstance(doc, dict):
@@ -37,6 +45,18 @@ def detect_kind(doc: Any) -> str | None:
     if keys == {"user"}:
         return "user-update"
     return None
+
+
+_SCALARS = ((bool, "a boolean"), (int, "a number"), (float, "a number"), (str, "a string"))
+
+
+def shape_of(doc: Any) -> str | None:
+    """What a document that is not an object or array is (``"a number"``), else None."""
+    if doc is None:
+        return "null"
+    if isinstance(doc, (dict, list)):
+        return None
+    return next((name for t, name in _SCALARS if isinstance(doc, t)), type(doc).__name__)
 
 
 def _properties(schema: dict, resolver: Any) -> tuple[dict, Any]:

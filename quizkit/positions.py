@@ -29,24 +29,22 @@ _WS = re.compile(r"[ \t\r\n]*+")
 class Positions:
     """Pointer → character offset in ``text`` (the JSON text of one document)."""
 
-    __slots__ = ("_brackets", "_close", "_open", "indented", "text", "unique_keys")
+    __slots__ = ("_arrays", "_brackets", "_close", "_objects", "_open", "indented", "text")
 
-    def __init__(self, text: str, unique_keys: bool = False, indented: bool = False) -> None:
-        """``unique_keys``: no object of the text has a key twice (the intake proved it), so
-        a key's first occurrence is its only one and nothing after it need be read.
-
-        ``indented``: the text is exactly what orjson writes indented by two spaces (the
+    def __init__(self, text: str, indented: bool = False) -> None:
+        """``indented``: the text is exactly what orjson writes indented by two spaces (the
         intake proved it; the service's exports are). Then a non-empty container at depth
         ``d`` ends at the first line after it that is ``2d`` spaces and its closing bracket
         (a string holds no raw newline, deeper lines are indented more): one ``str.find``
         skips it, however big, with no bracket matching.
         """
         self.text = text
-        self.unique_keys = unique_keys
         self.indented = indented
         self._brackets = _TO_BRACKET.finditer(text)
         self._open: list[int] = []
         self._close: dict[int, int] = {}
+        self._objects: dict[int, dict[str, int]] = {}
+        self._arrays: dict[int, list[int]] = {}
 
     def _end(self, start: int) -> int:
         """The offset just past the container opening at ``start``.
@@ -90,8 +88,56 @@ class Positions:
             return self._end(i)
         return _SCALAR.match(text, i).end()  # type: ignore[union-attr]
 
+    def _members(self, start: int, depth: int) -> dict[str, int]:
+        """Key → value offset of the object opening at ``start`` (the last duplicate wins);
+        ``depth``: the nesting of its values."""
+        cached = self._objects.get(start)
+        if cached is not None:
+            return cached
+        text = self.text
+        members: dict[str, int] = {}
+        i = self._ws(start + 1)
+        while text[i : i + 1] == '"':
+            m = _STRING.match(text, i)
+            if m is None:
+                break
+            raw = m.group()
+            name = orjson.loads(raw) if "\\" in raw else raw[1:-1]
+            i = self._ws(m.end())
+            if text[i : i + 1] != ":":
+                break
+            i = self._ws(i + 1)
+            members[name] = i
+            i = self._ws(self._skip(i, depth))
+            if text[i : i + 1] == ",":
+                i = self._ws(i + 1)
+        self._objects[start] = members
+        return members
+
+    def _elements(self, start: int, depth: int) -> list[int]:
+        """Offsets of the elements of the array opening at ``start``; ``depth``: their
+        nesting."""
+        cached = self._arrays.get(start)
+        if cached is not None:
+            return cached
+        text = self.text
+        elements: list[int] = []
+        i = self._ws(start + 1)
+        while text[i : i + 1] not in ("]", ""):
+            elements.append(i)
+            i = self._ws(self._skip(i, depth))
+            if text[i : i + 1] != ",":
+                break
+            i = self._ws(i + 1)
+        self._arrays[start] = elements
+        return elements
+
     def locate(self, pointer: str) -> int | None:
-        """Offset of the value at ``pointer``, or None when the document has no such value."""
+        """Offset of the value at ``pointer``, or None when the document has no such value.
+
+        Each container's members are listed once and kept, so many pointers into one large
+        array or object cost one pass over it, not one pass each.
+        """
         text = self.text
         parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]] \
             if pointer else []
@@ -99,41 +145,18 @@ class Positions:
         for depth, part in enumerate(parts, start=1):  # depth: of the values in the container
             c = text[i : i + 1]
             if c == "{":
-                found = None
-                i = self._ws(i + 1)
-                while text[i : i + 1] == '"':
-                    m = _STRING.match(text, i)
-                    if m is None:
-                        return found
-                    raw = m.group()
-                    name = orjson.loads(raw) if "\\" in raw else raw[1:-1]
-                    i = self._ws(m.end())
-                    if text[i : i + 1] != ":":
-                        return found
-                    i = self._ws(i + 1)
-                    if name == part:
-                        found = i  # keep going: the last duplicate wins, as in orjson
-                        if self.unique_keys:
-                            break
-                    i = self._ws(self._skip(i, depth))
-                    if text[i : i + 1] == ",":
-                        i = self._ws(i + 1)
+                found = self._members(i, depth).get(part)
                 if found is None:
                     return None
                 i = found
             elif c == "[":
                 if not part.isdigit():
                     return None
-                i = self._ws(i + 1)
-                for _ in range(int(part)):
-                    if text[i : i + 1] in ("]", ""):
-                        return None
-                    i = self._ws(self._skip(i, depth))
-                    if text[i : i + 1] != ",":
-                        return None
-                    i = self._ws(i + 1)
-                if text[i : i + 1] in ("]", ""):
+                elements = self._elements(i, depth)
+                index = int(part)
+                if index >= len(elements):
                     return None
+                i = elements[index]
             else:
                 return None
         return i

@@ -378,6 +378,23 @@ def test_kinds_agree_with_the_validators_detection(tmp_path: Path) -> None:
         assert kinds == want[path] - {None}, path
 
 
+def test_an_array_without_version_fields_is_no_version_list(tmp_path: Path) -> None:
+    from quizkit.kinds import detect_kind
+
+    root = tmp_path / "in"
+    root.mkdir()
+    shutil.copy(SAMPLES / "version-list.json", root / "versions.json")
+    others = [{"id": "u1", "username": "ann"}, {"id": "u2", "username": "bob"}]
+    (root / "users.json").write_text(orjson.dumps(others).decode())
+    assert detect_kind(others) is None
+    con = connect()
+    load(con, [root], findings=False)
+    got = {Path(f).name: k for f, k in run(con, "SELECT file, kind FROM files")}
+    con.close()
+    assert got["versions.json"] == "version-list"
+    assert not got.get("users.json")
+
+
 def test_load_through_python_dash_m(fixture_corpus: Path, tmp_path: Path) -> None:
     db = tmp_path / "sub.duckdb"
     proc = subprocess.run([sys.executable, "-m", "quizkit", "load", str(fixture_corpus),

@@ -19,3 +19,42 @@ def test_readme_gives_the_two_commands():
     assert tests == "pytest"
     ci = (ROOT / ".ci/run").read_text()
     assert "\npytest\n" in ci and "pip install -q -e '.[test]'" in ci
+
+
+def _readme_commands() -> list[list[str]]:
+    """The `quizkit ...` command lines of the README's code blocks, split into words."""
+    import shlex
+
+    readme = (ROOT / "README.md").read_text()
+    lines = []
+    for block in readme.split("```")[1::2]:
+        for line in block.splitlines():
+            line = line.split(" #", 1)[0].split("&&")[-1].split("|")[0].strip()
+            if line.startswith("cat "):
+                continue
+            if line.startswith("quizkit "):
+                lines.append(shlex.split(line))
+    return lines
+
+
+def test_readme_commands_and_options_exist():
+    import click
+
+    from quizkit.cli import main
+
+    commands = _readme_commands()
+    assert len(commands) > 15
+    for words in commands:
+        command: click.Command = main
+        ctx = click.Context(main)
+        rest = words[1:]
+        while isinstance(command, click.Group) and rest and not rest[0].startswith("-"):
+            sub = command.get_command(ctx, rest[0])
+            if sub is None:
+                break
+            command, rest = sub, rest[1:]
+        assert command is not main, words
+        known = {opt for p in command.params for opt in getattr(p, "opts", [])}
+        for word in rest:
+            if word.startswith("--"):
+                assert word.split("=")[0] in known, (words, word)

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from quizkit.commands.samples import samples
-from quizkit.generate import generate_corpus
+from quizkit.generate import MANIFEST, generate_corpus
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -53,7 +53,7 @@ def records(path: Path) -> list[bytes]:
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     out = tmp_path_factory.mktemp("corpus")
     generate_corpus(out, packages=30, seed=11, broken=0.25, gzip_share=0.2, workers=1)
-    return out, orjson.loads((out / "manifest.json").read_bytes())
+    return out, orjson.loads((out / MANIFEST).read_bytes())
 
 
 def test_same_seed_same_bytes_any_workers(tmp_path: Path) -> None:
@@ -77,7 +77,7 @@ def test_counts_match_manifest(corpus: tuple[Path, dict]) -> None:
     on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     listed = [f["file"] for f in manifest["files"]]
     assert len(listed) == len(set(listed))
-    assert on_disk - {"manifest.json"} == set(listed)
+    assert on_disk - {MANIFEST} == set(listed)
     kinds = Counter(f["kind"] for f in manifest["files"])
     assert kinds["package-full"] == 30 == manifest["packages"]
     assert kinds == Counter(manifest["kinds"])
@@ -143,12 +143,12 @@ def test_broken_documents_have_exactly_their_defect(corpus: tuple[Path, dict]) -
 
 def test_no_broken_documents_without_broken(tmp_path: Path) -> None:
     generate_corpus(tmp_path, packages=6, seed=3)
-    assert orjson.loads((tmp_path / "manifest.json").read_bytes())["cases"] == []
+    assert orjson.loads((tmp_path / MANIFEST).read_bytes())["cases"] == []
 
 
 def test_jsonl_batches(tmp_path: Path) -> None:
     generate_corpus(tmp_path, packages=20, seed=4, broken=0.3, jsonl=True, workers=1)
-    manifest = orjson.loads((tmp_path / "manifest.json").read_bytes())
+    manifest = orjson.loads((tmp_path / MANIFEST).read_bytes())
     batches = [f for f in manifest["files"] if f["file"].startswith("batches/")]
     assert {f["file"].split("/")[1].split("-")[0] for f in batches} == {"games", "users",
                                                                           "banners"}
@@ -167,7 +167,7 @@ def test_cli_group_writes_and_refuses_non_empty_dir(tmp_path: Path) -> None:
     result = runner.invoke(samples, args)
     assert result.exit_code == 0, result.output
     assert "wrote" in result.output and "MB" in result.output
-    assert (tmp_path / "c" / "manifest.json").exists()
+    assert (tmp_path / "c" / MANIFEST).exists()
     again = runner.invoke(samples, args)
     assert again.exit_code == 2 and "not empty" in again.output
     forced = runner.invoke(samples, [*args, "--force", "--broken", "0.5"])
@@ -211,3 +211,23 @@ def test_python_m_quizkit_samples_generate(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["samples", "generate", "--packages", "2", "--out",
                                        str(tmp_path / "runner")])
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.skipif(not _cli_importable(), reason="quizkit.cli imports commands not yet merged")
+def test_clean_corpus_validates_without_warnings_through_the_cli(tmp_path: Path) -> None:
+    """``--broken 0``: no errors or warnings, and the manifest is not taken for a document."""
+    from quizkit.cli import main
+
+    runner = CliRunner()
+    out = tmp_path / "c"
+    made = runner.invoke(main, ["samples", "generate", "--packages", "60", "--seed", "3",
+                                "--out", str(out), "--broken", "0", "--workers", "1"])
+    assert made.exit_code == 0, made.output
+    assert (out / MANIFEST).exists() and not (out / "manifest.json").exists()
+    result = runner.invoke(main, ["validate", str(out), "--format", "jsonl"])
+    findings = [orjson.loads(line) for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 0, result.output
+    assert [f for f in findings if f["severity"] != "info"] == []
+    # infos only by design: a version written both in a version list and on its own
+    assert {f["rule"] for f in findings} <= {"identical-duplicate"}
+    assert all(f["path"].startswith(str(out / "versions")) for f in findings)

@@ -148,6 +148,27 @@ def test_entity_mismatch_for_every_kind(entity, target):
     doc["validation"]["results"][0].update(entity=entity, id=target_id)
     assert embedded_findings(doc) == [("validation-entity-mismatch",
                                        "/validation/results/0/entity")]
+    _, raw, _ = check_document(doc, None, (), None)
+    assert "unknown-validation-target" not in {r.name for r, _, _ in raw}
+
+
+@pytest.mark.parametrize("case", [c for c in cases() if c["rule"] == "validation-entity-mismatch"],
+                         ids=lambda c: c["file"])
+def test_a_mismatch_is_not_also_an_unknown_validation_target(case):
+    """The id exists, as another kind of entity: one finding (V003), not a second (C011)."""
+    _, report = cli_json("--kind", case["kind"], str(CASES_DIR / case["file"]))
+    rules = [f["rule"] for f in report["findings"]]
+    assert "validation-entity-mismatch" in rules
+    assert "unknown-validation-target" not in rules, report["findings"]
+
+
+def test_an_unknown_id_is_still_an_unknown_validation_target():
+    load_rule_modules()
+    doc = load("version.json")
+    doc["validation"]["results"][0].update(entity="round", id="nothing-like-it")
+    _, raw, _ = check_document(doc, None, (), None)
+    assert [(r.name, p) for r, p, _ in raw if r.group in ("content", "service")] == [
+        ("unknown-validation-target", "/validation/results/0/id")]
 
 
 def test_an_unknown_id_or_an_uncarried_collection_is_not_a_mismatch():

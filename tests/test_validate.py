@@ -87,7 +87,13 @@ def test_text_report_lines_and_summary(tmp_path):
     assert result.exit_code == 1
     first, *_, last = result.output.splitlines()
     assert first.startswith(f"{bad}:1:10: error wrong-type ")
-    assert last == "1 file, 1 document: 1 errors, 0 warnings, 0 infos"
+    assert last == "1 file, 1 document: 1 error, 0 warnings, 0 infos"
+    warn = tmp_path / "w.json"
+    doc = json.loads((SAMPLES / "banner.json").read_text())
+    doc.update(extra=True, more=True)
+    warn.write_text(json.dumps(doc))
+    last = cli("validate", str(warn), str(bad)).output.splitlines()[-1]
+    assert last == "2 files, 2 documents: 1 error, 2 warnings, 0 infos"
 
 
 def test_exit_codes(tmp_path):
@@ -124,6 +130,39 @@ def test_unknown_kind_names_the_closest(tmp_path):
     [f] = report["findings"]
     assert f["rule"] == "unknown-kind" and "closest" in f["message"]
     assert code == 1
+
+
+@pytest.mark.parametrize("text,shape", [("42", "a number"), ("-1.5", "a number"),
+                                        ('"pkg"', "a string"), ("true", "a boolean"),
+                                        ("null", "null")])
+def test_unknown_kind_of_a_top_level_scalar_says_what_it_is(tmp_path, text, shape):
+    doc = tmp_path / "scalar.json"
+    doc.write_text(text + "\n")
+    code, report = cli_json(str(doc))
+    [f] = report["findings"]
+    assert (f["rule"], f["code"], f["pointer"], f["line"], f["column"]) == (
+        "unknown-kind", "P003", "", 1, 1)
+    assert f"it is {shape}, not an object or array" in f["message"]
+    assert "closest" not in f["message"] and code == 1
+
+
+def test_an_array_is_a_version_list_only_with_version_fields(tmp_path):
+    from quizkit.kinds import detect_kind
+
+    versions = json.loads((SAMPLES / "version-list.json").read_text())
+    assert detect_kind(versions) == "version-list"
+    assert detect_kind([]) == "version-list"  # a package without versions
+    for fields in ({"packageId": "p1"}, {"rounds": []}, {"published": True}):
+        assert detect_kind([fields]) == "version-list"
+    assert detect_kind([{"id": "u1", "username": "ann"}]) is None
+    assert detect_kind([{"id": "b1", "slot": "top"}, {"packageId": "p1"}]) is None
+    assert detect_kind([1, 2]) is None
+    assert detect_kind([{"packageId": "p1"}, "x"]) is None
+    users = tmp_path / "users.json"
+    users.write_text(json.dumps([{"username": "ann", "realname": "Ann", "about": "hi"}]))
+    code, report = cli_json(str(users))
+    [f] = report["findings"]
+    assert f["rule"] == "unknown-kind" and "closest: user" in f["message"] and code == 1
 
 
 def test_kind_option_forces_a_kind(tmp_path):
@@ -208,3 +247,29 @@ def test_exclude_skips_walked_paths_but_not_named_files(tmp_path):
     assert code == 0 and [f["path"] for f in report["files"]] == [str(tmp_path / "keep/a.json")]
     code, _ = cli_json("--exclude", "skip", str(tmp_path / "skip" / "bad.json"))
     assert code == 3
+
+
+def test_a_duplicate_is_reported_on_the_later_file_in_input_order(tmp_path):
+    """A directory is walked files first, then subdirectories, each in name order: not the
+    order of its files' sorted paths. The catalog says so."""
+    root = tmp_path / "d"
+    (root / "a").mkdir(parents=True)
+    shutil.copy(SAMPLES / "version.json", root / "b.json")
+    doc = json.loads((SAMPLES / "version.json").read_text())
+    doc["published"] = not doc["published"]
+    (root / "a" / "x.json").write_text(json.dumps(doc))
+    first, later = root / "a" / "x.json", root / "b.json"
+
+    def reported_on(*args):
+        _, report = cli_json(*map(str, args))
+        return [(f["path"], f["message"].rsplit(" in ", 1)[1]) for f in report["findings"]
+                if f["rule"] == "conflicting-duplicate"]
+
+    assert reported_on(first, later) == [(str(later), str(first))]
+    assert reported_on(later, first) == [(str(first), str(later))]
+    assert reported_on(root) == [(str(first), str(later))]  # b.json is walked before a/
+    from quizkit.rules import catalog
+
+    for name in ("conflicting-duplicate", "identical-duplicate"):
+        assert "later of the two documents in input order" in \
+            catalog.get(name).explanation

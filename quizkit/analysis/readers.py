@@ -13,6 +13,8 @@ value of the wrong type becomes NULL (validation reports it) instead of failing 
 
 from __future__ import annotations
 
+from quizkit.kinds import VERSION_FIELDS
+
 S = "VARCHAR"
 N = "BIGINT"
 D = "DOUBLE"
@@ -92,12 +94,13 @@ def objects_sql(container: str, param: str, max_object: int) -> str:
 # The document kind from which top-level fields are present (non-NULL), in the order and with
 # the tests of quizkit.kinds.detect_kind, which looks at keys (a test checks that both agree on
 # the samples and on a generated corpus). An element of a top-level array is a version of a
-# version list when it has any of a version's identifying fields.
+# version list when it has any of a version's identifying fields, kinds.VERSION_FIELDS (the
+# validator looks at the first element, the loader at each).
 KIND_SQL = """
 CASE
   WHEN container = 'json-array' THEN
-    CASE WHEN id IS NOT NULL OR packageId IS NOT NULL OR rounds IS NOT NULL
-              OR published IS NOT NULL OR changes IS NOT NULL THEN 'version-list' END
+    CASE WHEN """ + " OR ".join(f"{f} IS NOT NULL" for f in VERSION_FIELDS) + """
+      THEN 'version-list' END
   WHEN "version" IS NOT NULL AND idMaps IS NOT NULL THEN 'version-created'
   WHEN versions IS NOT NULL OR meta IS NOT NULL OR categories IS NOT NULL THEN 'package-full'
   WHEN pkg IS NOT NULL OR history IS NOT NULL OR visibility IS NOT NULL THEN 'game'

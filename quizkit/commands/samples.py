@@ -34,7 +34,7 @@ def samples() -> None:
               help="Replace a corpus written before in a non-empty --out directory.")
 def generate(packages: int, seed: int, out_dir: Path, broken: float, gzip_share: float,
              jsonl: bool, workers: int | None, force: bool) -> None:
-    """Write a deterministic corpus and DIR/manifest.json (files, kinds, broken cases)."""
+    """Write a deterministic corpus and its manifest, DIR/corpus-manifest.json.txt."""
     try:
         summary = generate_corpus(out_dir, packages=packages, seed=seed, broken=broken,
                                   gzip_share=gzip_share, jsonl=jsonl, workers=workers,

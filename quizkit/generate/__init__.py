@@ -6,6 +6,6 @@
 
 from __future__ import annotations
 
-from quizkit.generate.corpus import Summary, generate_corpus
+from quizkit.generate.corpus import MANIFEST, Summary, generate_corpus
 
-__all__ = ["Summary", "generate_corpus"]
+__all__ = ["MANIFEST", "Summary", "generate_corpus"]

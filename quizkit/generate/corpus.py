@@ -24,6 +24,9 @@ from quizkit.generate.defects import TRUNCATED_WHAT, break_document, truncate
 
 OUR_DIRS = ("packages", "games", "versions", "users", "banners", "batches")
 BATCH_SIZE = 1000
+# Not a document: a suffix quizkit does not walk, so ``quizkit validate DIR`` leaves it out.
+MANIFEST = "corpus-manifest.json.txt"
+LEGACY_MANIFEST = "manifest.json"  # the name before; --force removes it too
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,8 @@ def _prepare(out: Path, overwrite: bool) -> None:
                                   "corpus written before)")
         for name in OUR_DIRS:
             shutil.rmtree(out / name, ignore_errors=True)
-        (out / "manifest.json").unlink(missing_ok=True)
+        (out / MANIFEST).unlink(missing_ok=True)
+        (out / LEGACY_MANIFEST).unlink(missing_ok=True)
     out.mkdir(parents=True, exist_ok=True)
     for name in OUR_DIRS[:-1]:
         (out / name).mkdir(exist_ok=True)
@@ -180,8 +184,9 @@ def generate_corpus(out_dir: str | os.PathLike[str], packages: int = 100, seed: 
     The same arguments always give the same bytes. ``broken`` is the share of documents that
     get one defect each; ``gzip_share`` the share of files written gzip-compressed (``.gz``);
     ``jsonl`` puts games, users and banners into JSON Lines batches under ``batches/``.
-    ``DIR/manifest.json`` lists every file with its kind, and every broken document with the
-    rule and pointer a validator should report.
+    ``DIR/corpus-manifest.json.txt`` (JSON, named so that validating ``DIR`` skips it) lists
+    every file with its kind, and every broken document with the rule and pointer a validator
+    should report.
     """
     if packages < 0 or not 0.0 <= broken <= 1.0 or not 0.0 <= gzip_share <= 1.0:
         raise ValueError("packages must be >= 0; broken and gzip_share between 0 and 1")
@@ -236,6 +241,6 @@ def generate_corpus(out_dir: str | os.PathLike[str], packages: int = 100, seed: 
                                      "defect") if k in c} for c in cases],
         "files": index,
     }
-    (out / "manifest.json").write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+    (out / MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
     summary.seconds = time.perf_counter() - started
     return summary

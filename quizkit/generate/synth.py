@@ -128,7 +128,10 @@ class _Outliner:
         text, answer = rng.choice(self.pool["qa"])
         media = self.media()
         choice = rng.random() < 0.3
-        variants = [answer, *(a for _, a in rng.sample(self.pool["qa"], 3) if a != answer)]
+        variants = [answer]
+        for _, other in rng.sample(self.pool["qa"], 3):
+            if other not in variants:  # two questions of a pool may share an answer
+                variants.append(other)
         if choice:
             rng.shuffle(variants)
         steps = [{"type": "question", "duration": rng.choice((20, 30, 30, 45, 60)),

@@ -27,9 +27,13 @@ class TextReporter(Reporter):
 
     def finish(self, report: Report) -> None:
         s = report.summary()
-        docs = "document" if s["documents"] == 1 else "documents"
-        files = "file" if s["files"] == 1 else "files"
         self.stream.write(
-            f"{s['files']} {files}, {s['documents']} {docs}: {s['errors']} errors, "
-            f"{s['warnings']} warnings, {s['infos']} infos\n"
+            f"{_count(s['files'], 'file')}, {_count(s['documents'], 'document')}: "
+            f"{_count(s['errors'], 'error')}, {_count(s['warnings'], 'warning')}, "
+            f"{_count(s['infos'], 'info')}\n"
         )
+
+
+def _count(n: int, word: str) -> str:
+    """``1 error``, ``0 errors``, ``2 errors``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"

@@ -41,7 +41,12 @@ CONFLICTING_DUPLICATE = rule(
     "Two exports of one run hold the same package, version or game (by id) but differ: one of "
     "them is stale, or two records collide on an id. Content is compared by a hash of the "
     "record with its keys sorted, so key order and whitespace do not matter. Versions are "
-    "compared within one view (full package, version list or single version, created version).",
+    "compared within one view (full package, version list or single version, created version). "
+    "The finding is reported on the later of the two documents in input order and names the "
+    "earlier one. Input order is the order of the paths on the command line; a directory is "
+    "walked in name order, each directory's files before its subdirectories, so "
+    "`quizkit validate DIR` and the same files listed in sorted order (`DIR/a/x.json DIR/b.json`)"
+    " can report it on different files.",
     bad="exports/a.json and exports/b.json: package p1, names 'Capitals' and 'Capitals 2'",
     good="one export per package, or identical copies",
     group=GROUP,
@@ -49,7 +54,9 @@ CONFLICTING_DUPLICATE = rule(
 IDENTICAL_DUPLICATE = rule(
     "B002", "identical-duplicate", Severity.INFO,
     "The same package, version or game appears twice in a run with identical content.",
-    "Harmless, but the run checks (and an analysis would count) the same record twice.",
+    "Harmless, but the run checks (and an analysis would count) the same record twice. "
+    "Reported on the later of the two documents in input order, as `conflicting-duplicate` "
+    "explains.",
     bad="exports/p1.json and backup/p1.json, byte-for-byte the same package",
     good="exports/p1.json only",
     group=GROUP,

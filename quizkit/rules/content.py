@@ -109,7 +109,8 @@ UNKNOWN_VALIDATION_TARGET = rule(
     "A `validation.results` entry names an entity the version does not hold.",
     "Each result names an entity kind and id: `package` the package id, `version` the version "
     "id, `round`/`theme`/`question`/`step` an item of that collection of the version. A result "
-    "about an id the version does not hold is stale. Results with other entity kinds, and "
+    "about an id the version does not hold is stale. An id the version holds as another kind of "
+    "entity is `validation-entity-mismatch` instead. Results with other entity kinds, and "
     "collections a view does not carry (steps in a game, all entities in a created version), "
     "are not checked.",
     bad='{"id": "v1", "validation": {"results": [{"entity": "question", "id": "q99", ...}]}, '
@@ -260,6 +261,19 @@ def _questions(questions: list, base: str, emit: Emit) -> None:
 _COLLECTION = {"round": "rounds", "theme": "themes", "question": "questions", "step": "steps"}
 
 
+def _held_as_other(version: dict, pkg_id: str | None, target: str) -> bool:
+    """Whether the version holds ``target`` as some entity: then the result names the wrong
+    kind of entity, which validation-entity-mismatch (V003) reports, not this rule."""
+    if target in (pkg_id, version.get("packageId"), version.get("id")):
+        return True
+    for collection in _COLLECTION.values():
+        items = version.get(collection)
+        if type(items) is list and any(type(i) is dict and i.get("id") == target
+                                       for i in items):
+            return True
+    return False
+
+
 def _validation_targets(base: str, version: dict, pkg_id: str | None,
                         ix: VersionIndex | None, emit: Emit) -> None:
     results = as_list(as_dict(version, "validation"), "results")
@@ -289,7 +303,7 @@ def _validation_targets(base: str, version: dict, pkg_id: str | None,
             ok = target in ids
         else:
             continue
-        if not ok:
+        if not ok and not _held_as_other(version, pkg_id, target):
             emit(UNKNOWN_VALIDATION_TARGET, f"{base}/validation/results/{i}/id",
                  f"validation result names {entity} {target!r}, which this version does "
                  f"not hold")
