@@ -298,12 +298,13 @@ def startup(repeat: int) -> tuple[float, float, float]:
 
 
 def check_costs(docs: list[tuple[Path, str | None]], limit_mb: float) -> list[tuple[str, float]]:
-    """CPU seconds per MB of each structural check and fact collector, in this process.
+    """CPU seconds per MB of each structural check, findings check and fact collector, in
+    this process (a version check's first call per document also builds the version index).
 
     For the rules' authors: which checks cost what, on (about ``limit_mb`` MB of) the corpus.
     """
     from quizkit.kinds import detect_kind
-    from quizkit.rules import checks, load_rule_modules
+    from quizkit.rules import checks, load_rule_modules, version_index
     from quizkit.schemas import validator
 
     load_rule_modules()
@@ -326,12 +327,19 @@ def check_costs(docs: list[tuple[Path, str | None]], limit_mb: float) -> list[tu
         if kind is None:
             continue
         start = time.process_time()
+        version_index.forget()  # frees the previous document (not a check's cost)
+        spent["(freeing the previous document)"] += time.process_time() - start
+        start = time.process_time()
         validator(kind).is_valid(doc)
         spent["(schema: jsonschema-rs is_valid)"] += time.process_time() - start
         for check in checks.doc_checks(kind):
             start = time.process_time()
             check(doc, emit)
             spent[f"{check.__module__}.{check.__name__}"] += time.process_time() - start
+        for fcheck in checks.findings_checks(kind):
+            start = time.process_time()
+            fcheck(doc, (), emit, None)
+            spent[f"{fcheck.__module__}.{fcheck.__name__}"] += time.process_time() - start
         for collect in checks.collectors(kind):
             start = time.process_time()
             list(collect(doc))

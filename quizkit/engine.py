@@ -8,6 +8,8 @@ number of jobs, so reports are deterministic.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import itertools
 import os
 import signal
@@ -24,11 +26,11 @@ from quizkit.limits import Limits
 from quizkit.parsing import BOM, LineIndex
 from quizkit.positions import Positions
 from quizkit.reporters.base import Reporter
-from quizkit.rules import checks, input_rules, load_rule_modules
+from quizkit.rules import batch, checks, input_rules, load_rule_modules, version_index
 from quizkit.rules.catalog import Rule
 from quizkit.schemas import Profile, schema_findings, warm
 from quizkit.service import ServiceNames
-from quizkit.sources import STDIN, ReadError, Source
+from quizkit.sources import ReadError, Source
 
 if TYPE_CHECKING:
     import multiprocessing.context
@@ -72,6 +74,7 @@ def check_document(doc: Any, kind: str | None, profile: Profile = (),
                    ) -> tuple[str | None, list[tuple[Rule, str, str]], list[tuple[str, tuple]]]:
     """Kind, raw findings (rule, pointer, message) and facts (pointer, fact) of one document."""
     collected = _Document()
+    version_index.forget()  # indexes are per document, even one changed in place since
     kind = kind or detect_kind(doc)
     if kind is None:
         shape = shape_of(doc)
@@ -100,15 +103,17 @@ def _finding(path: str, record: int | None, rule: Rule, pointer: str, message: s
                    message=message, record=record, line=line, column=column, code=rule.code)
 
 
-def _position(text: str, index: LineIndex, pointer: str) -> tuple[int, int]:
+def _position(text: str, index: LineIndex, pointer: str,
+              indented: bool = False) -> tuple[int, int]:
     """Line and column of the value at ``pointer``, or of its nearest existing ancestor.
 
     The findings of one text come one after another, so the last text's :class:`Positions`
-    (its bracket table, built once) is kept for the next pointer.
+    (its bracket table, built once) is kept for the next pointer. ``indented``: the text is
+    orjson's own indented writing (see :class:`Positions`).
     """
     positions = _last_positions[0]
     if positions is None or positions.text is not text:
-        positions = _last_positions[0] = Positions(text)
+        positions = _last_positions[0] = Positions(text, indented)
     while True:
         offset = positions.locate(pointer)
         if offset is not None or not pointer:
@@ -119,8 +124,14 @@ def _position(text: str, index: LineIndex, pointer: str) -> tuple[int, int]:
 _last_positions: list[Positions | None] = [None]
 
 
-def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOutcome:
-    """Check the bytes of one input; ``lines`` for JSON Lines."""
+def check_bytes(path: str, data: bytes, lines: bool, options: Options,
+                rereadable: bool = False) -> FileOutcome:
+    """Check the bytes of one input; ``lines`` for JSON Lines.
+
+    ``rereadable``: the batch checks can read the file at ``path`` again, so the content
+    digests of its facts are left to be computed only if their ids repeat (see
+    ``quizkit.rules.batch``); otherwise (stdin, bytes from elsewhere) they are computed now.
+    """
     result = FileResult(path=path, size=len(data))
     outcome = FileOutcome(result)
     prepared, problems = intake.prepare(data)
@@ -131,7 +142,7 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
     units = line_units(prepared) if lines else [(None, prepared)]
     for record, chunk in units:
         result.documents += 1
-        doc, problems = intake.parse(chunk, options.limits.max_depth)
+        doc, problems, indented = intake.parse_text(chunk, options.limits.max_depth)
         _add_problems(outcome, path, record, problems)
         if doc is intake.UNREAD:
             result.readable = False
@@ -145,12 +156,14 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
             continue
         if kind:
             result.kinds[kind] += 1
+        if facts and not rereadable:
+            facts = batch.settle(doc, facts)
         outcome.facts.extend((path, record, p, f) for p, f in facts)
         if raw:
             text = chunk.decode("utf-8", errors="replace")
             index = LineIndex(text)
             for rule, pointer, message in raw:
-                line, column = _position(text, index, pointer)
+                line, column = _position(text, index, pointer, indented)
                 if record is not None:
                     line += record - 1
                 outcome.findings.append(_finding(path, record, rule, pointer, message,
@@ -178,7 +191,8 @@ def check_source(source: Source, options: Options) -> FileOutcome:
         return FileOutcome(result, [_finding(source.display, None, rule, "",
                                              f"cannot read: {exc}")])
     try:
-        return check_bytes(source.display, data, source.is_lines, options)
+        return check_bytes(source.display, data, source.is_lines, options,
+                           rereadable=not source.is_stdin)
     finally:
         _last_positions[0] = None  # memory stays bounded by one file
 
@@ -217,9 +231,32 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("fork" if "fork" in methods else None)
 
 
+#: Allocations between two young-generation collections while checking (Python's default
+#: is 700). A parsed document is thousands of containers, none in a reference cycle (they
+#: are freed by reference counting), so the default spends ~9 % of a run scanning them
+#: for cycles that are not there; cycles (few: exceptions, python-jsonschema errors) are
+#: still collected, just less often.
+GC_THRESHOLD = 100_000
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Raise the cyclic collector's first threshold for the block (then restore it)."""
+    before = gc.get_threshold()
+    if before[0] and before[0] < GC_THRESHOLD:  # 0: collection is off; leave it so
+        gc.set_threshold(GC_THRESHOLD, *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def _pool_worker_init() -> None:
     # Ctrl-C goes to the whole process group: the main process handles it, workers ignore it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    before = gc.get_threshold()
+    if before[0] and before[0] < GC_THRESHOLD:
+        gc.set_threshold(GC_THRESHOLD, *before[1:])
     _worker_init()
 
 
@@ -282,22 +319,61 @@ def default_jobs(sources: list[Source]) -> int:
     return cores()
 
 
-def _locate_late(findings: list[Finding], options: Options) -> None:
+class _Rereader:
+    """Reads documents of the run again, after their files were checked (for the batch
+    checks and the positions of their findings). Reports name files by their display name;
+    this knows the real paths. Stdin and files gone since cannot be read again: None."""
+
+    def __init__(self, sources: list[Source], options: Options) -> None:
+        self.sources = sources
+        self.options = options
+        self._paths: dict[str, str] | None = None
+        self._last: tuple[str, bytes | None] | None = None
+
+    def path(self, display: str) -> str | None:
+        if self._paths is None:
+            self._paths = {s.display: s.path for s in self.sources if not s.is_stdin}
+            if any(s.is_stdin for s in self.sources):  # and a file shown as "<stdin>"
+                self._paths.pop(Source("-").display, None)
+        return self._paths.get(display)
+
+    def data(self, display: str) -> bytes | None:
+        """The whole file (BOM removed), or None."""
+        if self._last is not None and self._last[0] == display:
+            return self._last[1]
+        path = self.path(display)
+        data = None
+        if path is not None and os.path.isfile(path):  # a FIFO or device cannot be read twice
+            try:
+                data = Source(path).read(self.options.limits.max_decompressed,
+                                         self.options.limits.max_file_size)
+            except ReadError:
+                data = None
+            if data is not None and data.startswith(BOM):
+                data = data[len(BOM):]
+        self._last = (display, data)
+        return data
+
+    def __call__(self, display: str, record: int | None) -> bytes | None:
+        """One document's bytes: the file's, or its JSON Lines record's."""
+        data = self.data(display)
+        if data is None or record is None:
+            return data
+        lines = data.split(b"\n")
+        return lines[record - 1] if 0 < record <= len(lines) else None
+
+
+def _locate_late(findings: list[Finding], reread: _Rereader) -> None:
     """Line and column of findings made after their file was checked (batch checks): the
     file is read again, only when it has such a finding. Stdin cannot be re-read."""
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
-        if f.line is None and f.path != Source(STDIN).display:
+        if f.line is None:
             by_path.setdefault(f.path, []).append(f)
     for path, group in by_path.items():
-        if not os.path.isfile(path):  # a FIFO or device cannot be read twice
+        data = reread.data(path)
+        if data is None:
             continue
-        try:
-            data = Source(path).read(options.limits.max_decompressed, options.limits.max_file_size)
-        except ReadError:
-            continue
-        if data.startswith(BOM):
-            data = data[len(BOM):]
         lines = data.split(b"\n") if any(f.record for f in group) else []
         texts: dict[int | None, tuple[str, LineIndex]] = {}
         for f in group:
@@ -314,6 +390,21 @@ def _locate_late(findings: list[Finding], options: Options) -> None:
 
 
 Adjust = Callable[[Finding], Finding | None]
+
+
+def _collect(sources: list[Source], options: Options, jobs: int, report: Report,
+             facts: list[checks.LocatedFact], deliver: Callable[[Finding], None],
+             reporter: Reporter | None, on_file: Callable[[FileResult], None] | None) -> None:
+    """Check every source; keep results and facts, deliver findings, in input order."""
+    for outcome in _check_many(sources, options, jobs):
+        report.files.append(outcome.result)
+        facts.extend(outcome.facts)
+        for finding in outcome.findings:
+            deliver(finding)
+        if reporter is not None:
+            reporter.file_done(outcome.result.path)
+        if on_file is not None:
+            on_file(outcome.result)
 
 
 def run(sources: Iterable[Source], options: Options | None = None, *,
@@ -344,19 +435,14 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
 
     if reporter is not None:
         reporter.start()
-    for outcome in _check_many(sources, options, jobs):
-        report.files.append(outcome.result)
-        facts.extend(outcome.facts)
-        for finding in outcome.findings:
-            deliver(finding)
-        if reporter is not None:
-            reporter.file_done(outcome.result.path)
-        if on_file is not None:
-            on_file(outcome.result)
-    batch = [f for check in checks.batch_checks() for f in check(facts)]
-    _locate_late(batch, options)
+    with _fewer_collections():
+        _collect(sources, options, jobs, report, facts, deliver, reporter, on_file)
+    reread = _Rereader(sources, options)
+    with checks.rereading(reread):
+        late = [f for check in checks.batch_checks() for f in check(facts)]
+    _locate_late(late, reread)
     _last_positions[0] = None
-    for finding in sorted(batch, key=Finding.sort_key):
+    for finding in sorted(late, key=Finding.sort_key):
         deliver(finding)
     if reporter is not None:
         reporter.finish(report)

@@ -6,7 +6,7 @@ Everything outside the modules that talk to jsonschema or DuckDB speaks in these
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import IntEnum
 
 
@@ -54,11 +54,9 @@ class Finding:
 
     def to_dict(self) -> dict:
         """The JSON report's contract for one finding."""
-        d = asdict(self)
-        d["severity"] = str(self.severity)
-        return {k: d[k] for k in
-                ("path", "record", "pointer", "line", "column", "rule", "code", "severity",
-                 "message")}
+        return {"path": self.path, "record": self.record, "pointer": self.pointer,
+                "line": self.line, "column": self.column, "rule": self.rule,
+                "code": self.code, "severity": str(self.severity), "message": self.message}
 
 
 @dataclass(slots=True)

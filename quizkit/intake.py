@@ -10,10 +10,13 @@ Two stages, both cheap on good input:
   (:func:`quizkit.parsing.scan`) must look for what orjson accepts silently: duplicate keys
   (orjson keeps the last) and integers beyond 64 bits (orjson reads them as lossy floats).
 
-The cheap test: ``orjson.dumps`` of the parsed value has exactly as many ``:`` as the input
-has, plus one per ``\\u003a`` escape, unless keys were dropped as duplicates; and a float
-written back for an integer beyond 64 bits always has an ``e+`` exponent. Measured cost and
-alternatives are in ``docs/limits.md``.
+The cheap test: orjson writes the parsed value back (indented by two spaces when the input
+is indented, compact otherwise). When that is the input itself, give or take trailing
+whitespace (the service's exports and the generator's corpus are exactly this), nothing was
+dropped: one ``memcmp`` decides. Otherwise the written text has exactly as many ``:`` as the
+input has, plus one per ``\\u003a`` escape, unless keys were dropped as duplicates; and a
+float written back for an integer beyond 64 bits always has an ``e+`` exponent. Measured cost
+and alternatives are in ``docs/limits.md`` and ``docs/performance.md``.
 """
 
 from __future__ import annotations
@@ -130,28 +133,41 @@ def prepare(data: bytes) -> tuple[bytes | None, list[Problem]]:
 
 def parse(chunk: bytes, max_depth: int = PARSER_MAX_DEPTH) -> tuple[Any, list[Problem]]:
     """The document in ``chunk`` (or :data:`UNREAD`) and its input problems."""
+    doc, problems, _indented = parse_text(chunk, max_depth)
+    return doc, problems
+
+
+def parse_text(chunk: bytes, max_depth: int = PARSER_MAX_DEPTH
+               ) -> tuple[Any, list[Problem], bool]:
+    """As :func:`parse`, and whether ``chunk`` is exactly what orjson writes indented by two
+    spaces (give or take trailing whitespace): then every non-empty container closes on a
+    line of its own, indented two spaces per level, which :class:`quizkit.positions.Positions`
+    uses to skip containers without matching brackets."""
     if not ORJSON_LIMITS_DEPTH and _brackets(chunk) > PARSER_MAX_DEPTH:
         deep = _too_deep(chunk, PARSER_MAX_DEPTH)
         if deep is not None:
-            return UNREAD, [deep]
+            return UNREAD, [deep], False
     try:
         doc = orjson.loads(chunk)
     except orjson.JSONDecodeError as exc:
         problem = diagnose(chunk, exc.msg, exc.pos)
         if problem.rule is input_rules.TOO_DEEP and max_depth < PARSER_MAX_DEPTH:
             problem = _too_deep(chunk, max_depth) or problem  # where our own limit is crossed
-        return UNREAD, [problem]
-    written = _write(doc)
+        return UNREAD, [problem], False
+    pretty = chunk[1:2] == b"\n"  # written with indentation (by orjson? see _canonical)
+    written = _write(doc, pretty)
     # orjson wrote it back: it nests at most WRITER_MAX_DEPTH deep, and nothing more is needed.
     proven = written is not None and max_depth >= WRITER_MAX_DEPTH
     if max_depth < PARSER_MAX_DEPTH and not proven and _brackets(chunk) > max_depth \
             and _depth_exceeds(doc, max_depth):
         deep = _too_deep(chunk, max_depth)
         if deep is not None:
-            return UNREAD, [deep]
+            return UNREAD, [deep], False
+    if written is not None and _canonical(chunk, written):
+        return doc, [], pretty
     if not _suspicious(chunk, written):
-        return doc, []
-    return doc, _silent_problems(chunk)
+        return doc, [], False
+    return doc, _silent_problems(chunk), False
 
 
 def _brackets(chunk: bytes) -> int:
@@ -183,16 +199,35 @@ def _too_deep(chunk: bytes, limit: int) -> Problem | None:
     return None
 
 
-def _write(doc: Any) -> bytes | None:
-    """The document written back by orjson, or None when it nests deeper than orjson writes."""
+def _write(doc: Any, pretty: bool = False) -> bytes | None:
+    """The document written back by orjson (indented by two spaces when ``pretty``), or None
+    when it nests deeper than orjson writes."""
     try:
-        return orjson.dumps(doc)
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2) if pretty else orjson.dumps(doc)
     except orjson.JSONEncodeError:
         return None
 
 
+def _canonical(chunk: bytes, written: bytes) -> bool:
+    """True when ``chunk`` is exactly what orjson writes for the document it holds (compact,
+    or indented by two spaces like the service's exports), give or take trailing whitespace.
+
+    Such a text holds no duplicate key (the written text has each key of an object once, and
+    two equal keys would be written alike) and no integer beyond 64 bits (it would be written
+    back as a float): nothing was dropped. One ``memcmp``, no counting.
+    """
+    n = len(written)
+    if len(chunk) < n or not chunk.startswith(written):
+        return False
+    return len(chunk) == n or chunk[n:].isspace()
+
+
 def _suspicious(chunk: bytes, written: bytes | None) -> bool:
-    """True when the document may hold a duplicate key or an integer beyond 64 bits."""
+    """True when the document may hold a duplicate key or an integer beyond 64 bits.
+
+    ``written`` is orjson's writing of the document, compact or indented: either has one
+    ``:`` per key (the indented form writes ``": "``) and the strings' own.
+    """
     if written is None:  # too deep to write back: only the scan can tell
         return True
     if len(written) == len(chunk) and written == chunk:
@@ -315,5 +350,5 @@ def too_deep_to_check() -> Problem:
 
 
 __all__ = ["ORJSON_LIMITS_DEPTH", "UNREAD", "WRITER_MAX_DEPTH", "Problem", "diagnose", "parse",
-           "prepare", "too_deep_to_check"]
+           "parse_text", "prepare", "too_deep_to_check"]
 

@@ -41,14 +41,37 @@ def _plain(message: str) -> str:
 
 
 class LineIndex:
-    """Offsets → (line, column), 1-based."""
+    """Offsets → (line, column), 1-based.
+
+    The first few positions are counted directly (``str.count`` and ``str.rfind`` run in C):
+    a file has one or two findings far more often than many. The table of line starts is
+    built only when more are asked for.
+    """
+
+    #: Positions answered by counting before the table is built.
+    COUNTED = 6
+
+    __slots__ = ("_asked", "_starts", "text")
 
     def __init__(self, text: str) -> None:
-        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.text = text
+        self._starts: list[int] | None = None
+        self._asked = 0
+
+    @property
+    def starts(self) -> list[int]:
+        if self._starts is None:
+            self._starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        return self._starts
 
     def position(self, offset: int) -> tuple[int, int]:
-        line = bisect_right(self.starts, offset)
-        return line, offset - self.starts[line - 1] + 1
+        if self._starts is None and self._asked < self.COUNTED and offset >= 0:
+            self._asked += 1
+            text = self.text
+            return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+        starts = self.starts
+        line = bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
 
 
 _WS = re.compile(r"[ \t\r\n]*")

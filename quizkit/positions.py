@@ -29,10 +29,17 @@ _WS = re.compile(r"[ \t\r\n]*+")
 class Positions:
     """Pointer → character offset in ``text`` (the JSON text of one document)."""
 
-    __slots__ = ("_arrays", "_brackets", "_close", "_objects", "_open", "text")
+    __slots__ = ("_arrays", "_brackets", "_close", "_objects", "_open", "indented", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, indented: bool = False) -> None:
+        """``indented``: the text is exactly what orjson writes indented by two spaces (the
+        intake proved it; the service's exports are). Then a non-empty container at depth
+        ``d`` ends at the first line after it that is ``2d`` spaces and its closing bracket
+        (a string holds no raw newline, deeper lines are indented more): one ``str.find``
+        skips it, however big, with no bracket matching.
+        """
         self.text = text
+        self.indented = indented
         self._brackets = _TO_BRACKET.finditer(text)
         self._open: list[int] = []
         self._close: dict[int, int] = {}
@@ -64,19 +71,26 @@ class Positions:
     def _ws(self, i: int) -> int:
         return _WS.match(self.text, i).end()  # type: ignore[union-attr]
 
-    def _skip(self, i: int) -> int:
-        """The offset just past the value starting at ``i``."""
+    def _skip(self, i: int, depth: int) -> int:
+        """The offset just past the value starting at ``i`` (at nesting ``depth``)."""
         text = self.text
         c = text[i : i + 1]
         if c == '"':
             m = _STRING.match(text, i)
             return m.end() if m else len(text)
         if c in ("[", "{"):
+            if self.indented:
+                if text[i + 1 : i + 2] in ("]", "}"):
+                    return i + 2  # empty: written "[]" or "{}"
+                closing = "\n" + "  " * depth + ("]" if c == "[" else "}")
+                at = text.find(closing, i)
+                return at + len(closing) if at >= 0 else len(text)
             return self._end(i)
         return _SCALAR.match(text, i).end()  # type: ignore[union-attr]
 
-    def _members(self, start: int) -> dict[str, int]:
-        """Key → value offset of the object opening at ``start`` (the last duplicate wins)."""
+    def _members(self, start: int, depth: int) -> dict[str, int]:
+        """Key → value offset of the object opening at ``start`` (the last duplicate wins);
+        ``depth``: the nesting of its values."""
         cached = self._objects.get(start)
         if cached is not None:
             return cached
@@ -94,14 +108,15 @@ class Positions:
                 break
             i = self._ws(i + 1)
             members[name] = i
-            i = self._ws(self._skip(i))
+            i = self._ws(self._skip(i, depth))
             if text[i : i + 1] == ",":
                 i = self._ws(i + 1)
         self._objects[start] = members
         return members
 
-    def _elements(self, start: int) -> list[int]:
-        """Offsets of the elements of the array opening at ``start``."""
+    def _elements(self, start: int, depth: int) -> list[int]:
+        """Offsets of the elements of the array opening at ``start``; ``depth``: their
+        nesting."""
         cached = self._arrays.get(start)
         if cached is not None:
             return cached
@@ -110,7 +125,7 @@ class Positions:
         i = self._ws(start + 1)
         while text[i : i + 1] not in ("]", ""):
             elements.append(i)
-            i = self._ws(self._skip(i))
+            i = self._ws(self._skip(i, depth))
             if text[i : i + 1] != ",":
                 break
             i = self._ws(i + 1)
@@ -127,17 +142,17 @@ class Positions:
         parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]] \
             if pointer else []
         i = self._ws(0)
-        for part in parts:
+        for depth, part in enumerate(parts, start=1):  # depth: of the values in the container
             c = text[i : i + 1]
             if c == "{":
-                found = self._members(i).get(part)
+                found = self._members(i, depth).get(part)
                 if found is None:
                     return None
                 i = found
             elif c == "[":
                 if not part.isdigit():
                     return None
-                elements = self._elements(i)
+                elements = self._elements(i, depth)
                 index = int(part)
                 if index >= len(elements):
                     return None

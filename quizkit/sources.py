@@ -166,7 +166,12 @@ def _read_file(path: str, limit: int) -> bytes:
         if st.st_size > limit:
             raise _too_large(limit)
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(limit + 1)  # the file may grow after fstat
+            # Ask for the size fstat gave (and one byte more): asking for the limit itself
+            # would have Python allocate a buffer of that size (512 MB) for every file.
+            want = st.st_size + 1
+            data = fh.read(want)
+            if len(data) == want:  # the file grew after fstat (or fstat says 0, as in /proc)
+                data += fh.read(limit + 1 - len(data))
     except OSError as exc:
         raise ReadError(exc.strerror or str(exc)) from None
     finally:
@@ -261,10 +266,13 @@ def _walk(root: str, exclude: tuple[str, ...]) -> Iterator[Source]:
             yield Source(directory, error=f"cannot list directory: {exc.strerror or exc}")
             continue
         subdirs = []
+        # Paths relative to the root, for the patterns only (none: nothing to compute).
+        rel_dir = os.path.relpath(directory, root) if exclude else ""
         for entry in entries:
-            rel = os.path.relpath(entry.path, root)
-            if _excluded(rel, exclude):
-                continue
+            if exclude:
+                rel = entry.name if rel_dir == os.curdir else os.path.join(rel_dir, entry.name)
+                if _excluded(rel, exclude):
+                    continue
             try:
                 if entry.is_dir():
                     subdirs.append(entry.path)

@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from quizkit.parsing import locate
+from quizkit.parsing import LineIndex, locate
 from quizkit.positions import Positions
 from quizkit.schemas import pointer
 from tests.conftest import valid_samples
@@ -56,6 +58,67 @@ def test_pointers_of_the_samples(name, text):
 def test_awkward_texts(text, where):
     assert Positions(text).locate(where) == locate(text, where)
 
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab\n\r€\t", max_size=40), st.data())
+def test_line_index_counts_as_its_table_does(text, data):
+    counted, table = LineIndex(text), LineIndex(text)
+    table.starts  # noqa: B018 (builds the table: every answer comes from it)
+    offsets = data.draw(st.lists(st.integers(0, len(text) + 2), max_size=12))
+    for offset in offsets:  # the first few are counted, the rest come from the table
+        assert counted.position(offset) == table.position(offset)
+
+
+# --- orjson's indented writing: containers skipped by their closing line -------------------------
+
+def _indented_texts() -> list[tuple[str, str]]:
+    import orjson
+
+    out = []
+    for name, text in _texts():
+        out.append((name, orjson.dumps(json.loads(text), option=orjson.OPT_INDENT_2).decode()))
+    return out
+
+
+@pytest.mark.parametrize("name,text", _indented_texts(), ids=lambda v: v if len(v) < 40 else "")
+def test_indented_pointers_of_the_samples(name, text):
+    doc = json.loads(text)
+    positions = Positions(text, indented=True)
+    rnd = random.Random(name)
+    pointers = list(_pointers(doc))
+    pointers = rnd.sample(pointers, min(60, len(pointers)))
+    missing = [p + "/zz" for p in rnd.sample(pointers, min(20, len(pointers)))]
+    missing += [p + "/999" for p in rnd.sample(pointers, min(20, len(pointers)))]
+    for p in pointers + missing:
+        assert positions.locate(p) == locate(text, p), p
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=False,
+                                                                allow_infinity=False)
+    | st.text(alphabet='ab"\\\n]}[{ :,', max_size=6),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(alphabet='ab"]}\n', max_size=3), inner, max_size=4),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json_values, st.data())
+def test_indented_texts_agree_with_the_token_walk(value, data):
+    import orjson
+
+    from quizkit import intake
+
+    raw = orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
+    _, problems, indented = intake.parse_text(raw)
+    assert indented == (raw[1:2] == b"\n") and problems == []
+    text = raw.decode()
+    pointers = list(_pointers(value))
+    pointers += [p + "/0" for p in pointers[:5]] + [p + "/x" for p in pointers[:5]]
+    positions = Positions(text, indented=True)
+    for p in data.draw(st.lists(st.sampled_from(pointers), max_size=8)):
+        assert positions.locate(p) == locate(text, p), p
 
 
 def test_many_pointers_into_one_large_array_agree_with_the_scanner():

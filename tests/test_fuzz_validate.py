@@ -151,3 +151,55 @@ def test_sample_bytes_survive_truncation_at_every_point():
     data = (SAMPLES / "banner.json").read_bytes().rstrip()
     for end in range(len(data)):
         assert run_bytes(data[:end]) in (1, 3)
+
+
+# --- the canonical-text fast path of the pre-filter agrees with the precise scan ----------------
+
+def _indented(value) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2)
+
+
+def _agrees(chunk: bytes) -> list:
+    """The problems ``intake.parse`` reports are exactly those of the precise scan."""
+    _, problems = intake.parse(chunk)
+    assert problems == intake._silent_problems(chunk)
+    return problems
+
+
+@SETTINGS
+@given(json_values, st.sampled_from([b"", b"\n", b"\r\n", b"  \n"]))
+def test_canonical_texts_take_the_fast_path_and_agree(value, tail):
+    for chunk in (orjson.dumps(value) + tail, _indented(value) + tail):
+        assert intake._canonical(chunk, intake._write(orjson.loads(chunk), chunk[1:2] == b"\n"))
+        assert _agrees(chunk) == []
+
+
+@SETTINGS
+@given(st.dictionaries(st.text(max_size=6), json_values, min_size=1, max_size=5), st.data())
+def test_indented_text_with_a_duplicate_key_is_not_canonical(value, data):
+    key = data.draw(st.sampled_from(sorted(value)))
+    extra = data.draw(json_values)
+    inner = _indented(value)  # b'{\n  "k": ...'
+    line = b"  " + orjson.dumps(key) + b": " + orjson.dumps(extra) + b",\n"
+    text = b'{\n  "outer": [\n' + b"{\n" + line + inner[2:] + b"\n  ]\n}\n"
+    problems = _agrees(text)
+    dups = [p for p in problems if p.rule.name == "duplicate-key"]
+    assert dups and dups[0].pointer.startswith("/outer/0/")
+
+
+@SETTINGS
+@given(st.one_of(st.integers(min_value=2**64, max_value=2**80),
+                 st.integers(min_value=-(2**80), max_value=-(2**63) - 1)), json_values,
+       st.booleans())
+def test_indented_text_with_a_big_integer_is_not_canonical(big, value, indent):
+    text = (_indented if indent else orjson.dumps)({"v": value, "big": ["<big>"]})
+    head, _, tail = text.rpartition(b'"<big>"')  # the last one: "big" is written after "v"
+    text = head + b"%d" % big + tail
+    problems = _agrees(text)
+    assert [p.pointer for p in problems] == ["/big/0"]
+
+
+@SETTINGS
+@given(json_values, st.sampled_from([None, 1, 2, 4, "\t"]), st.booleans())
+def test_other_writers_agree_with_the_scan(value, indent, ascii_only):
+    _agrees(json.dumps(value, indent=indent, ensure_ascii=ascii_only).encode())

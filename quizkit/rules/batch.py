@@ -4,10 +4,13 @@ Fact collectors run in the worker that checks a document and yield small picklab
 batch checks run once in the main process over the facts of every document. Fact tuples start
 with a tag:
 
-* ``("content", entity, id, view, digest, parent)``: a package, version or game and a hash of
-  its content. Versions are compared within one view only (a full package's versions carry
+* ``("content", entity, id, view, digest, parent)``: a package, version or game, found at the
+  fact's pointer. Versions are compared within one view only (a full package's versions carry
   ``versionId`` on their entities, a list's do not), and two versions inside two copies of the
-  same package (``parent``) are left to the package comparison.
+  same package (``parent``) are left to the package comparison. ``digest`` (a hash of the
+  content) is ``None`` — :data:`LATER` — for documents that can be read again: it is computed
+  only when the id repeats (see :func:`duplicates`), so the common case, ids that appear once,
+  costs no serialisation at all. The engine fills it in at once (:func:`settle`) for stdin.
 * ``("package", package_id, version_ids)``: a full package export and its versions.
 * ``("game", package_id, version_id)``: what a game is played with.
 * ``("authored", user_id, package_id, deleted)``: a package by a user.
@@ -25,8 +28,9 @@ from typing import Any
 import orjson
 
 from quizkit.findings import Finding, Severity
+from quizkit.parsing import split_pointer
 from quizkit.rules.catalog import Rule, rule
-from quizkit.rules.checks import LocatedFact, batch_check, fact_collector
+from quizkit.rules.checks import LocatedFact, batch_check, fact_collector, reread
 from quizkit.rules.walk import as_dict, as_list, as_str
 
 GROUP = "batch"
@@ -107,6 +111,10 @@ def digest(value: Any) -> bytes:
     return hashlib.sha1(data, usedforsecurity=False).digest()[:16]
 
 
+#: The digest of a content fact, not computed yet (computed if and when the id repeats).
+LATER = None
+
+
 def _version_ids(versions: list) -> tuple[str, ...]:
     return tuple(v["id"] for v in versions if type(v) is dict and type(v.get("id")) is str)
 
@@ -119,19 +127,13 @@ def package_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
         return
     pkg_id = as_str(doc, "id")
     versions = as_list(doc, "versions")
-    parts = []
     for i, v in enumerate(versions):
-        d = digest(v)
-        parts.append(d)
         vid = as_str(v, "id")
         if vid is not None:
-            yield f"/versions/{i}", ("content", "version", vid, "full", d, pkg_id)
+            yield f"/versions/{i}", ("content", "version", vid, "full", LATER, pkg_id)
     if pkg_id is None:
         return
-    # The package's hash covers its versions through their digests: one serialisation.
-    rest = {k: v for k, v in doc.items() if k != "versions"}
-    whole = hashlib.sha1(digest(rest) + b"".join(parts), usedforsecurity=False).digest()[:16]
-    yield "", ("content", "package", pkg_id, "full", whole, None)
+    yield "", ("content", "package", pkg_id, "full", LATER, None)
     yield "/versions", ("package", pkg_id, _version_ids(versions))
     author = as_str(doc, "userId")
     if author is not None:
@@ -144,14 +146,14 @@ def list_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
         for i, v in enumerate(doc):
             vid = as_str(v, "id")
             if vid is not None:
-                yield f"/{i}", ("content", "version", vid, "list", digest(v), None)
+                yield f"/{i}", ("content", "version", vid, "list", LATER, None)
 
 
 @fact_collector("version")
 def version_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
     vid = as_str(doc, "id")
     if vid is not None:
-        yield "", ("content", "version", vid, "list", digest(doc), None)
+        yield "", ("content", "version", vid, "list", LATER, None)
 
 
 @fact_collector("version-created")
@@ -159,14 +161,14 @@ def created_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
     v = as_dict(doc, "version")
     vid = as_str(v, "id")
     if vid is not None:
-        yield "/version", ("content", "version", vid, "created", digest(v), None)
+        yield "/version", ("content", "version", vid, "created", LATER, None)
 
 
 @fact_collector("game")
 def game_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
     gid = as_str(doc, "id")
     if gid is not None:
-        yield "", ("content", "game", gid, "game", digest(doc), None)
+        yield "", ("content", "game", gid, "game", LATER, None)
     pkg_id = as_str(doc, "packageId")
     vid = as_str(doc, "versionId")
     pkg = as_dict(doc, "pkg")
@@ -177,6 +179,34 @@ def game_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
     pid = as_str(pkg, "id")
     if author is not None and pid is not None:
         yield "/pkg/userId", ("authored", author, pid, pkg.get("deletedAt") is not None)
+
+
+def _at(doc: Any, pointer: str) -> Any:
+    """The value at a fact's pointer (one the collectors made: it exists), or :data:`_MISSING`."""
+    for part in split_pointer(pointer):
+        if type(doc) is dict and part in doc:
+            doc = doc[part]
+        elif type(doc) is list and part.isdigit() and int(part) < len(doc):
+            doc = doc[int(part)]
+        else:
+            return _MISSING
+    return doc
+
+
+_MISSING = object()
+
+
+def settle(doc: Any, facts: list[tuple[str, tuple]]) -> list[tuple[str, tuple]]:
+    """``facts`` of ``doc`` with every digest computed (for a document that cannot be read
+    again, such as stdin)."""
+    out = []
+    for pointer, fact in facts:
+        if fact[0] == "content" and fact[4] is LATER:
+            value = _at(doc, pointer)
+            if value is not _MISSING:
+                fact = (*fact[:4], digest(value), fact[5])
+        out.append((pointer, fact))
+    return out
 
 
 @fact_collector("banner")
@@ -217,9 +247,67 @@ def _where(path: str, record: int | None, pointer: str) -> str:
     return f"{at} at {pointer}" if pointer else at
 
 
+class _Digests:
+    """Digests of content facts whose digest is :data:`LATER`, from the documents read again.
+
+    Only ids that repeat get here. Two facts at the same pointer of byte-identical documents
+    are identical without parsing (a backup of a file); otherwise the document is parsed and
+    the value at the pointer hashed, as the worker would have. The last few documents are
+    kept: the facts of one file come one after another.
+    """
+
+    KEEP = 4
+
+    def __init__(self) -> None:
+        self.docs: dict[tuple[str, int | None], tuple[bytes | None, Any]] = {}
+
+    def _document(self, path: str, record: int | None) -> tuple[bytes | None, Any]:
+        key = (path, record)
+        hit = self.docs.get(key)
+        if hit is None:
+            data = reread(path, record)
+            hit = (data, _UNPARSED)
+            if len(self.docs) >= self.KEEP:
+                del self.docs[next(iter(self.docs))]
+            self.docs[key] = hit
+        return hit
+
+    def _parsed(self, path: str, record: int | None) -> Any:
+        data, doc = self._document(path, record)
+        if doc is _UNPARSED:
+            try:
+                doc = orjson.loads(data) if data is not None else _MISSING
+            except orjson.JSONDecodeError:
+                doc = _MISSING
+            self.docs[(path, record)] = (data, doc)
+        return doc
+
+    def digest(self, path: str, record: int | None, pointer: str) -> bytes | None:
+        value = _at(self._parsed(path, record), pointer)
+        return None if value is _MISSING else digest(value)
+
+    def same(self, a: list, b: list) -> bool | None:
+        """Whether the contents of two located content facts are equal; None when it cannot
+        be told any more (a file changed or vanished during the run)."""
+        if a[3] is LATER and b[3] is LATER and a[2] == b[2]:
+            data_a = self._document(a[0], a[1])[0]
+            if data_a is not None and data_a == self._document(b[0], b[1])[0]:
+                return True
+        for fact in (a, b):
+            if fact[3] is LATER:
+                fact[3] = self.digest(fact[0], fact[1], fact[2])
+        if a[3] is None or b[3] is None:
+            return None
+        return a[3] == b[3]
+
+
+_UNPARSED = object()
+
+
 @batch_check
 def duplicates(facts: list[LocatedFact]) -> Iterator[Finding]:
-    first: dict[tuple[str, str, str], tuple[str, int | None, str, bytes, Any]] = {}
+    first: dict[tuple[str, str, str], list] = {}
+    digests = _Digests()
     for path, record, pointer, fact in facts:
         if fact[0] != "content":
             continue
@@ -227,12 +315,15 @@ def duplicates(facts: list[LocatedFact]) -> Iterator[Finding]:
         key = (entity, ident, view)
         seen = first.get(key)
         if seen is None:
-            first[key] = (path, record, pointer, dig, parent)
+            first[key] = [path, record, pointer, dig, parent]
             continue
-        p0, r0, ptr0, dig0, parent0 = seen
+        p0, r0, ptr0, _dig0, parent0 = seen
         if entity == "version" and parent is not None and parent == parent0:
             continue  # two copies of one package: the package comparison speaks for both
-        if dig == dig0:
+        same = digests.same(seen, [path, record, pointer, dig])
+        if same is None:
+            continue
+        if same:
             yield _finding(IDENTICAL_DUPLICATE, path, record, pointer,
                            f"{entity} {ident!r} also appears, identical, in "
                            f"{_where(p0, r0, ptr0)}")

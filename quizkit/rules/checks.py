@@ -11,7 +11,8 @@ claims about itself (the validation report a version embeds) with what quizkit f
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from quizkit.findings import Finding
@@ -29,6 +30,10 @@ BatchCheck = Callable[[list[LocatedFact]], Iterable[Finding]]
 RawFinding = tuple[Rule, str, str]
 # (document, the raw findings so far, emit, the service's names or None)
 FindingsCheck = Callable[[Any, "tuple[RawFinding, ...]", Emit, "ServiceNames | None"], None]
+
+#: Reads the bytes of one document of the run again, for a batch check that needs more than
+#: its facts: (path, record) → the document's bytes, or None when they cannot be read again.
+Reread = Callable[[str, "int | None"], "bytes | None"]
 
 _DOC_CHECKS: dict[str, list[DocCheck]] = defaultdict(list)
 _COLLECTORS: dict[str, list[FactCollector]] = defaultdict(list)
@@ -76,6 +81,42 @@ def batch_check(fn: BatchCheck) -> BatchCheck:
     """Register a check over the facts of every document of a run."""
     _BATCH_CHECKS.append(fn)
     return fn
+
+
+def _reread_file(path: str, record: int | None) -> bytes | None:
+    """The default :data:`Reread`: the file at ``path`` with the default limits."""
+    from quizkit.parsing import BOM
+    from quizkit.sources import ReadError, Source
+
+    try:
+        data = Source(path).read()
+    except ReadError:
+        return None
+    if data.startswith(BOM):
+        data = data[len(BOM):]
+    if record is None:
+        return data
+    lines = data.split(b"\n")
+    return lines[record - 1] if 0 < record <= len(lines) else None
+
+
+_REREAD: list[Reread] = [_reread_file]
+
+
+def reread(path: str, record: int | None) -> bytes | None:
+    """The bytes of a document of the run, read again (see :func:`rereading`)."""
+    return _REREAD[-1](path, record)
+
+
+@contextmanager
+def rereading(fn: Reread) -> Iterator[None]:
+    """Batch checks inside the block read documents again with ``fn`` (the engine's, which
+    knows the run's sources and limits)."""
+    _REREAD.append(fn)
+    try:
+        yield
+    finally:
+        _REREAD.pop()
 
 
 def doc_checks(kind: str) -> list[DocCheck]:

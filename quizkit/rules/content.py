@@ -8,9 +8,10 @@ from operator import itemgetter
 from typing import Any
 
 from quizkit.findings import Severity
+from quizkit.rules import version_index
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, doc_check
-from quizkit.rules.version_index import Collection, VersionIndex, column, index, no_fraction
+from quizkit.rules.version_index import Collection, VersionIndex, index
 from quizkit.rules.walk import as_dict, as_list, version_check
 
 GROUP = "content"
@@ -216,15 +217,15 @@ def version_content(base: str, version: dict, view: str, pkg_id: str | None,
         if not _all_used(ix.get("questions"), ix.get("steps")):
             _empties(questions, _parents(steps, "questionId"), f"{base}/questions",
                      EMPTY_QUESTION, "question {id!r} has no steps", emit)
-        if not no_fraction(column(rounds, _POSITION)):
+        if not _no_fraction(ix.get("rounds"), "position"):
             for i, r in enumerate(rounds):
                 if type(r) is dict:
                     _fractional(r, "position", f"{base}/rounds/{i}", emit)
-        if not no_fraction(column(themes, _POSITION)):
+        if not _no_fraction(ix.get("themes"), "position"):
             for i, t in enumerate(themes):
                 if type(t) is dict:
                     _fractional(t, "position", f"{base}/themes/{i}", emit)
-        if not _steps_clean(steps):
+        if not _steps_clean(steps, ix.get("steps")):
             for i, s in enumerate(steps):
                 if type(s) is dict:
                     where = f"{base}/steps/{i}"
@@ -308,35 +309,42 @@ def _validation_targets(base: str, version: dict, pkg_id: str | None,
                  f"not hold")
 
 
-_POSITION = itemgetter("position")
-_DURATION = itemgetter("duration")
-_PRICE = itemgetter("price")
 _PAYLOAD = itemgetter("payload")
+
+
+def _no_fraction(col: Collection | None, key: str) -> bool:
+    """Fast path: no item of the collection has a fractional ``key`` (an absent collection
+    has no item)."""
+    return col is None or col.no_fraction(key)
 
 
 def _all_used(parent: Collection | None, child: Collection | None) -> bool:
     """Fast path: every item of ``parent`` is named by some item of ``child``."""
-    return (parent is not None and child is not None and parent.idset is not None
-            and child.parentset is not None and parent.idset <= child.parentset)
+    return (version_index.FAST and parent is not None and child is not None
+            and parent.idset is not None and child.parentset is not None
+            and parent.idset <= child.parentset)
 
 
 def _questions_clean(questions: list, col: Collection | None, game: bool) -> bool:
     """Fast path: whole prices (and positions), no price twice within a theme."""
-    prices = column(questions, _PRICE)
-    if not no_fraction(prices) or col is None or col.parents is None:
+    if col is None or col.parents is None or not col.no_fraction("price"):
         return False
-    if not game and not no_fraction(column(questions, _POSITION)):
+    if not game and not col.no_fraction("position"):
         return False
+    prices = col.column("price")
     try:
         return len(set(zip(col.parents, prices, strict=True))) == len(prices)  # type: ignore
     except TypeError:
         return False
 
 
-def _steps_clean(steps: list) -> bool:
+def _steps_clean(steps: list, col: Collection | None = None) -> bool:
     """Fast path: whole positions and durations, media with a src, distinct non-blank
-    variants. Any doubt (a wrong type included) sends the steps down the exact path."""
-    if not (no_fraction(column(steps, _POSITION)) and no_fraction(column(steps, _DURATION))):
+    variants. Any doubt (a wrong type included) sends the steps down the exact path.
+    ``col``: the steps' collection in the version index (its columns are shared)."""
+    if col is None or col.items is not steps:
+        col = Collection(steps, None)
+    if not (col.no_fraction("position") and col.no_fraction("duration")):
         return False
     try:
         for p in map(_PAYLOAD, steps):

@@ -16,6 +16,7 @@ from typing import Any
 from quizkit.findings import Severity
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, RawFinding, findings_check
+from quizkit.rules.version_index import index
 from quizkit.service import (
     COLLECTIONS,
     DEFAULT_NAMES,
@@ -142,14 +143,41 @@ def _check_claims(site: VersionSite, results: list, raw: tuple[RawFinding, ...],
              "quizkit finds none in this version")
 
 
+def _held(site: VersionSite, entity: str) -> set[str] | None:
+    """``_ids_by_kind(site).get(entity)``, from the version's shared index when it is clean
+    (the common case: no set is built per check)."""
+    if entity == "package":
+        return {site.package_id} if site.package_id is not None else None
+    if entity == "version":
+        return {site.version_id} if site.version_id is not None else None
+    collection = _COLLECTION_OF.get(entity)
+    if collection is None:
+        return None
+    items = site.version.get(collection)
+    if type(items) is not list:
+        return None
+    col = index(site.version).get(collection)
+    if col is not None and col.idset is not None:
+        return col.idset
+    return {i["id"] for i in items if type(i) is dict and type(i.get("id")) is str}
+
+
+_COLLECTION_OF = {entity: collection for collection, entity in COLLECTIONS.items()}
+
+
 def _check_entities(site: VersionSite, results: list, emit: Emit, names: ServiceNames) -> None:
-    ids = _ids_by_kind(site)
+    ids = None  # every kind's ids, built only for a result that names an id not held
     for i, r in enumerate(results):
         if type(r) is not dict or type(r.get("id")) is not str:
             continue
         entity = names.read_entity(r.get("entity"))
-        if entity is None or entity not in ids or r["id"] in ids[entity]:
+        if entity is None:
             continue
+        held = _held(site, entity)
+        if held is None or r["id"] in held:
+            continue
+        if ids is None:
+            ids = _ids_by_kind(site)
         other = sorted(kind for kind, held in ids.items() if r["id"] in held)
         if other:
             emit(ENTITY_MISMATCH, f"{site.base}/validation/results/{i}/entity",

@@ -6,6 +6,7 @@ from operator import itemgetter
 from typing import Any
 
 from quizkit.findings import Severity
+from quizkit.rules import version_index
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, doc_check
 from quizkit.rules.version_index import Collection, column, index
@@ -119,15 +120,16 @@ _VERSION_ID = itemgetter("versionId")
 
 def refs_resolve(child: Collection | None, parent: Collection | None) -> bool:
     """Fast path: every parent reference of ``child`` names an item of ``parent``."""
-    return (child is not None and parent is not None and child.parentset is not None
-            and parent.idset is not None and child.parentset <= parent.idset)
+    return (version_index.FAST and child is not None and parent is not None
+            and child.parentset is not None and parent.idset is not None
+            and child.parentset <= parent.idset)
 
 
 def values_within(items: list, getter: itemgetter, allowed: set) -> bool:
     """Fast path: every item has the key and its value is in ``allowed``."""
     values = column(items, getter)
     try:
-        return values is not None and set(values) <= allowed
+        return version_index.FAST and values is not None and set(values) <= allowed
     except TypeError:  # an unhashable value
         return False
 

@@ -7,7 +7,7 @@ from typing import Any
 from quizkit.findings import Severity
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, doc_check
-from quizkit.rules.version_index import index, positions_clean
+from quizkit.rules.version_index import index
 from quizkit.rules.walk import as_dict, as_list, version_check
 
 GROUP = "uniqueness"
@@ -138,7 +138,7 @@ def entity_uniqueness(base: str, version: dict, view: str, pkg_id: str | None,
         if view == "game":  # the game view carries no positions
             continue
         if col is not None and (parent_key is None or col.parents is not None) and \
-                positions_clean(items, col.parents if parent_key else None):
+                col.positions_clean():
             continue
         _positions(items, parent_key, where, _WHAT[collection], emit)
 

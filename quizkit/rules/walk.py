@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from quizkit.rules.checks import Emit, doc_check
-from quizkit.rules.version_index import begin
+from quizkit.rules.version_index import begin, per_document
 
 EMPTY: list = []
 
@@ -138,9 +138,11 @@ def version_check(*kinds: str) -> Callable[[VersionCheck], VersionCheck]:
         for kind in kinds:
             each = VERSIONS[kind]
 
-            def run(doc: Any, emit: Emit, _each=each) -> None:
+            def run(doc: Any, emit: Emit, _each=each, _kind=kind) -> None:
                 begin(doc)
-                for base, version, view, pkg_id in _each(doc):
+                # The versions are listed once per document, for all its version checks.
+                for base, version, view, pkg_id in per_document(
+                        _kind, lambda: list(_each(doc))):
                     fn(base, version, view, pkg_id, emit)
 
             run.__name__ = f"{fn.__name__}[{kind}]"

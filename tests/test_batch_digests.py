@@ -1,0 +1,180 @@
+"""Content digests computed late (only for ids that repeat, from the files read again) give
+the same findings as digests computed at once in the workers (the slow path, still taken for
+stdin)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from quizkit import engine
+from quizkit.rules import batch, load_rule_modules
+from quizkit.sources import Source
+from tests.conftest import SAMPLES, cli
+
+load_rule_modules()
+
+PACKAGE = orjson.loads((SAMPLES / "package-full.json").read_bytes())
+GAME = orjson.loads((SAMPLES / "game.json").read_bytes())
+VERSION_LIST = orjson.loads((SAMPLES / "version-list.json").read_bytes())
+VERSION = orjson.loads((SAMPLES / "version.json").read_bytes())
+
+
+def _eager_run(sources: list[Source], jobs: int = 1) -> engine.Report:
+    """The same run with every digest computed in the worker (as for stdin)."""
+    original = engine.check_bytes
+
+    def eager(path, data, lines, options, rereadable=False):
+        return original(path, data, lines, options, rereadable=False)
+
+    engine.check_bytes = eager
+    try:
+        return engine.run(sources, jobs=jobs)
+    finally:
+        engine.check_bytes = original
+
+
+def _findings(report: engine.Report) -> list[dict]:
+    return [f.to_dict() for f in report.findings]
+
+
+def _reordered(value):
+    """The same JSON value with every object's keys in reverse order."""
+    if isinstance(value, dict):
+        return {k: _reordered(value[k]) for k in reversed(list(value))}
+    if isinstance(value, list):
+        return [_reordered(v) for v in value]
+    return value
+
+
+def _changed(value, rng: random.Random):
+    """A copy with one string somewhere inside changed."""
+    value = json.loads(json.dumps(value))
+    node = value
+    while True:
+        if isinstance(node, dict) and node:
+            key = rng.choice(sorted(node))
+        elif isinstance(node, list) and node:
+            key = rng.randrange(len(node))
+        else:
+            return value
+        child = node[key]
+        if isinstance(child, str):
+            node[key] = child + "!"
+            return value
+        if not isinstance(child, (dict, list)) or not child:
+            node[key] = "changed"
+            return value
+        node = child
+
+
+WRITERS = {
+    "indented": lambda v: orjson.dumps(v, option=orjson.OPT_INDENT_2) + b"\n",
+    "compact": orjson.dumps,
+    "python": lambda v: json.dumps(v, indent=4).encode(),
+    "reordered": lambda v: orjson.dumps(_reordered(v)),
+}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_late_digests_agree_with_early_ones(tmp_path_factory, data):
+    root = tmp_path_factory.mktemp("corpus")
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    originals = [("package", PACKAGE), ("game", GAME), ("list", VERSION_LIST),
+                 ("version", VERSION), ("version", VERSION_LIST[0])]
+    sources = []
+    lines: list[bytes] = []
+    for i in range(data.draw(st.integers(2, 12))):
+        name, doc = data.draw(st.sampled_from(originals))
+        if data.draw(st.booleans()):
+            doc = _changed(doc, rng)
+        text = WRITERS[data.draw(st.sampled_from(sorted(WRITERS)))](doc)
+        where = data.draw(st.sampled_from(["file", "file", "lines", "gz"]))
+        if where == "lines":
+            lines.append(orjson.dumps(doc))
+            continue
+        path = root / f"{i:02}-{name}.json"
+        if where == "gz":
+            path = path.with_suffix(".json.gz")
+            text = gzip.compress(text)
+        path.write_bytes(text)
+        sources.append(Source(str(path)))
+    if lines:
+        path = root / "records.jsonl"
+        path.write_bytes(b"\n".join(lines) + b"\n")
+        sources.append(Source(str(path)))
+    late = engine.run(sources, jobs=1)
+    early = _eager_run(sources)
+    assert _findings(late) == _findings(early)
+
+
+def test_duplicates_of_every_kind_and_view(tmp_path):
+    files = {
+        "a-package.json": orjson.dumps(PACKAGE, option=orjson.OPT_INDENT_2),
+        "b-package-copy.json": orjson.dumps(_reordered(PACKAGE)),
+        "c-package-changed.json": orjson.dumps(_changed(PACKAGE, random.Random(1))),
+        "d-game.json": orjson.dumps(GAME),
+        "e-game-copy.json": json.dumps(GAME, indent=3).encode(),
+        "f-list.json": orjson.dumps(VERSION_LIST),
+        "g-version.json": orjson.dumps(VERSION_LIST[0]),
+        "h-version-changed.json": orjson.dumps(_changed(VERSION_LIST[0], random.Random(2))),
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_bytes(text)
+    sources = [Source(str(tmp_path / name)) for name in files]
+    late = engine.run(sources, jobs=1)
+    assert _findings(late) == _findings(_eager_run(sources))
+    assert _findings(engine.run(sources, jobs=2)) == _findings(late)
+    rules = {f.rule for f in late.findings}
+    assert {"identical-duplicate", "conflicting-duplicate"} <= rules
+
+
+def test_stdin_digests_are_computed_at_once(tmp_path):
+    path = tmp_path / "game.json"
+    path.write_bytes(orjson.dumps(GAME))
+    result = cli("validate", "--format", "json", str(path), "-", input=orjson.dumps(GAME))
+    findings = json.loads(result.output)["findings"]
+    assert [f["rule"] for f in findings] == ["identical-duplicate"]
+    changed = _changed(GAME, random.Random(3))
+    result = cli("validate", "--format", "json", str(path), "-", input=orjson.dumps(changed))
+    rules = [f["rule"] for f in json.loads(result.output)["findings"]]
+    assert "conflicting-duplicate" in rules
+
+
+def test_settle_fills_every_digest():
+    facts = list(batch.package_facts(PACKAGE))
+    assert any(f[0] == "content" and f[4] is batch.LATER for _, f in facts)
+    settled = batch.settle(PACKAGE, facts)
+    for pointer, fact in settled:
+        if fact[0] == "content":
+            value = batch._at(PACKAGE, pointer)
+            assert fact[4] == batch.digest(value)
+
+
+@pytest.mark.parametrize("change", ["delete", "garble"])
+def test_a_file_changed_during_the_run_gives_no_verdict(tmp_path, monkeypatch, change):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_bytes(orjson.dumps(GAME))
+    second.write_bytes(orjson.dumps(GAME))
+    original = engine.check_source
+
+    def then_change(source, options):
+        outcome = original(source, options)
+        if source.path == str(second):
+            if change == "delete":
+                first.unlink()
+            else:
+                first.write_bytes(b"{not json")
+        return outcome
+
+    monkeypatch.setattr(engine, "check_source", then_change)
+    report = engine.run([Source(str(first)), Source(str(second))], jobs=1)
+    assert [f.rule for f in report.findings] == []

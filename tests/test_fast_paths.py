@@ -1,0 +1,95 @@
+"""The structural rules' fast paths (shared version index, C-level column tests) never change
+a finding: with every fast path switched off (``version_index.FAST = False``: each check takes
+its exact, per-item path) the raw findings of a document are the same, in the same order."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from quizkit.engine import check_document
+from quizkit.kinds import detect_kind
+from quizkit.rules import load_rule_modules, version_index
+from tests.conftest import SAMPLES, valid_samples
+from tests.structural_mutations import mutate
+
+load_rule_modules()
+
+
+@pytest.fixture(scope="module")
+def documents(tmp_path_factory) -> list:
+    from quizkit.generate import generate_corpus
+
+    root = tmp_path_factory.mktemp("corpus")
+    generate_corpus(root, packages=6, seed=5, broken=0.3, workers=1)
+    paths = sorted(p for p in root.rglob("*.json") if p.name != "manifest.json")
+    paths += [p for p in valid_samples() if p.suffix == ".json"]
+    paths += sorted((SAMPLES / "invalid" / "rules").glob("*.json"))
+    docs = []
+    for path in paths:
+        try:
+            doc = orjson.loads(Path(path).read_bytes())
+        except orjson.JSONDecodeError:
+            continue
+        if detect_kind(doc) is not None:
+            docs.append(doc)
+    return docs
+
+
+def _raw(doc, kind) -> list:
+    version_index.forget()
+    _kind, raw, _facts = check_document(doc, kind)
+    return [(r.code, pointer, message) for r, pointer, message in raw]
+
+
+def _both_ways(doc, kind) -> tuple[list, list]:
+    fast = _raw(doc, kind)
+    version_index.FAST = False
+    try:
+        exact = _raw(doc, kind)
+    finally:
+        version_index.FAST = True
+    return fast, exact
+
+
+def _same(fast: list, exact: list) -> None:
+    # python-jsonschema reports some errors in set order (it varies between processes, not
+    # between two calls): the structural findings keep their order, the rest their count.
+    assert sorted(fast) == sorted(exact)
+    structural = [f for f in fast if not f[0].startswith("S")]
+    assert structural == [f for f in exact if not f[0].startswith("S")]
+
+
+def test_unchanged_documents(documents):
+    for doc in documents:
+        _same(*_both_ways(doc, detect_kind(doc)))
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 2**32 - 1), st.integers(0, 3))
+def test_mutated_documents(documents, seed, count):
+    rng = random.Random(seed)
+    base = rng.choice(documents)
+    doc = mutate(base, rng, count=count)
+    _same(*_both_ways(doc, detect_kind(base)))
+
+
+def test_the_switch_reaches_every_fast_path(documents):
+    """With the fast paths off, the exact paths run (and are slower): the switch is live."""
+    from quizkit.rules import content
+
+    package = next(d for d in documents if detect_kind(d) == "package-full" and d["versions"])
+    steps = package["versions"][0]["steps"]
+    assert content._steps_clean(steps)
+    version_index.FAST = False
+    try:
+        assert not content._steps_clean(steps)
+        assert not version_index.positions_clean([{"position": 0}], None)
+    finally:
+        version_index.FAST = True
