@@ -1,6 +1,7 @@
 """Parsed documents of a set of sources, for commands that read rather than validate.
 
-Unreadable or unparseable inputs are counted and skipped: ``quizkit validate`` is the tool
+Inputs are read as ``quizkit validate`` reads them (:mod:`quizkit.intake`: BOM, encodings,
+depth); unreadable or unparseable ones are counted and skipped, since ``validate`` is the tool
 that reports them.
 """
 
@@ -10,8 +11,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from quizkit import intake
 from quizkit.kinds import detect_kind
-from quizkit.parsing import BOM, ParseError, loads
 from quizkit.sources import ReadError, Source
 
 
@@ -41,13 +42,14 @@ def iter_documents(sources: Iterable[Source], skipped: Skipped | None = None,
         except ReadError:
             skipped.unreadable += 1
             continue
-        if data.startswith(BOM):
-            data = data[len(BOM):]
-        units = line_units(data) if source.is_lines else [(None, data)]
+        prepared, _ = intake.prepare(data)
+        if prepared is None:
+            skipped.unparseable += 1
+            continue
+        units = line_units(prepared) if source.is_lines else [(None, prepared)]
         for record, chunk in units:
-            try:
-                doc = loads(chunk)
-            except ParseError:
+            doc, _ = intake.parse(chunk)
+            if doc is intake.UNREAD:
                 skipped.unparseable += 1
                 continue
             doc_kind = kind or detect_kind(doc)

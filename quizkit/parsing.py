@@ -20,26 +20,6 @@ import orjson
 BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(slots=True)
-class ParseError(Exception):
-    """The document is not JSON; ``offset`` is a character offset into the text."""
-
-    message: str
-    offset: int
-
-
-def loads(data: bytes) -> Any:
-    """Parse one JSON document. Raises :class:`ParseError` with the offset where parsing stopped."""
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise ParseError(_plain(exc.msg), exc.pos) from None
-
-
-def _plain(message: str) -> str:
-    return message.split(": line ", 1)[0] or "invalid JSON"
-
-
 class LineIndex:
     """Offsets → (line, column), 1-based.
 
@@ -74,9 +54,7 @@ class LineIndex:
         return line, offset - starts[line - 1] + 1
 
 
-_WS = re.compile(r"[ \t\r\n]*")
 _SCALAR = re.compile(r"[^\s,\]}:]*")
-_STRUCT = re.compile(r'["\[\]{}]')
 # One token of valid JSON after optional whitespace: group 1 is the token's first character.
 _TOKEN = re.compile(r"[ \t\r\n]*(.)", re.DOTALL)
 # The rest of a string literal after its opening quote (possessive: no backtracking state).
@@ -98,36 +76,6 @@ def string_end(text: str, i: int) -> int:
     return m.end() if m else len(text)
 
 
-def _skip_ws(text: str, i: int) -> int:
-    return _WS.match(text, i).end()
-
-
-def _skip_value(text: str, i: int) -> int:
-    """The offset just past the JSON value starting at ``i``."""
-    c = text[i : i + 1]
-    if c == '"':
-        return string_end(text, i)
-    if c not in ("{", "["):
-        return _SCALAR.match(text, i).end()
-    depth = 0
-    pos = i
-    while True:
-        m = _STRUCT.search(text, pos)
-        if m is None:
-            return len(text)
-        ch = m.group()
-        if ch == '"':
-            pos = string_end(text, m.start())
-            continue
-        pos = m.end()
-        if ch in "{[":
-            depth += 1
-        else:
-            depth -= 1
-            if depth == 0:
-                return pos
-
-
 def decode_key(raw: str) -> str:
     """The name of a key from its literal (with quotes)."""
     return orjson.loads(raw) if "\\" in raw else raw[1:-1]
@@ -143,50 +91,6 @@ def split_pointer(pointer: str) -> list[str]:
 
 def join_pointer(parts: Iterable[str | int]) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
-def locate(text: str, pointer: str) -> int | None:
-    """Character offset of the value at ``pointer`` in ``text``, or None if it is not there.
-
-    With duplicate keys the last one wins, as orjson keeps the last value.
-    """
-    i = _skip_ws(text, 0)
-    for part in split_pointer(pointer):
-        c = text[i : i + 1]
-        if c == "{":
-            found = None
-            i = _skip_ws(text, i + 1)
-            while i < len(text) and text[i] == '"':
-                end = string_end(text, i)
-                name = decode_key(text[i:end]) if end <= len(text) else None
-                i = _skip_ws(text, end)
-                if text[i : i + 1] != ":":
-                    return found
-                i = _skip_ws(text, i + 1)
-                if name == part:
-                    found = i
-                i = _skip_ws(text, _skip_value(text, i))
-                if text[i : i + 1] == ",":
-                    i = _skip_ws(text, i + 1)
-            if found is None:
-                return None
-            i = found
-        elif c == "[":
-            if not part.isdigit():
-                return None
-            i = _skip_ws(text, i + 1)
-            for _ in range(int(part)):
-                if text[i : i + 1] in ("]", ""):
-                    return None
-                i = _skip_ws(text, _skip_value(text, i))
-                if text[i : i + 1] != ",":
-                    return None
-                i = _skip_ws(text, i + 1)
-            if text[i : i + 1] in ("]", ""):
-                return None
-        else:
-            return None
-    return i
 
 
 @dataclass(slots=True)
@@ -279,5 +183,5 @@ def _pointer(stack: list[list[Any]]) -> str:
     return join_pointer(frame[2] for frame in stack)
 
 
-__all__ = ["BOM", "LineIndex", "ParseError", "Token", "decode_key", "join_pointer", "loads",
-           "locate", "scan", "split_pointer", "string_end"]
+__all__ = ["BOM", "LineIndex", "Token", "decode_key", "join_pointer", "scan", "split_pointer",
+           "string_end"]

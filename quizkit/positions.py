@@ -1,15 +1,16 @@
 """Offsets of many JSON Pointers in one document's text, for the files that have findings.
 
-:func:`quizkit.parsing.locate` walks the text token by token from the start for every pointer,
-so skipping a large array costs a Python step per string and bracket in it: ~30 ms for a
-pointer deep in a 150 KB package, paid again for every finding of the file. Here one regular
-expression pass per text finds the matching close bracket of every container (strings are
-skipped inside the regex engine, so Python sees only brackets); after that, skipping any
-container is one dictionary look-up, and a pointer costs a few steps per level.
+A locator that walks the text token by token from the start for every pointer (the test
+oracle in ``tests/position_oracle.py``) pays a Python step per string and bracket to skip a
+large array: ~30 ms for a pointer deep in a 150 KB package, paid again for every finding of
+the file. Here one regular expression pass per text finds the matching close bracket of every
+container (strings are skipped inside the regex engine, so Python sees only brackets); after
+that, skipping any container is one dictionary look-up, and a pointer costs a few steps per
+level.
 
-The answers are those of :func:`quizkit.parsing.locate` (``tests/test_engine_positions.py``
-checks both on every pointer of the samples): the offset of the value, ``None`` when the
-pointer is not in the document, the last of duplicate keys.
+The answers are the oracle's (``tests/test_engine_positions.py`` checks both on every pointer
+of the samples): the offset of the value, ``None`` when the pointer is not in the document,
+the last of duplicate keys.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The engine's position resolver answers as ``parsing.locate`` does."""
+"""The engine's position resolver answers as the slow oracle in ``position_oracle.py`` does."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quizkit.parsing import LineIndex, locate
+from quizkit.parsing import LineIndex
 from quizkit.positions import Positions
 from quizkit.schemas import pointer
 from tests.conftest import valid_samples
+from tests.position_oracle import locate
 
 
 def _pointers(doc: Any, where: str = "") -> Iterator[str]:

@@ -83,29 +83,15 @@ def batch_check(fn: BatchCheck) -> BatchCheck:
     return fn
 
 
-def _reread_file(path: str, record: int | None) -> bytes | None:
-    """The default :data:`Reread`: the file at ``path`` with the default limits."""
-    from quizkit.parsing import BOM
-    from quizkit.sources import ReadError, Source
-
-    try:
-        data = Source(path).read()
-    except ReadError:
-        return None
-    if data.startswith(BOM):
-        data = data[len(BOM):]
-    if record is None:
-        return data
-    lines = data.split(b"\n")
-    return lines[record - 1] if 0 < record <= len(lines) else None
-
-
-_REREAD: list[Reread] = [_reread_file]
+#: The engine installs its reader for the batch checks of a run (:func:`rereading`);
+#: outside a run there is nothing to read again.
+_REREAD: list[Reread] = []
 
 
 def reread(path: str, record: int | None) -> bytes | None:
-    """The bytes of a document of the run, read again (see :func:`rereading`)."""
-    return _REREAD[-1](path, record)
+    """The bytes of a document of the run, read again (see :func:`rereading`); None when it
+    cannot be read again or no run is going on."""
+    return _REREAD[-1](path, record) if _REREAD else None
 
 
 @contextmanager
