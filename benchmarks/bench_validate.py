@@ -230,6 +230,45 @@ def floor(paths: list[Path], repeat: int) -> Run:
     return best
 
 
+def stack_floor(paths: list[Path], repeat: int) -> Run:
+    """What no rule can avoid, one core, in this process: quizkit's own read, parse and
+    write-back check (``quizkit.intake``), kind detection and the jsonschema-rs verdict.
+
+    The gap between this and ``quizkit validate --jobs 1`` is what the structural checks,
+    the report and start-up cost; the gap between the floor and this is the price of the
+    stack (orjson, jsonschema-rs) itself.
+    """
+    from quizkit import intake
+    from quizkit.kinds import detect_kind
+    from quizkit.schemas import validator, warm
+    from quizkit.sources import Source
+
+    warm(())
+    sources = [Source(str(p)) for p in paths]
+    size = sum(p.stat().st_size for p in paths)
+    best = None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        cpu = time.process_time()
+        for source in sources:
+            data = source.read()
+            units = data.split(b"\n") if source.is_lines else [data]
+            for chunk in units:
+                if not chunk.strip():
+                    continue
+                doc, _problems, _indented = intake.parse_text(chunk)
+                kind = detect_kind(doc) if doc is not intake.UNREAD else None
+                if kind is not None:
+                    validator(kind).is_valid(doc)
+        run = Run("quizkit's fixed costs (no rules)", len(paths), size,
+                  time.perf_counter() - start, cpu=time.process_time() - cpu,
+                  note="read, parse, write-back check, kind, jsonschema-rs; in process")
+        if best is None or run.wall < best.wall:
+            best = run
+    assert best is not None
+    return best
+
+
 def by_kind(docs: list[tuple[Path, str | None]]) -> dict[str, list[Path]]:
     groups: dict[str, list[Path]] = defaultdict(list)
     for path, kind in docs:
@@ -363,6 +402,18 @@ def table(runs: list[Run], floor_mbps: float) -> str:
     return "\n".join(lines)
 
 
+def budget(figures: dict[str, float]) -> str:
+    """The single-core targets as time per MB, against what the stack alone costs."""
+    need = max(170.0, 0.6 * figures["floor_mbps"])
+    fixed = 1000 / figures["fixed_mbps"]
+    jobs1 = 1000 / figures["jobs1_mbps"] if figures.get("jobs1_mbps") else float("nan")
+    return (f"single-core budget: the targets allow {1000 / need:.2f} ms/MB end to end "
+            f"({need:.0f} MB/s); the floor costs {1000 / figures['floor_mbps']:.2f}, quizkit's "
+            f"fixed costs (no rules) {fixed:.2f}, leaving {1000 / need - fixed:.2f} ms/MB for "
+            f"every structural check, the report and start-up; they take "
+            f"{jobs1 - fixed:.2f} ms/MB now")
+
+
 def verdicts(figures: dict[str, float]) -> list[str]:
     out = []
     for label, metric, op, factor, ref in TARGETS:
@@ -412,6 +463,10 @@ def main(argv: list[str] | None = None) -> int:
     base = floor(paths, args.repeat)
     runs = [base]
     figures: dict[str, float] = {"floor_mbps": base.mbps, "floor_cpu_mbps": base.cpu_mbps}
+    fixed = stack_floor(paths, args.repeat)
+    runs.append(fixed)
+    figures["fixed_mbps"] = fixed.mbps
+    figures["fixed_cpu_mbps"] = fixed.cpu_mbps
     for jobs in [1, *(args.jobs if args.jobs is not None else [2])]:
         run = quizkit_run(root, jobs, len(paths), size, args.repeat)
         runs.append(run)
@@ -452,6 +507,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"quizkit --jobs {jobs} is {figures[f'jobs{jobs}_mbps'] / jobs1:.2f}x --jobs 1 "
                   f"(wall); it spends {extra:.2f}x the CPU of --jobs 1, so on {jobs} idle cores "
                   f"it could reach at most {jobs / extra:.2f}x")
+    print(budget(figures))
     codes = {r.name: sorted(set(r.exit_codes)) for r in runs if r.exit_codes}
     print(f"exit codes: {codes}")
     print("\ntargets, on wall-clock figures:")

@@ -1,0 +1,128 @@
+"""Instructions per MB of each stage of ``quizkit validate``, counted by valgrind (callgrind).
+
+Wall-clock and CPU figures move with the machine's load; instruction counts do not (the same
+binary on the same input counts the same, whatever else runs). This script counts, on a
+subset of a corpus, the instructions of each cumulative stage of the pipeline:
+
+- ``floor``: read + ``orjson.loads`` (the floor of issue 6);
+- ``write-back``: read + ``quizkit.intake.parse_text`` (parse, then orjson writes the value
+  back and one comparison proves no duplicate key or big integer was dropped);
+- ``schema``: read + ``orjson.loads`` + kind + jsonschema-rs ``is_valid`` (no write-back);
+- ``fixed``: read + ``parse_text`` + kind + ``is_valid``: what every document costs before a
+  structural check runs;
+- ``validate``: ``quizkit.engine.run`` (every check, findings, facts, batch checks), in process.
+
+Each stage runs once and three times under callgrind; the difference, halved, is one pass
+without start-up, imports or schema compilation. Ratios to ``floor`` translate to the
+issue's "× floor" target directly (a stage at 2× the floor's instructions can reach at most
+0.5× the floor's speed, if instructions were all; cache misses make real runs slower still).
+
+    python benchmarks/bench_stages.py                 # the default corpus, every 6th file
+    python benchmarks/bench_stages.py --corpus DIR --every 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = ROOT / "benchmarks" / "out" / "corpus-p500-s1-b0.0"
+STAGES = ("floor", "write-back", "schema", "fixed", "validate")
+
+
+def _paths(corpus: Path, every: int) -> list[str]:
+    found = sorted(str(p) for p in corpus.rglob("*.json") if p.is_file())
+    return found[::every]
+
+
+def _stage(name: str, paths: list[str], passes: int) -> None:
+    """Run one stage ``passes`` times, in this process (the child under valgrind)."""
+    import orjson
+
+    from quizkit import engine, intake
+    from quizkit.kinds import detect_kind
+    from quizkit.rules import load_rule_modules
+    from quizkit.schemas import validator, warm
+    from quizkit.sources import Source
+
+    load_rule_modules()
+    warm(())
+    sources = [Source(p) for p in paths]
+
+    def read(source: Source) -> bytes:
+        return source.read()
+
+    def one_pass() -> None:
+        if name == "validate":
+            engine.run(sources, jobs=1)
+            return
+        for source in sources:
+            data = read(source)
+            if name in ("floor", "schema"):
+                doc = orjson.loads(data)
+            else:
+                doc, _problems, _indented = intake.parse_text(data)
+            if name in ("schema", "fixed"):
+                kind = detect_kind(doc)
+                if kind is not None:
+                    validator(kind).is_valid(doc)
+
+    for _ in range(passes):
+        one_pass()
+
+
+def _count(name: str, corpus: Path, every: int, passes: int) -> int:
+    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+           sys.executable, __file__, "--child", name, "--passes", str(passes),
+           "--corpus", str(corpus), "--every", str(every)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+    match = re.search(r"refs:\s+([\d,]+)", out)
+    if match is None:
+        raise SystemExit(f"no instruction count from valgrind:\n{out}")
+    return int(match.group(1).replace(",", ""))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", default=str(DEFAULT_CORPUS),
+                    help="a corpus directory (default: the validation benchmark's 500-package "
+                         "corpus; make it with bench_validate.py --packages 500)")
+    ap.add_argument("--every", type=int, default=6, help="count every n-th file (default 6)")
+    ap.add_argument("--stages", nargs="*", default=list(STAGES), choices=STAGES)
+    ap.add_argument("--child", choices=STAGES, help=argparse.SUPPRESS)
+    ap.add_argument("--passes", type=int, default=1, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    corpus = Path(args.corpus)
+    paths = _paths(corpus, args.every)
+    if args.child:
+        _stage(args.child, paths, args.passes)
+        return 0
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed: apt-get install valgrind", file=sys.stderr)
+        return 2
+    if not paths:
+        print(f"no .json files under {corpus}", file=sys.stderr)
+        return 2
+    mb = sum(os.path.getsize(p) for p in paths) / 1e6
+    print(f"corpus {corpus}: {len(paths)} files (every {args.every}th), {mb:.1f} MB")
+    print(f"{'stage':<12} {'M instr':>9} {'M instr/MB':>11} {'x floor':>8} "
+          f"{'max x floor speed':>18}")
+    floor = None
+    for name in args.stages:
+        one = (_count(name, corpus, args.every, 3) - _count(name, corpus, args.every, 1)) // 2
+        if name == "floor":
+            floor = one
+        ratio = one / floor if floor else float("nan")
+        print(f"{name:<12} {one / 1e6:>9.0f} {one / 1e6 / mb:>11.1f} {ratio:>8.2f} "
+              f"{1 / ratio if ratio else float('nan'):>18.2f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
