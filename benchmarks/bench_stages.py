@@ -37,7 +37,8 @@ STAGES = ("floor", "write-back", "schema", "fixed", "validate")
 
 
 def _paths(corpus: Path, every: int) -> list[str]:
-    found = sorted(str(p) for p in corpus.rglob("*.json") if p.is_file())
+    found = sorted(str(p) for p in corpus.rglob("*") if p.is_file()
+                   and p.name.endswith((".json", ".jsonl", ".json.gz", ".jsonl.gz")))
     return found[::every]
 
 
@@ -55,23 +56,29 @@ def _stage(name: str, paths: list[str], passes: int) -> None:
     warm(())
     sources = [Source(p) for p in paths]
 
-    def read(source: Source) -> bytes:
-        return source.read()
+    def documents(source: Source) -> list[bytes]:
+        data = source.read()
+        return [c for c in data.split(b"\n") if c.strip()] if source.is_lines else [data]
 
     def one_pass() -> None:
         if name == "validate":
             engine.run(sources, jobs=1)
             return
         for source in sources:
-            data = read(source)
-            if name in ("floor", "schema"):
-                doc = orjson.loads(data)
-            else:
-                doc, _problems, _indented = intake.parse_text(data)
-            if name in ("schema", "fixed"):
-                kind = detect_kind(doc)
-                if kind is not None:
-                    validator(kind).is_valid(doc)
+            for chunk in documents(source):
+                if name in ("floor", "schema"):
+                    try:
+                        doc = orjson.loads(chunk)
+                    except orjson.JSONDecodeError:
+                        continue
+                else:
+                    doc, _problems, _indented = intake.parse_text(chunk)
+                    if doc is intake.UNREAD:
+                        continue
+                if name in ("schema", "fixed"):
+                    kind = detect_kind(doc)
+                    if kind is not None:
+                        validator(kind).is_valid(doc)
 
     for _ in range(passes):
         one_pass()
