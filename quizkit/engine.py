@@ -397,7 +397,7 @@ def _collect(sources: list[Source], options: Options, jobs: int, report: Report,
              reporter: Reporter | None, on_file: Callable[[FileResult], None] | None) -> None:
     """Check every source; keep results and facts, deliver findings, in input order."""
     for outcome in _check_many(sources, options, jobs):
-        report.files.append(outcome.result)
+        report.add_file(outcome.result)
         facts.extend(outcome.facts)
         for finding in outcome.findings:
             deliver(finding)
@@ -421,7 +421,8 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     load_rule_modules()  # batch checks run here, in the main process, whatever the job count
     sources = list(sources)
     jobs = default_jobs(sources) if jobs is None else jobs
-    report = Report(keep_findings=reporter is None or reporter.needs_findings)
+    report = Report(keep_findings=reporter is None or reporter.needs_findings,
+                    keep_files=reporter is None or reporter.needs_files)
     facts: list[checks.LocatedFact] = []
 
     def deliver(finding: Finding) -> None:

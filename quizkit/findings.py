@@ -78,16 +78,30 @@ class FileResult:
 class Report:
     """The results of one run: files checked and findings, in a deterministic order.
 
-    Counts are kept as findings are added; the findings themselves are kept only when
-    ``keep_findings`` is true, so a streaming run over a million files stays in flat memory.
+    Counts are kept as files and findings are added; the findings themselves are kept only
+    when ``keep_findings`` is true, and the per-file results only when ``keep_files`` is true,
+    so a streaming run over a million files stays in flat memory.
     """
 
-    def __init__(self, keep_findings: bool = True) -> None:
+    def __init__(self, keep_findings: bool = True, keep_files: bool = True) -> None:
         self.files: list[FileResult] = []
         self.findings: list[Finding] = []
         self.keep_findings = keep_findings
+        self.keep_files = keep_files
         self.counts: Counter[Severity] = Counter()
         self.by_rule: Counter[str] = Counter()
+        self.file_count = 0
+        self.documents = 0
+        #: True when some input could not be read or parsed (exit code 3).
+        self.unreadable = False
+
+    def add_file(self, result: FileResult) -> None:
+        self.file_count += 1
+        self.documents += result.documents
+        if not result.readable:
+            self.unreadable = True
+        if self.keep_files:
+            self.files.append(result)
 
     def add(self, finding: Finding) -> None:
         self.counts[finding.severity] += 1
@@ -98,18 +112,9 @@ class Report:
     def count(self, severity: Severity) -> int:
         return self.counts[severity]
 
-    @property
-    def documents(self) -> int:
-        return sum(f.documents for f in self.files)
-
-    @property
-    def unreadable(self) -> bool:
-        """True when some input could not be read or parsed (exit code 3)."""
-        return any(not f.readable for f in self.files)
-
     def summary(self) -> dict:
         return {
-            "files": len(self.files),
+            "files": self.file_count,
             "documents": self.documents,
             "errors": self.count(Severity.ERROR),
             "warnings": self.count(Severity.WARNING),

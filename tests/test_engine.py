@@ -174,3 +174,26 @@ def test_chunks_are_small_enough_to_balance_workers():
     assert engine.chunk_size(1, 2) == 1
     assert engine.chunk_size(100, 2) == 6
     assert engine.chunk_size(20_000, 2) == engine.MAX_CHUNK
+
+
+def test_streaming_reports_keep_no_per_file_results(broken_corpus):
+    """text, jsonl and github stream: the run keeps counts, not one result per file or
+    finding (memory flat in the number of files), yet its summary and exit code are those
+    of a run that keeps everything."""
+    import io
+
+    from quizkit.reporters.jsonl import JsonLinesReporter
+    from quizkit.reporters.text import TextReporter
+    from quizkit.sources import expand
+
+    def sources() -> list[Source]:
+        return list(expand([str(broken_corpus)]))
+
+    full = engine.run(sources(), jobs=1)
+    assert len(full.files) == full.summary()["files"] > 40
+    for cls in (TextReporter, JsonLinesReporter):
+        streamed = engine.run(sources(), jobs=1, reporter=cls(io.StringIO()))
+        assert streamed.files == [] and streamed.findings == []
+        assert streamed.summary() == full.summary()
+        assert streamed.exit_code() == full.exit_code() == 3  # truncated.json is unreadable
+        assert streamed.documents == sum(f.documents for f in full.files)

@@ -44,9 +44,10 @@ def sample_report() -> Report:
 
 def make_report(files: list[FileResult] | None = None,
                 findings: list[Finding] | None = None) -> Report:
-    """A Report as the engine fills it: files appended, findings added one by one."""
+    """A Report as the engine fills it: files and findings added one by one."""
     report = Report()
-    report.files.extend(files or [])
+    for fr in files or []:
+        report.add_file(fr)
     for f in findings or []:
         report.add(f)
     return report

@@ -80,6 +80,29 @@ def test_stale_needs_an_error_inside_that_version():
     assert embedded_findings(doc) == []
 
 
+def test_stale_names_the_first_error_in_document_order_whatever_the_raw_order():
+    """The message names one error; which one must not depend on the order the schema
+    engine reported them in (python-jsonschema's can change between processes)."""
+    from quizkit.rules import checks
+
+    load_rule_modules()
+    doc = load("version-list.json")
+    doc[1]["questions"][-1]["price"] = -1
+    doc[1]["questions"][2]["price"] = -2
+    _, raw, _ = check_document(doc, "version-list")
+    errors = [r for r in raw if r[0].severity == catalog.Severity.ERROR]
+    assert len(errors) >= 2
+    messages = set()
+    for order in (errors, errors[::-1]):
+        out: list = []
+        for fcheck in checks.findings_checks("version-list"):
+            fcheck(doc, tuple(order), lambda *f, out=out: out.append(f), None)
+        messages.add(tuple(m for r, _, m in out if r.name == "stale-validation"))
+    assert len(messages) == 1
+    (only,) = messages
+    assert "/1/questions/2/price" in only[0], only
+
+
 def test_warnings_do_not_make_a_report_stale():
     doc = load("version.json")
     doc["rounds"][0]["colour"] = "red"  # unknown-field: a warning

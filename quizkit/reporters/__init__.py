@@ -119,6 +119,7 @@ class ReporterSet(Reporter):
         super().__init__(sys.stdout)
         self.reporters = reporters
         self.needs_findings = any(r.needs_findings for r in reporters)
+        self.needs_files = any(r.needs_files for r in reporters)
         self.progress = progress
         self.finished = False
         self._on_terminal = any(_isatty(r.stream) for r in reporters)

@@ -42,6 +42,9 @@ class Reporter:
     description = ""
     #: True when the reporter needs the findings kept in memory until ``finish``.
     needs_findings = True
+    #: True when the reporter needs every file's result (``Report.files``) at ``finish``;
+    #: the counts (``Report.summary``) are always there.
+    needs_files = True
 
     def __init__(self, stream: TextIO, options: ReportOptions | None = None) -> None:
         self.stream = stream

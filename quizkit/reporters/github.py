@@ -41,6 +41,7 @@ class GitHubReporter(Reporter):
     name = "github"
     description = "GitHub Actions annotations (::error file=…,line=…::message), streamed"
     needs_findings = False
+    needs_files = False
 
     def finding(self, finding: Finding) -> None:
         path, _ = relative_path(finding.path, self.options.root)

@@ -17,6 +17,7 @@ class JsonLinesReporter(Reporter):
     name = "jsonl"
     description = "one JSON object per finding per line, streamed as the run goes (for jq)"
     needs_findings = False
+    needs_files = False
 
     def finding(self, finding: Finding) -> None:
         self.stream.write(orjson.dumps(finding.to_dict()).decode())

@@ -45,6 +45,7 @@ def _bold_count(n: int, word: str) -> str:
 class MarkdownReporter(Reporter):
     name = "markdown"
     description = "a Markdown summary for a PR comment or $GITHUB_STEP_SUMMARY"
+    needs_files = False
 
     def finish(self, report: Report) -> None:
         self.stream.write(self.render(report))

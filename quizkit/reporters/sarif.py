@@ -92,6 +92,7 @@ def logical_kind(pointer: str) -> str:
 class SarifReporter(Reporter):
     name = "sarif"
     description = "SARIF 2.1.0 for GitHub code scanning and SARIF viewers"
+    needs_files = False
 
     def finish(self, report: Report) -> None:
         self.stream.write(orjson.dumps(self.log(report), option=orjson.OPT_INDENT_2).decode())

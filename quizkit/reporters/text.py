@@ -20,6 +20,7 @@ class TextReporter(Reporter):
     name = "text"
     description = "path:line:col: severity rule message, then a summary line (the default)"
     needs_findings = False
+    needs_files = False
 
     def finding(self, f: Finding) -> None:
         where = f" at {f.pointer}" if f.pointer else ""

@@ -96,7 +96,10 @@ def epoch_ms(value: Any) -> int | None:
 
 
 def _quizkit_errors(site: VersionSite, raw: tuple[RawFinding, ...]) -> list[RawFinding]:
-    """quizkit's errors inside a version, leaving out those about its validation report."""
+    """quizkit's errors inside a version, leaving out those about its validation report, in
+    document order (array indexes compared as numbers), so that the first one named in a
+    message is the same in every run: python-jsonschema does not always report a document's
+    errors in the same order from one process to the next."""
     base, own = site.base, f"{site.base}/validation"
     out = []
     for r, pointer, message in raw:
@@ -106,7 +109,14 @@ def _quizkit_errors(site: VersionSite, raw: tuple[RawFinding, ...]) -> list[RawF
             continue
         if not base or pointer == base or pointer.startswith(base + "/"):
             out.append((r, pointer, message))
+    out.sort(key=_in_document_order)
     return out
+
+
+def _in_document_order(finding: RawFinding) -> tuple:
+    rule_, pointer, message = finding
+    steps = tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in pointer.split("/"))
+    return steps, rule_.code, message
 
 
 def _ids_by_kind(site: VersionSite) -> dict[str, set[str]]:
