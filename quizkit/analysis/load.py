@@ -155,10 +155,13 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
     each list is cast at once, which halves their time. For large files the lists only add
     a copy.
     """
-    (order,) = run(con, "SELECT current_setting('preserve_insertion_order')")[0]
+    (order, threads) = run(con, "SELECT current_setting('preserve_insertion_order'), "
+                                "current_setting('threads')")[0]
     run(con, "SET preserve_insertion_order = false")
-    small = [f.path for f in files if f.content_size <= _SMALL_FILE]
-    large = [f.path for f in files if f.content_size > _SMALL_FILE]
+    small = [f for f in files if f.content_size <= _SMALL_FILE]
+    large = [f for f in files if f.content_size > _SMALL_FILE]
+    small_sql, small_params = _lanes("small", small, threads)
+    large_sql, large_params = _lanes("large", large, threads)
     # container 'retry' marks a file that did not parse; its row is deleted below.
     container = "CASE WHEN w.json IS NULL THEN 'retry' ELSE 'json' END"
     try:
@@ -170,16 +173,16 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
                              unnest(TRY_CAST(docs AS {DOCUMENT}[])) AS doc
                       FROM (SELECT list(w.filename) AS files, list({container}) AS containers,
                                    list(w.json) AS docs
-                            FROM {whole_files_sql('small')} w
+                            FROM {small_sql} w
                             GROUP BY hash(w.filename) % {len(small) // _BATCH + 1}))
-            """, {"small": small})
+            """, small_params)
         if large:
             run(con, f"""
                 INSERT INTO raw BY NAME
                 SELECT w.filename AS file, {container} AS container,
                        unnest(TRY_CAST(w.json AS {DOCUMENT}))
-                FROM {whole_files_sql('large')} w
-            """, {"large": large})
+                FROM {large_sql} w
+            """, large_params)
     finally:
         run(con, f"SET preserve_insertion_order = {'true' if order else 'false'}")
     run(con, "DELETE FROM raw WHERE container = 'retry'")
@@ -191,6 +194,23 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
         WHERE raw.file = n.file
     """, {"paths": [f.path for f in files]})
     run(con, f"UPDATE raw SET kind = {KIND_SQL}")
+
+
+def _lanes(name: str, files: list[ExportFile], threads: int) -> tuple[str, dict[str, list[str]]]:
+    """``read_blob`` over ``files`` as a union of one scan per thread, balanced by size.
+
+    DuckDB reads the files of one ``read_blob`` scan on one thread; the scans of a
+    ``UNION ALL`` run side by side (with ``preserve_insertion_order`` off).
+    """
+    lanes: list[list[ExportFile]] = [[] for _ in range(max(1, min(int(threads), len(files))))]
+    loads = [0] * len(lanes)
+    for f in sorted(files, key=lambda f: -f.content_size):
+        i = loads.index(min(loads))
+        lanes[i].append(f)
+        loads[i] += f.content_size + 4096
+    params = {f"{name}{i}": [f.path for f in lane] for i, lane in enumerate(lanes)}
+    union = " UNION ALL ".join(f"SELECT * FROM {whole_files_sql(p)}" for p in params)
+    return f"({union})", params
 
 
 def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
