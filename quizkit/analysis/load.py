@@ -159,36 +159,38 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
     time, and each call costs about 0.1 ms besides the parse (the cast sets up the whole
     ``DOCUMENT`` type); small files are therefore gathered in lists of :data:`_BATCH` and
     each list is cast at once, which halves their time. For large files the lists only add
-    a copy.
+    a copy. Both kinds are read by one statement, each as a union of one scan per thread
+    (:func:`_lanes`), so that the two cores stay busy to the end of the reading.
     """
     (threads,) = run(con, "SELECT current_setting('threads')")[0]
     small = [f for f in files if f.content_size <= _SMALL_FILE]
     large = [f for f in files if f.content_size > _SMALL_FILE]
-    small_sql, small_params = _lanes("small", small, threads)
-    large_sql, large_params = _lanes("large", large, threads)
     # container 'retry' marks a file that did not parse; its row is deleted below.
     container = "CASE WHEN w.json IS NULL THEN 'retry' ELSE 'json' END"
+    selects = []
+    params: dict[str, list[str]] = {}
+    if small:
+        scans, more = _lanes("small", small, threads)
+        params.update(more)
+        selects.append(f"""
+            SELECT file, container, unnest(doc)
+            FROM (SELECT unnest(files) AS file, unnest(containers) AS container,
+                         unnest(TRY_CAST(docs AS {DOCUMENT}[])) AS doc
+                  FROM (SELECT list(w.filename) AS files, list({container}) AS containers,
+                               list(w.json) AS docs
+                        FROM {scans} w
+                        GROUP BY hash(w.filename) % {len(small) // _BATCH + 1}))""")
+    if large:
+        scans, more = _lanes("large", large, threads)
+        params.update(more)
+        selects.append(f"""
+            SELECT w.filename AS file, {container} AS container,
+                   unnest(TRY_CAST(w.json AS {DOCUMENT}))
+            FROM {scans} w""")
     # preserve_insertion_order on would make the scans of the union run one after the other
     # and, worse, keep each file's rows apart until the statement ends (20x slower, GBs).
     with _setting(con, "preserve_insertion_order", False):
-        if small:
-            run(con, f"""
-                INSERT INTO raw BY NAME
-                SELECT file, container, unnest(doc)
-                FROM (SELECT unnest(files) AS file, unnest(containers) AS container,
-                             unnest(TRY_CAST(docs AS {DOCUMENT}[])) AS doc
-                      FROM (SELECT list(w.filename) AS files, list({container}) AS containers,
-                                   list(w.json) AS docs
-                            FROM {small_sql} w
-                            GROUP BY hash(w.filename) % {len(small) // _BATCH + 1}))
-            """, small_params)
-        if large:
-            run(con, f"""
-                INSERT INTO raw BY NAME
-                SELECT w.filename AS file, {container} AS container,
-                       unnest(TRY_CAST(w.json AS {DOCUMENT}))
-                FROM {large_sql} w
-            """, large_params)
+        run(con, "INSERT INTO raw BY NAME " + "\nUNION ALL BY NAME\n".join(selects), params)
     run(con, "DELETE FROM raw WHERE container = 'retry'")
     # Numbers and kinds in statements of their own: computed in the ones above, they cost up
     # to 2x the time and 3x the memory.
