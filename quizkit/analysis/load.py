@@ -92,10 +92,9 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     try:
         files = _stage(con, files, result, clock)
         _register_files(con, files)
-        (threads,) = run(con, "SELECT current_setting('threads')")[0]
-        # No statement of the transform depends on the order of rows (see transform.parts).
+        # No statement of the transform depends on the order of rows.
         with _setting(con, "preserve_insertion_order", False):
-            for name, sql in transform.steps(threads):
+            for name, sql in transform.STEPS:
                 run(con, sql)
                 clock.tick(f"transform:{name}")
         report_rows = _findings_rows(paths) if findings else None

@@ -87,9 +87,11 @@ COLUMNS: dict[str, str] = {
 
 DOCUMENT = "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items()) + ")"
 
-# Temp table raw: one row per document, its top-level fields as columns, and its kind.
+# Temp table raw: one row per document, its top-level fields as columns, its kind, and which
+# of its records win (set by quizkit.analysis.transform).
 RAW_DDL = ("CREATE OR REPLACE TEMP TABLE raw (file VARCHAR, container VARCHAR, doc_no BIGINT, "
-           + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items()) + ", kind VARCHAR)")
+           + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items())
+           + ", kind VARCHAR, picked BOOLEAN, version_picks VARCHAR)")
 
 FORMATS = {"json": "unstructured", "json-array": "array", "jsonl": "newline_delimited"}
 
