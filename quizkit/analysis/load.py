@@ -27,9 +27,9 @@ from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, one_line, run
 from quizkit.analysis.files import ExportFile, Skipped, expand, inspect
 from quizkit.analysis.readers import (
+    DERIVED_SQL,
     DOCUMENT,
     FORMATS,
-    KIND_SQL,
     RAW_DDL,
     objects_sql,
     whole_files_sql,
@@ -189,16 +189,15 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
     # preserve_insertion_order on would make the scans of the union run one after the other
     # and, worse, keep each file's rows apart until the statement ends (20x slower, GBs).
     with _setting(con, "preserve_insertion_order", False):
-        run(con, "INSERT INTO raw BY NAME " + "\nUNION ALL BY NAME\n".join(selects), params)
+        union = "\nUNION ALL BY NAME\n".join(selects)
+        run(con, f"INSERT INTO raw BY NAME SELECT *, {DERIVED_SQL} FROM ({union})", params)
     run(con, "DELETE FROM raw WHERE container = 'retry'")
-    # Numbers and kinds in statements of their own: computed in the ones above, they cost up
-    # to 2x the time and 3x the memory.
+    # Numbers in a statement of its own: a join in the one above would copy every document.
     run(con, """
         UPDATE raw SET doc_no = n.doc_no
         FROM (SELECT unnest($paths) AS file, generate_subscripts($paths, 1) AS doc_no) n
         WHERE raw.file = n.file
     """, {"paths": [f.path for f in files]})
-    run(con, f"UPDATE raw SET kind = {KIND_SQL}")
 
 
 @contextmanager
@@ -251,7 +250,7 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
         clock.tick("read:split")
     run(con, f"""
         INSERT INTO raw BY NAME
-        SELECT *, {KIND_SQL} AS kind FROM (
+        SELECT *, {DERIVED_SQL} FROM (
             SELECT file, container, {int(first_doc_no) - 1} + row_number() OVER () AS doc_no,
                    unnest(TRY_CAST(json AS {DOCUMENT}))
             FROM docs)

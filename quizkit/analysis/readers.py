@@ -91,7 +91,7 @@ DOCUMENT = "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items()) + ")"
 # of its records win (set by quizkit.analysis.transform).
 RAW_DDL = ("CREATE OR REPLACE TEMP TABLE raw (file VARCHAR, container VARCHAR, doc_no BIGINT, "
            + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items())
-           + ", kind VARCHAR, picked BOOLEAN, version_picks VARCHAR)")
+           + ", kind VARCHAR, version_ids VARCHAR[], picked BOOLEAN, version_picks VARCHAR)")
 
 FORMATS = {"json": "unstructured", "json-array": "array", "jsonl": "newline_delimited"}
 
@@ -140,3 +140,8 @@ CASE
   WHEN "user" IS NOT NULL THEN 'user-update'
 END
 """
+
+# Columns of raw computed from the typed fields by the statements that read documents: the
+# kind, and the ids of a package's versions (so that the statements that need only those do
+# not scan the versions with all their entities: DuckDB reads a list of structs whole).
+DERIVED_SQL = f"{KIND_SQL} AS kind, list_transform(versions, lambda v: v.id) AS version_ids"

@@ -44,7 +44,7 @@ SELECT id, name, description, type, difficulty, rating, explicit, verified,
        CASE WHEN meta.size IS NULL THEN NULL
             ELSE coalesce(meta.size.text, 0) + coalesce(meta.size.images, 0)
                + coalesce(meta.size.audio, 0) + coalesce(meta.size.video, 0) END AS size_total,
-       len(versions) AS n_versions, len(categories) AS n_categories, file
+       len(version_ids) AS n_versions, len(categories) AS n_categories, file
 FROM {PACKAGES}
 """
 
@@ -54,9 +54,9 @@ FROM {PACKAGES}
 VERSION_KEYS = f"""
 CREATE OR REPLACE TEMP TABLE version_keys AS
 SELECT * FROM (
-    SELECT unnest(list_transform(versions, lambda v: v.id)) AS id,
-           generate_subscripts(versions, 1) AS pos, 1 AS rank, file, doc_no
-    FROM {PACKAGES} WHERE versions IS NOT NULL
+    SELECT unnest(version_ids) AS id, generate_subscripts(version_ids, 1) AS pos, 1 AS rank,
+           file, doc_no
+    FROM {PACKAGES} WHERE version_ids IS NOT NULL
     UNION ALL
     SELECT id, NULL, 2, file, doc_no FROM raw WHERE kind IN ('version', 'version-list')
     UNION ALL
@@ -79,8 +79,8 @@ UPDATE raw SET version_picks = p.picks
 FROM (SELECT k.doc_no,
              string_agg(CASE WHEN w.doc_no IS NULL THEN '0' ELSE '1' END, '' ORDER BY k.pos)
                  AS picks
-      FROM (SELECT doc_no, generate_subscripts(versions, 1) AS pos
-            FROM {PACKAGES} WHERE versions IS NOT NULL) k
+      FROM (SELECT doc_no, generate_subscripts(version_ids, 1) AS pos
+            FROM {PACKAGES} WHERE version_ids IS NOT NULL) k
       LEFT JOIN (SELECT doc_no, pos FROM version_keys WHERE rank = 1) w USING (doc_no, pos)
       GROUP BY k.doc_no) p
 WHERE raw.doc_no = p.doc_no
