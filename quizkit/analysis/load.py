@@ -93,15 +93,19 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
         files = _stage(con, files, result, clock)
         _register_files(con, files)
         # No statement of the transform depends on the order of rows.
-        with _setting(con, "preserve_insertion_order", False):
+        with _setting(con, "preserve_insertion_order", "false"):
             for name, sql in transform.STEPS:
                 run(con, sql)
                 clock.tick(f"transform:{name}")
         report_rows = _findings_rows(paths) if findings else None
         _stage_findings(con, report_rows)
         clock.tick("validate")
-        # In order, and so on one thread (see transform.DIRECT).
-        with _setting(con, "preserve_insertion_order", True):
+        # In order, and so on one thread (see transform.DIRECT). The commit checkpoints
+        # straight away: the rows not yet in the file (all but the largest tables' full row
+        # groups) are then written once, compressed, instead of to the WAL and again at the
+        # next checkpoint (when the database is closed).
+        with _setting(con, "preserve_insertion_order", "true"), \
+                _setting(con, "checkpoint_threshold", "'0B'"):
             _replace(con, validated=all_files, result=result, clock=clock)
         result.findings = None if report_rows is None else len(report_rows[0])
     except duckdb.Error as exc:
@@ -188,7 +192,7 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
             FROM {scans} w""")
     # preserve_insertion_order on would make the scans of the union run one after the other
     # and, worse, keep each file's rows apart until the statement ends (20x slower, GBs).
-    with _setting(con, "preserve_insertion_order", False):
+    with _setting(con, "preserve_insertion_order", "false"):
         union = "\nUNION ALL BY NAME\n".join(selects)
         run(con, f"INSERT INTO raw BY NAME SELECT *, {DERIVED_SQL} FROM ({union})", params)
     run(con, "DELETE FROM raw WHERE container = 'retry'")
@@ -201,15 +205,19 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
 
 
 @contextmanager
-def _setting(con: duckdb.DuckDBPyConnection, name: str, value: bool) -> Iterator[None]:
-    """DuckDB setting ``name`` (a boolean) set to ``value`` inside, restored after."""
+def _setting(con: duckdb.DuckDBPyConnection, name: str, value: str) -> Iterator[None]:
+    """DuckDB setting ``name`` set to ``value`` (SQL) for the statements inside, then restored."""
     (before,) = run(con, f"SELECT current_setting('{name}')")[0]
-    run(con, f"SET {name} = {'true' if value else 'false'}")
+    run(con, f"SET {name} = {value}")
     try:
         yield
     finally:
+        if isinstance(before, bool):
+            restore = "true" if before else "false"
+        else:
+            restore = "'" + str(before).replace("'", "''") + "'"
         with suppress(duckdb.Error):  # the connection is unusable; the first error tells why
-            run(con, f"SET {name} = {'true' if before else 'false'}")
+            run(con, f"SET {name} = {restore}")
 
 
 def _lanes(name: str, files: list[ExportFile], threads: int) -> tuple[str, dict[str, list[str]]]:
