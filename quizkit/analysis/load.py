@@ -119,13 +119,14 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
            result: LoadResult, clock: _Clock) -> list[ExportFile]:
     """Read the files into temp table ``raw``; files DuckDB cannot parse are skipped.
 
-    Plain one-document files are read whole and typed in one pass (:func:`_read_whole`); the
-    rest, and the whole files that did not parse as one value, go through DuckDB's document
-    splitter (:func:`_read_objects`), which fails on a malformed file: then each of them is
-    read alone to find the bad ones, which are skipped.
+    Plain (not compressed) files of one document or one array of documents are read whole
+    and typed in one pass (:func:`_read_whole`); the rest, and the whole files that did not
+    parse as one value, go through DuckDB's document splitter (:func:`_read_objects`), which
+    fails on a malformed file: then each of them is read alone to find the bad ones, which
+    are skipped.
     """
     run(con, RAW_DDL)
-    whole = [f for f in files if f.container == "json" and not f.compressed]
+    whole = [f for f in files if f.container in ("json", "json-array") and not f.compressed]
     if whole:
         try:
             _read_whole(con, whole)
@@ -136,7 +137,7 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
     typed = {file for (file,) in run(con, "SELECT DISTINCT file FROM raw")}
     rest = [f for f in files if f.path not in typed]
     try:
-        _read_objects(con, rest, first_doc_no=len(whole) + 1, clock=clock)
+        _read_objects(con, rest, first_doc_no=(len(whole) + 1) << 32, clock=clock)
         return files
     except duckdb.Error as first_error:
         good, bad = _screen(con, rest)
@@ -144,7 +145,7 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
             raise LoadError(one_line(first_error)) from None
         result.skipped.extend(bad)
         clock.tick("read:screen")
-        _read_objects(con, good, first_doc_no=len(whole) + 1, clock=clock)
+        _read_objects(con, good, first_doc_no=(len(whole) + 1) << 32, clock=clock)
         skipped = {b.path for b in bad}
         return [f for f in files if f.path not in skipped]
 
@@ -155,19 +156,21 @@ _BATCH = 256
 
 
 def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None:
-    """Files of one document each, read and typed into ``raw`` (see readers).
+    """Files of one document, or one array of documents, read and typed into ``raw``.
 
     A file whose content is not one JSON value gets no row (it is left for the splitter).
-    Documents are numbered by their place in ``files``. DuckDB hands the cast one file at a
-    time, and each call costs about 0.1 ms besides the parse (the cast sets up the whole
+    The document of the i-th file is numbered i * 2**32 + 1, the elements of an array
+    i * 2**32 + 1, 2, ... in order (see readers). DuckDB hands the cast one file at a time,
+    and each call costs about 0.1 ms besides the parse (the cast sets up the whole
     ``DOCUMENT`` type); small files are therefore gathered in lists of :data:`_BATCH` and
     each list is cast at once, which halves their time. For large files the lists only add
-    a copy. Both kinds are read by one statement, each as a union of one scan per thread
+    a copy. All are read by one statement, each kind as a union of one scan per thread
     (:func:`_lanes`), so that the two cores stay busy to the end of the reading.
     """
     (threads,) = run(con, "SELECT current_setting('threads')")[0]
-    small = [f for f in files if f.content_size <= _SMALL_FILE]
-    large = [f for f in files if f.content_size > _SMALL_FILE]
+    arrays = [f for f in files if f.container == "json-array"]
+    small = [f for f in files if f.container == "json" and f.content_size <= _SMALL_FILE]
+    large = [f for f in files if f.container == "json" and f.content_size > _SMALL_FILE]
     # container 'retry' marks a file that did not parse; its row is deleted below.
     container = "CASE WHEN w.json IS NULL THEN 'retry' ELSE 'json' END"
     selects = []
@@ -176,7 +179,7 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
         scans, more = _lanes("small", small, threads)
         params.update(more)
         selects.append(f"""
-            SELECT file, container, unnest(doc)
+            SELECT file, container, 1 AS doc_no, unnest(doc)
             FROM (SELECT unnest(files) AS file, unnest(containers) AS container,
                          unnest(TRY_CAST(docs AS {DOCUMENT}[])) AS doc
                   FROM (SELECT list(w.filename) AS files, list({container}) AS containers,
@@ -187,19 +190,29 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
         scans, more = _lanes("large", large, threads)
         params.update(more)
         selects.append(f"""
-            SELECT w.filename AS file, {container} AS container,
+            SELECT w.filename AS file, {container} AS container, 1 AS doc_no,
                    unnest(TRY_CAST(w.json AS {DOCUMENT}))
             FROM {scans} w""")
+    if arrays:
+        # An array that does not parse gives no row at all, so it is left for the splitter.
+        scans, more = _lanes("arrays", arrays, threads)
+        params.update(more)
+        selects.append(f"""
+            SELECT file, 'json-array' AS container, doc_no, unnest(doc)
+            FROM (SELECT file, unnest(docs) AS doc, generate_subscripts(docs, 1) AS doc_no
+                  FROM (SELECT w.filename AS file, TRY_CAST(w.json AS {DOCUMENT}[]) AS docs
+                        FROM {scans} w))""")
     # preserve_insertion_order on would make the scans of the union run one after the other
     # and, worse, keep each file's rows apart until the statement ends (20x slower, GBs).
     with _setting(con, "preserve_insertion_order", "false"):
         union = "\nUNION ALL BY NAME\n".join(selects)
         run(con, f"INSERT INTO raw BY NAME SELECT *, {DERIVED_SQL} FROM ({union})", params)
     run(con, "DELETE FROM raw WHERE container = 'retry'")
-    # Numbers in a statement of its own: a join in the one above would copy every document.
+    # File numbers in a statement of its own: a join in the one above would copy every
+    # document.
     run(con, """
-        UPDATE raw SET doc_no = n.doc_no
-        FROM (SELECT unnest($paths) AS file, generate_subscripts($paths, 1) AS doc_no) n
+        UPDATE raw SET doc_no = (n.file_no << 32) + raw.doc_no
+        FROM (SELECT unnest($paths) AS file, generate_subscripts($paths, 1) AS file_no) n
         WHERE raw.file = n.file
     """, {"paths": [f.path for f in files]})
 
