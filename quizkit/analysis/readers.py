@@ -3,17 +3,18 @@
 Each document is parsed into a struct of the *union* of the top-level fields of all kinds by one
 ``TRY_CAST(json AS DOCUMENT)``. The text reaches the cast in one of two ways:
 
-* A plain (not compressed) file holding one JSON document, the common case, is read whole with
-  ``read_blob`` (:func:`whole_files_sql`), no JSON splitting, and cast in the same statement,
-  so each document is parsed once and its text is never stored. The statement must run with
-  ``preserve_insertion_order = false``: with it on, DuckDB 2.0 keeps each file's typed rows
-  apart until the end of the statement (about 20x slower, gigabytes of memory).
-  A file whose text is not one JSON value (a malformed file, several concatenated documents,
-  a BOM, invalid UTF-8) gives no row there and is read the other way.
-* Everything else (arrays, JSON Lines, ``.gz``, the files above) goes through
-  ``read_json_objects`` (:func:`objects_sql`), which splits the files into documents (JSON
-  text, one row per document, array element or line) into a temp table, typed by a second
-  statement; a file it cannot parse fails the statement, which is how bad files are found.
+* A plain (not compressed) file holding one JSON document or one top-level array of them, the
+  common case, is read whole with ``read_blob`` (:func:`whole_files_sql`), no JSON splitting,
+  and cast in the same statement (an array to ``DOCUMENT[]``), so each document is parsed once
+  and its text is never stored. The statement must run with ``preserve_insertion_order =
+  false``: with it on, DuckDB 2.0 keeps each file's typed rows apart until the end of the
+  statement (about 20x slower, gigabytes of memory), and runs the scans of a union one after
+  the other. A file whose text is not one JSON value (a malformed file, several concatenated
+  documents, a BOM, invalid UTF-8) gives no row there and is read the other way.
+* Everything else (JSON Lines, ``.gz``, the files above) goes through ``read_json_objects``
+  (:func:`objects_sql`), which splits the files into documents (JSON text, one row per
+  document, array element or line) into a temp table, typed by a second statement; a file it
+  cannot parse fails the statement, which is how bad files are found.
 
 (Giving ``read_json`` the same nested ``columns=`` instead is 10-20x slower on a corpus of
 many small files: DuckDB 2.0 maps every listed column and struct field again for every file.)

@@ -1,9 +1,10 @@
 """SQL that turns the staged documents (temp table ``raw``) into the rows of each table.
 
-Each statement of :data:`STEPS` creates a temp table ``new_<table>`` with exactly the columns
-of ``<table>``; the entity tables (:data:`DIRECT`) are selected straight into their tables.
-Choosing among documents that hold the same record happens here (``QUALIFY``), so that the
-statements in :mod:`quizkit.analysis.load` that touch the database only delete and insert.
+The statements of :data:`STEPS` first mark in ``raw`` which documents and versions win
+(``QUALIFY``), then create a temp table ``new_<table>`` with exactly the columns of each
+``<table>``; the entity tables (:data:`DIRECT`) are selected straight into their tables.
+Choosing among documents that hold the same record happens here, so that the statements in
+:mod:`quizkit.analysis.load` that touch the database only delete and insert.
 """
 
 from __future__ import annotations
@@ -247,7 +248,7 @@ STEPS: tuple[tuple[str, str], ...] = (
 # Entities go straight from raw into their tables inside the transaction: the largest
 # tables, not worth a copy in a temp table first. One scan, in order: inserted from
 # several threads, a table is written in partly filled row groups that the checkpoint then
-# rewrites (0.3 s more for the corpus of docs/performance.md, and a file 40% larger).
+# rewrites (0.3 s more for the corpus of docs/performance.md, and a file 25-40% larger).
 DIRECT: dict[str, str] = {
     "rounds": SELECT_ROUNDS,
     "themes": SELECT_THEMES,
