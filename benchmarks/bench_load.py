@@ -25,6 +25,12 @@ Every measurement runs in a fresh subprocess (so peak RSS is that step's own, re
 * ``load``: ``quizkit.analysis.load`` into a new database file, ``--no-findings``.
 * ``summary``: sizes, starts and overview on that database.
 * ``load+findings``: the load with validation findings (``--findings``).
+* ``baseline load`` / ``baseline summary`` (``--baseline DIR``): the same two steps with the
+  ``quizkit`` package found in DIR (e.g. ``git worktree add DIR main``), interleaved with the
+  others in every round, so that a change is compared with its base in the same run.
+
+The machine's load average is printed with every round: on a shared machine, compare the
+ratios of the same round rather than times from different runs.
 """
 
 from __future__ import annotations
@@ -42,7 +48,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 PRELUDE = """
-import json, resource, sys, time
+import json, os, resource, sys, time
+if os.environ.get("QK_BASELINE"):
+    sys.path.insert(0, os.environ["QK_BASELINE"])
 from quizkit.analysis.files import expand
 files = expand([sys.argv[1]])
 out = sys.argv[2]
@@ -101,7 +109,7 @@ extra = {}
     "load": """
 import os
 from quizkit.analysis import load_paths
-db = out + "/load.duckdb"
+db = out + "/load" + os.environ.get("QK_DB_SUFFIX", "") + ".duckdb"
 for p in (db, db + ".wal"):
     if os.path.exists(p):
         os.remove(p)
@@ -109,8 +117,9 @@ r = load_paths(db, [sys.argv[1]], findings=False)
 extra = {"rows": r.rows, "timings": r.timings}
 """,
     "summary": """
+import os
 from quizkit.analysis import connect, summaries
-con = connect(out + "/load.duckdb", read_only=True)
+con = connect(out + "/load" + os.environ.get("QK_DB_SUFFIX", "") + ".duckdb", read_only=True)
 for fn in (summaries.sizes, summaries.starts, summaries.overview):
     fn(con)
 con.close()
@@ -129,10 +138,15 @@ extra = {"rows": r.rows, "findings": r.findings, "timings": r.timings}
 }
 
 
-def run_step(name: str, corpus: Path, work: Path) -> dict:
+def run_step(name: str, corpus: Path, work: Path, baseline: Path | None = None) -> dict:
+    env = dict(os.environ)
+    if name.startswith("baseline "):
+        assert baseline is not None
+        name = name.removeprefix("baseline ")
+        env.update(QK_BASELINE=str(baseline.resolve()), QK_DB_SUFFIX="-baseline")
     code = PRELUDE + textwrap.dedent(STEPS[name]) + EPILOGUE
     proc = subprocess.run([sys.executable, "-c", code, str(corpus), str(work)],
-                          capture_output=True, text=True, check=False)
+                          capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
         raise SystemExit(f"{name} failed:\n{proc.stderr}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -162,7 +176,11 @@ def main() -> None:
                     help="where to generate the corpus and write databases")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--findings", action="store_true", help="also load with findings")
+    ap.add_argument("--baseline", type=Path, metavar="DIR",
+                    help="also measure load and summary with the quizkit package in DIR")
     args = ap.parse_args()
+    if args.baseline is not None and not (args.baseline / "quizkit" / "__init__.py").exists():
+        ap.error(f"no quizkit package in {args.baseline}")
 
     args.out.mkdir(parents=True, exist_ok=True)
     corpus = args.corpus
@@ -178,12 +196,18 @@ def main() -> None:
     warm(corpus)
 
     names = ["bare count", "bare table", "bare per kind", "python detect", "load", "summary"]
+    if args.baseline is not None:
+        names += ["baseline load", "baseline summary"]
     results: dict[str, list[dict]] = {n: [] for n in names}
     work = Path(tempfile.mkdtemp(prefix="qk-bench-", dir=args.out))
     try:
-        for _ in range(args.repeat):
+        for i in range(args.repeat):
+            before = os.getloadavg()[0]
             for name in names:
-                results[name].append(run_step(name, corpus, work))
+                results[name].append(run_step(name, corpus, work, args.baseline))
+            line = ", ".join(f"{n} {results[n][-1]['seconds']:.2f}s" for n in names)
+            print(f"round {i + 1} (load average {before:.2f} -> {os.getloadavg()[0]:.2f}): "
+                  f"{line}", flush=True)
         if args.findings:
             results["load+findings"] = [run_step("load+findings", corpus, work)]
     finally:
@@ -204,6 +228,15 @@ def main() -> None:
     same_run = [(lo["seconds"] + su["seconds"]) / bt["seconds"] for lo, su, bt in
                 zip(results["load"], results["summary"], results["bare table"], strict=True)]
     print("ratio to bare table, each round: " + ", ".join(f"{r:.2f}x" for r in same_run))
+    if args.baseline is not None:
+        base = best["baseline load"]["seconds"] + best["baseline summary"]["seconds"]
+        print(f"baseline load + summary: {base:.2f} s, ratio to bare read_json table: "
+              f"{base / bare:.2f}x")
+        rounds = [(lo["seconds"] + su["seconds"]) / bt["seconds"] for lo, su, bt in
+                  zip(results["baseline load"], results["baseline summary"],
+                      results["bare table"], strict=True)]
+        print("baseline ratio to bare table, each round: "
+              + ", ".join(f"{r:.2f}x" for r in rounds))
     if "load+findings" in best:
         f = best["load+findings"]
         print(f"load with findings: {f['seconds']:.2f} s ({f['findings']} findings), "

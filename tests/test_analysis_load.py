@@ -445,3 +445,64 @@ def test_every_reader_path_gives_the_same_tables(fixture_corpus: Path, tmp_path:
     assert files["bom.json"][5] == "package-full"
     banners = {r[0] for r in batched["banners"]}
     assert {"b1", "b2"} <= banners
+
+
+def test_a_version_in_two_packages_goes_to_the_later_file(fixture_corpus: Path,
+                                                           tmp_path: Path) -> None:
+    """Winners are picked per version, not per document: a package keeps its other versions."""
+    first = orjson.loads((fixture_corpus / "packages" / "pkg-002.json").read_bytes())
+    other = orjson.loads((fixture_corpus / "packages" / "pkg-003.json").read_bytes())
+    shared = first["versions"][0]
+    other["id"] = "f" * 24
+    other["versions"] = [other["versions"][0], shared]
+    later = fixture_corpus / "zz-later" / "other.json"
+    later.parent.mkdir()
+    later.write_bytes(orjson.dumps(other))
+    db = tmp_path / "a.duckdb"
+    code, _, err = cli("load", str(fixture_corpus), "--db", str(db), "--no-findings")
+    assert code == 0, err
+    con = duckdb.connect(str(db), read_only=True)
+    rows = dict(con.execute("SELECT id, package_id FROM versions").fetchall())
+    assert rows[shared["id"]] == other["id"]
+    assert all(rows[v["id"]] == first["id"] for v in first["versions"][1:])
+    steps = dict(con.execute("SELECT version_id, count(*) FROM steps GROUP BY ALL").fetchall())
+    assert steps[shared["id"]] == len(shared["steps"])
+    (files,) = con.execute("SELECT list(DISTINCT file) FROM steps WHERE version_id = ?",
+                           [shared["id"]]).fetchall()[0]
+    assert files == [str(later.resolve())]
+    con.close()
+
+
+def test_settings_are_restored_after_a_load(fixture_corpus: Path, tmp_path: Path) -> None:
+    con = connect(tmp_path / "a.duckdb")
+    settings = "SELECT current_setting('preserve_insertion_order'), " \
+               "current_setting('checkpoint_threshold')"
+    before = run(con, settings)
+    load(con, [fixture_corpus], findings=False)
+    assert run(con, settings) == before
+
+    def boom(step: str, seconds: float) -> None:
+        if step == "write:steps":
+            raise RuntimeError("late failure")
+
+    with pytest.raises(RuntimeError):
+        load(con, [fixture_corpus], findings=False, progress=boom)
+    assert run(con, settings) == before
+    con.close()
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_number_of_threads_does_not_change_the_tables(fixture_corpus: Path, tmp_path: Path,
+                                                          threads: int) -> None:
+    """The files are read by one scan per thread (and small ones in batches)."""
+    def tables(db: Path, threads: int | None) -> dict[str, list[tuple]]:
+        con = connect(db)
+        if threads:
+            con.execute(f"SET threads = {threads}")
+        load(con, [fixture_corpus, SAMPLES], findings=False)
+        con.close()
+        snap = snapshot(db)
+        snap["files"] = [r[:-1] for r in snap["files"]]  # without loaded_at
+        return snap
+
+    assert tables(tmp_path / "n.duckdb", threads) == tables(tmp_path / "default.duckdb", None)

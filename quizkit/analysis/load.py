@@ -16,7 +16,8 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,9 +27,9 @@ from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, one_line, run
 from quizkit.analysis.files import ExportFile, Skipped, expand, inspect
 from quizkit.analysis.readers import (
+    DERIVED_SQL,
     DOCUMENT,
     FORMATS,
-    KIND_SQL,
     RAW_DDL,
     objects_sql,
     whole_files_sql,
@@ -91,13 +92,21 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     try:
         files = _stage(con, files, result, clock)
         _register_files(con, files)
-        for name, sql in transform.STEPS:
-            run(con, sql)
-            clock.tick(f"transform:{name}")
+        # No statement of the transform depends on the order of rows.
+        with _setting(con, "preserve_insertion_order", "false"):
+            for name, sql in transform.STEPS:
+                run(con, sql)
+                clock.tick(f"transform:{name}")
         report_rows = _findings_rows(paths) if findings else None
         _stage_findings(con, report_rows)
         clock.tick("validate")
-        _replace(con, validated=all_files, result=result, clock=clock)
+        # In order, and so on one thread (see transform.DIRECT). The commit checkpoints
+        # straight away: the rows not yet in the file (all but the largest tables' full row
+        # groups) are then written once, compressed, instead of to the WAL and again at the
+        # next checkpoint (when the database is closed).
+        with _setting(con, "preserve_insertion_order", "true"), \
+                _setting(con, "checkpoint_threshold", "'0B'"):
+            _replace(con, validated=all_files, result=result, clock=clock)
         result.findings = None if report_rows is None else len(report_rows[0])
     except duckdb.Error as exc:
         raise LoadError(one_line(exc)) from None
@@ -110,13 +119,14 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
            result: LoadResult, clock: _Clock) -> list[ExportFile]:
     """Read the files into temp table ``raw``; files DuckDB cannot parse are skipped.
 
-    Plain one-document files are read whole and typed in one pass (:func:`_read_whole`); the
-    rest, and the whole files that did not parse as one value, go through DuckDB's document
-    splitter (:func:`_read_objects`), which fails on a malformed file: then each of them is
-    read alone to find the bad ones, which are skipped.
+    Plain (not compressed) files of one document or one array of documents are read whole
+    and typed in one pass (:func:`_read_whole`); the rest, and the whole files that did not
+    parse as one value, go through DuckDB's document splitter (:func:`_read_objects`), which
+    fails on a malformed file: then each of them is read alone to find the bad ones, which
+    are skipped.
     """
     run(con, RAW_DDL)
-    whole = [f for f in files if f.container == "json" and not f.compressed]
+    whole = [f for f in files if f.container in ("json", "json-array") and not f.compressed]
     if whole:
         try:
             _read_whole(con, whole)
@@ -127,7 +137,7 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
     typed = {file for (file,) in run(con, "SELECT DISTINCT file FROM raw")}
     rest = [f for f in files if f.path not in typed]
     try:
-        _read_objects(con, rest, first_doc_no=len(whole) + 1, clock=clock)
+        _read_objects(con, rest, first_doc_no=(len(whole) + 1) << 32, clock=clock)
         return files
     except duckdb.Error as first_error:
         good, bad = _screen(con, rest)
@@ -135,7 +145,7 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
             raise LoadError(one_line(first_error)) from None
         result.skipped.extend(bad)
         clock.tick("read:screen")
-        _read_objects(con, good, first_doc_no=len(whole) + 1, clock=clock)
+        _read_objects(con, good, first_doc_no=(len(whole) + 1) << 32, clock=clock)
         skipped = {b.path for b in bad}
         return [f for f in files if f.path not in skipped]
 
@@ -146,51 +156,98 @@ _BATCH = 256
 
 
 def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None:
-    """Files of one document each, read and typed into ``raw`` (see readers).
+    """Files of one document, or one array of documents, read and typed into ``raw``.
 
     A file whose content is not one JSON value gets no row (it is left for the splitter).
-    Documents are numbered by their place in ``files``. DuckDB hands the cast one file at a
-    time, and each call costs about 0.1 ms besides the parse (the cast sets up the whole
+    The document of the i-th file is numbered i * 2**32 + 1, the elements of an array
+    i * 2**32 + 1, 2, ... in order (see readers). DuckDB hands the cast one file at a time,
+    and each call costs about 0.1 ms besides the parse (the cast sets up the whole
     ``DOCUMENT`` type); small files are therefore gathered in lists of :data:`_BATCH` and
     each list is cast at once, which halves their time. For large files the lists only add
-    a copy.
+    a copy. All are read by one statement, each kind as a union of one scan per thread
+    (:func:`_lanes`), so that the two cores stay busy to the end of the reading.
     """
-    (order,) = run(con, "SELECT current_setting('preserve_insertion_order')")[0]
-    run(con, "SET preserve_insertion_order = false")
-    small = [f.path for f in files if f.content_size <= _SMALL_FILE]
-    large = [f.path for f in files if f.content_size > _SMALL_FILE]
+    (threads,) = run(con, "SELECT current_setting('threads')")[0]
+    arrays = [f for f in files if f.container == "json-array"]
+    small = [f for f in files if f.container == "json" and f.content_size <= _SMALL_FILE]
+    large = [f for f in files if f.container == "json" and f.content_size > _SMALL_FILE]
     # container 'retry' marks a file that did not parse; its row is deleted below.
     container = "CASE WHEN w.json IS NULL THEN 'retry' ELSE 'json' END"
-    try:
-        if small:
-            run(con, f"""
-                INSERT INTO raw BY NAME
-                SELECT file, container, unnest(doc)
-                FROM (SELECT unnest(files) AS file, unnest(containers) AS container,
-                             unnest(TRY_CAST(docs AS {DOCUMENT}[])) AS doc
-                      FROM (SELECT list(w.filename) AS files, list({container}) AS containers,
-                                   list(w.json) AS docs
-                            FROM {whole_files_sql('small')} w
-                            GROUP BY hash(w.filename) % {len(small) // _BATCH + 1}))
-            """, {"small": small})
-        if large:
-            run(con, f"""
-                INSERT INTO raw BY NAME
-                SELECT w.filename AS file, {container} AS container,
-                       unnest(TRY_CAST(w.json AS {DOCUMENT}))
-                FROM {whole_files_sql('large')} w
-            """, {"large": large})
-    finally:
-        run(con, f"SET preserve_insertion_order = {'true' if order else 'false'}")
+    selects = []
+    params: dict[str, list[str]] = {}
+    if small:
+        scans, more = _lanes("small", small, threads)
+        params.update(more)
+        selects.append(f"""
+            SELECT file, container, 1 AS doc_no, unnest(doc)
+            FROM (SELECT unnest(files) AS file, unnest(containers) AS container,
+                         unnest(TRY_CAST(docs AS {DOCUMENT}[])) AS doc
+                  FROM (SELECT list(w.filename) AS files, list({container}) AS containers,
+                               list(w.json) AS docs
+                        FROM {scans} w
+                        GROUP BY hash(w.filename) % {len(small) // _BATCH + 1}))""")
+    if large:
+        scans, more = _lanes("large", large, threads)
+        params.update(more)
+        selects.append(f"""
+            SELECT w.filename AS file, {container} AS container, 1 AS doc_no,
+                   unnest(TRY_CAST(w.json AS {DOCUMENT}))
+            FROM {scans} w""")
+    if arrays:
+        # An array that does not parse gives no row at all, so it is left for the splitter.
+        scans, more = _lanes("arrays", arrays, threads)
+        params.update(more)
+        selects.append(f"""
+            SELECT file, 'json-array' AS container, doc_no, unnest(doc)
+            FROM (SELECT file, unnest(docs) AS doc, generate_subscripts(docs, 1) AS doc_no
+                  FROM (SELECT w.filename AS file, TRY_CAST(w.json AS {DOCUMENT}[]) AS docs
+                        FROM {scans} w))""")
+    # preserve_insertion_order on would make the scans of the union run one after the other
+    # and, worse, keep each file's rows apart until the statement ends (20x slower, GBs).
+    with _setting(con, "preserve_insertion_order", "false"):
+        union = "\nUNION ALL BY NAME\n".join(selects)
+        run(con, f"INSERT INTO raw BY NAME SELECT *, {DERIVED_SQL} FROM ({union})", params)
     run(con, "DELETE FROM raw WHERE container = 'retry'")
-    # Numbers and kinds in statements of their own: computed in the ones above, they cost up
-    # to 2x the time and 3x the memory.
+    # File numbers in a statement of its own: a join in the one above would copy every
+    # document.
     run(con, """
-        UPDATE raw SET doc_no = n.doc_no
-        FROM (SELECT unnest($paths) AS file, generate_subscripts($paths, 1) AS doc_no) n
+        UPDATE raw SET doc_no = (n.file_no << 32) + raw.doc_no
+        FROM (SELECT unnest($paths) AS file, generate_subscripts($paths, 1) AS file_no) n
         WHERE raw.file = n.file
     """, {"paths": [f.path for f in files]})
-    run(con, f"UPDATE raw SET kind = {KIND_SQL}")
+
+
+@contextmanager
+def _setting(con: duckdb.DuckDBPyConnection, name: str, value: str) -> Iterator[None]:
+    """DuckDB setting ``name`` set to ``value`` (SQL) for the statements inside, then restored."""
+    (before,) = run(con, f"SELECT current_setting('{name}')")[0]
+    run(con, f"SET {name} = {value}")
+    try:
+        yield
+    finally:
+        if isinstance(before, bool):
+            restore = "true" if before else "false"
+        else:
+            restore = "'" + str(before).replace("'", "''") + "'"
+        with suppress(duckdb.Error):  # the connection is unusable; the first error tells why
+            run(con, f"SET {name} = {restore}")
+
+
+def _lanes(name: str, files: list[ExportFile], threads: int) -> tuple[str, dict[str, list[str]]]:
+    """``read_blob`` over ``files`` as a union of one scan per thread, balanced by size.
+
+    DuckDB reads the files of one ``read_blob`` scan on one thread; the scans of a
+    ``UNION ALL`` run side by side (with ``preserve_insertion_order`` off).
+    """
+    lanes: list[list[ExportFile]] = [[] for _ in range(max(1, min(int(threads), len(files))))]
+    loads = [0] * len(lanes)
+    for f in sorted(files, key=lambda f: -f.content_size):
+        i = loads.index(min(loads))
+        lanes[i].append(f)
+        loads[i] += f.content_size + 4096
+    params = {f"{name}{i}": [f.path for f in lane] for i, lane in enumerate(lanes)}
+    union = " UNION ALL ".join(f"SELECT * FROM {whole_files_sql(p)}" for p in params)
+    return f"({union})", params
 
 
 def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
@@ -214,7 +271,7 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
         clock.tick("read:split")
     run(con, f"""
         INSERT INTO raw BY NAME
-        SELECT *, {KIND_SQL} AS kind FROM (
+        SELECT *, {DERIVED_SQL} FROM (
             SELECT file, container, {int(first_doc_no) - 1} + row_number() OVER () AS doc_no,
                    unnest(TRY_CAST(json AS {DOCUMENT}))
             FROM docs)

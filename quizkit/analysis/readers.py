@@ -3,17 +3,18 @@
 Each document is parsed into a struct of the *union* of the top-level fields of all kinds by one
 ``TRY_CAST(json AS DOCUMENT)``. The text reaches the cast in one of two ways:
 
-* A plain (not compressed) file holding one JSON document, the common case, is read whole with
-  ``read_blob`` (:func:`whole_files_sql`), no JSON splitting, and cast in the same statement,
-  so each document is parsed once and its text is never stored. The statement must run with
-  ``preserve_insertion_order = false``: with it on, DuckDB 2.0 keeps each file's typed rows
-  apart until the end of the statement (about 20x slower, gigabytes of memory).
-  A file whose text is not one JSON value (a malformed file, several concatenated documents,
-  a BOM, invalid UTF-8) gives no row there and is read the other way.
-* Everything else (arrays, JSON Lines, ``.gz``, the files above) goes through
-  ``read_json_objects`` (:func:`objects_sql`), which splits the files into documents (JSON
-  text, one row per document, array element or line) into a temp table, typed by a second
-  statement; a file it cannot parse fails the statement, which is how bad files are found.
+* A plain (not compressed) file holding one JSON document or one top-level array of them, the
+  common case, is read whole with ``read_blob`` (:func:`whole_files_sql`), no JSON splitting,
+  and cast in the same statement (an array to ``DOCUMENT[]``), so each document is parsed once
+  and its text is never stored. The statement must run with ``preserve_insertion_order =
+  false``: with it on, DuckDB 2.0 keeps each file's typed rows apart until the end of the
+  statement (about 20x slower, gigabytes of memory), and runs the scans of a union one after
+  the other. A file whose text is not one JSON value (a malformed file, several concatenated
+  documents, a BOM, invalid UTF-8) gives no row there and is read the other way.
+* Everything else (JSON Lines, ``.gz``, the files above) goes through ``read_json_objects``
+  (:func:`objects_sql`), which splits the files into documents (JSON text, one row per
+  document, array element or line) into a temp table, typed by a second statement; a file it
+  cannot parse fails the statement, which is how bad files are found.
 
 (Giving ``read_json`` the same nested ``columns=`` instead is 10-20x slower on a corpus of
 many small files: DuckDB 2.0 maps every listed column and struct field again for every file.)
@@ -87,9 +88,11 @@ COLUMNS: dict[str, str] = {
 
 DOCUMENT = "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items()) + ")"
 
-# Temp table raw: one row per document, its top-level fields as columns, and its kind.
+# Temp table raw: one row per document, its top-level fields as columns, its kind, and which
+# of its records win (set by quizkit.analysis.transform).
 RAW_DDL = ("CREATE OR REPLACE TEMP TABLE raw (file VARCHAR, container VARCHAR, doc_no BIGINT, "
-           + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items()) + ", kind VARCHAR)")
+           + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items())
+           + ", kind VARCHAR, version_ids VARCHAR[], picked BOOLEAN, version_picks VARCHAR)")
 
 FORMATS = {"json": "unstructured", "json-array": "array", "jsonl": "newline_delimited"}
 
@@ -138,3 +141,8 @@ CASE
   WHEN "user" IS NOT NULL THEN 'user-update'
 END
 """
+
+# Columns of raw computed from the typed fields by the statements that read documents: the
+# kind, and the ids of a package's versions (so that the statements that need only those do
+# not scan the versions with all their entities: DuckDB reads a list of structs whole).
+DERIVED_SQL = f"{KIND_SQL} AS kind, list_transform(versions, lambda v: v.id) AS version_ids"

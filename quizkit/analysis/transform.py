@@ -1,9 +1,10 @@
 """SQL that turns the staged documents (temp table ``raw``) into the rows of each table.
 
-Each statement of :data:`STEPS` creates a temp table ``new_<table>`` with exactly the columns
-of ``<table>``; the entity tables (:data:`DIRECT`) are selected straight into their tables.
-Choosing among documents that hold the same record happens here (``QUALIFY``), so that the
-statements in :mod:`quizkit.analysis.load` that touch the database only delete and insert.
+The statements of :data:`STEPS` first mark in ``raw`` which documents and versions win
+(``QUALIFY``), then create a temp table ``new_<table>`` with exactly the columns of each
+``<table>``; the entity tables (:data:`DIRECT`) are selected straight into their tables.
+Choosing among documents that hold the same record happens here, so that the statements in
+:mod:`quizkit.analysis.load` that touch the database only delete and insert.
 """
 
 from __future__ import annotations
@@ -14,16 +15,22 @@ def ts(expr: str) -> str:
     return f"TRY_CAST({expr} AS TIMESTAMP)"
 
 
+# Which documents win is marked in raw itself, by two columns updated in place (an UPDATE of
+# scalar columns costs little; copying the winners out, entity lists and all, cost 0.3 s):
+#   picked         the document's record wins: the package of a package-full document, the
+#                  version of a version, version-list element or version-created document;
+#   version_picks  in a picked package-full document, '1' or '0' for each element of
+#                  versions: whether that version wins for its id.
+
 # The package-full documents that win for their id: the later file, the later document.
-# Only their numbers are kept; the documents stay in raw (copying them would cost).
 PICK_PACKAGES = """
-CREATE OR REPLACE TEMP TABLE pick_packages AS
-SELECT doc_no FROM raw WHERE kind = 'package-full'
-QUALIFY id IS NULL
-     OR row_number() OVER (PARTITION BY id ORDER BY file DESC, doc_no DESC) = 1
+UPDATE raw SET picked = true
+WHERE doc_no IN (SELECT doc_no FROM raw WHERE kind = 'package-full'
+                 QUALIFY id IS NULL
+                      OR row_number() OVER (PARTITION BY id ORDER BY file DESC, doc_no DESC) = 1)
 """
 
-PACKAGES = "(SELECT * FROM raw WHERE doc_no IN (SELECT doc_no FROM pick_packages))"
+PACKAGES = "(SELECT * FROM raw WHERE kind = 'package-full' AND picked)"
 
 NEW_PACKAGES = f"""
 CREATE OR REPLACE TEMP TABLE new_packages AS
@@ -38,7 +45,7 @@ SELECT id, name, description, type, difficulty, rating, explicit, verified,
        CASE WHEN meta.size IS NULL THEN NULL
             ELSE coalesce(meta.size.text, 0) + coalesce(meta.size.images, 0)
                + coalesce(meta.size.audio, 0) + coalesce(meta.size.video, 0) END AS size_total,
-       len(versions) AS n_versions, len(categories) AS n_categories, file
+       len(version_ids) AS n_versions, len(categories) AS n_categories, file
 FROM {PACKAGES}
 """
 
@@ -48,9 +55,9 @@ FROM {PACKAGES}
 VERSION_KEYS = f"""
 CREATE OR REPLACE TEMP TABLE version_keys AS
 SELECT * FROM (
-    SELECT unnest(list_transform(versions, lambda v: v.id)) AS id,
-           generate_subscripts(versions, 1) AS pos, 1 AS rank, file, doc_no
-    FROM {PACKAGES} WHERE versions IS NOT NULL
+    SELECT unnest(version_ids) AS id, generate_subscripts(version_ids, 1) AS pos, 1 AS rank,
+           file, doc_no
+    FROM {PACKAGES} WHERE version_ids IS NOT NULL
     UNION ALL
     SELECT id, NULL, 2, file, doc_no FROM raw WHERE kind IN ('version', 'version-list')
     UNION ALL
@@ -60,27 +67,45 @@ QUALIFY id IS NULL
      OR row_number() OVER (PARTITION BY id ORDER BY rank, file DESC, doc_no DESC) = 1
 """
 
-# The winning versions with their entity lists.
-PICK_VERSIONS = f"""
-CREATE OR REPLACE TEMP TABLE pick_versions AS
+# The winners among versions of version, version-list and version-created documents.
+PICK_VERSION_DOCS = """
+UPDATE raw SET picked = true
+WHERE kind IN ('version', 'version-list', 'version-created')
+  AND doc_no IN (SELECT doc_no FROM version_keys WHERE rank IN (2, 3))
+"""
+
+# The winners among the versions of picked package-full documents, by position.
+PICK_PACKAGE_VERSIONS = f"""
+UPDATE raw SET version_picks = p.picks
+FROM (SELECT k.doc_no,
+             string_agg(CASE WHEN w.doc_no IS NULL THEN '0' ELSE '1' END, '' ORDER BY k.pos)
+                 AS picks
+      FROM (SELECT doc_no, generate_subscripts(version_ids, 1) AS pos
+            FROM {PACKAGES} WHERE version_ids IS NOT NULL) k
+      LEFT JOIN (SELECT doc_no, pos FROM version_keys WHERE rank = 1) w USING (doc_no, pos)
+      GROUP BY k.doc_no) p
+WHERE raw.doc_no = p.doc_no
+"""
+
+# The winning versions with their entity lists, read from raw by each statement that needs
+# them. (Filtered by a join after the unnest instead, each would copy every version whole.)
+VERSIONS = """(
 SELECT v.id, pkg_id AS package_id, 'package-full' AS kind, v.createdAt, v.updatedAt,
        v.deletedAt, v.published, v.validation, v.rounds, v.themes, v.questions, v.steps, file
-FROM (SELECT id AS pkg_id, file, doc_no, unnest(versions) AS v,
+FROM (SELECT id AS pkg_id, file, version_picks, unnest(versions) AS v,
              generate_subscripts(versions, 1) AS pos
-      FROM {PACKAGES} WHERE versions IS NOT NULL)
-WHERE (doc_no, pos) IN (SELECT (doc_no, pos) FROM version_keys WHERE rank = 1)
+      FROM raw WHERE version_picks IS NOT NULL)
+WHERE substr(version_picks, pos, 1) = '1'
 UNION ALL BY NAME
 SELECT id, packageId AS package_id, kind, createdAt, updatedAt, deletedAt, published,
        validation, rounds, themes, questions, steps, file
-FROM raw WHERE kind IN ('version', 'version-list')
-  AND doc_no IN (SELECT doc_no FROM version_keys WHERE rank = 2)
+FROM raw WHERE kind IN ('version', 'version-list') AND picked
 UNION ALL BY NAME
 SELECT "version".id, "version".packageId AS package_id, kind, "version".createdAt,
        "version".updatedAt, "version".deletedAt, "version".published, "version".validation,
        file
-FROM raw WHERE kind = 'version-created'
-  AND doc_no IN (SELECT doc_no FROM version_keys WHERE rank = 3)
-"""
+FROM raw WHERE kind = 'version-created' AND picked
+)"""
 
 NEW_VERSIONS = f"""
 CREATE OR REPLACE TEMP TABLE new_versions AS
@@ -91,30 +116,30 @@ SELECT id, package_id, kind, {ts('createdAt')} AS created_at, {ts('updatedAt')} 
        validation.timestamp AS validation_timestamp,
        len(rounds) AS n_rounds, len(themes) AS n_themes, len(questions) AS n_questions,
        len(steps) AS n_steps, file
-FROM pick_versions
+FROM {VERSIONS}
 """
 
-SELECT_ROUNDS = """
+SELECT_ROUNDS = f"""
 SELECT e.id, version_id, package_id, e.name, e.type, e.position, file
 FROM (SELECT id AS version_id, package_id, file, unnest(rounds) AS e
-      FROM pick_versions WHERE rounds IS NOT NULL)
+      FROM {VERSIONS} WHERE rounds IS NOT NULL)
 """
 
-SELECT_THEMES = """
+SELECT_THEMES = f"""
 SELECT e.id, version_id, package_id, e.roundId AS round_id, e.name, e.description,
        e.position, file
 FROM (SELECT id AS version_id, package_id, file, unnest(themes) AS e
-      FROM pick_versions WHERE themes IS NOT NULL)
+      FROM {VERSIONS} WHERE themes IS NOT NULL)
 """
 
-SELECT_QUESTIONS = """
+SELECT_QUESTIONS = f"""
 SELECT e.id, version_id, package_id, e.themeId AS theme_id, e.type, e.position, e.price,
        e.source, file
 FROM (SELECT id AS version_id, package_id, file, unnest(questions) AS e
-      FROM pick_versions WHERE questions IS NOT NULL)
+      FROM {VERSIONS} WHERE questions IS NOT NULL)
 """
 
-SELECT_STEPS = """
+SELECT_STEPS = f"""
 SELECT e.id, version_id, package_id, e.questionId AS question_id, e.type, e.position,
        e.duration,
        e.payload.media IS NOT NULL AS has_media, e.payload.media.type AS media_type,
@@ -127,7 +152,7 @@ SELECT e.id, version_id, package_id, e.questionId AS question_id, e.type, e.posi
        coalesce(length(e.payload.caption) > 0, false) AS has_caption,
        len(e.payload.variants) AS n_variants, file
 FROM (SELECT id AS version_id, package_id, file, unnest(steps) AS e
-      FROM pick_versions WHERE steps IS NOT NULL)
+      FROM {VERSIONS} WHERE steps IS NOT NULL)
 """
 
 NEW_CATEGORIES = f"""
@@ -162,7 +187,9 @@ QUALIFY u.id IS NULL
 
 PICK_GAMES = """
 CREATE OR REPLACE TEMP TABLE pick_games AS
-SELECT * FROM raw WHERE kind = 'game'
+SELECT id, name, userId, visibility, packageId, versionId, createdAt, completedAt, stoppedAt,
+       settings, pkg, history, file
+FROM raw WHERE kind = 'game'
 QUALIFY id IS NULL
      OR row_number() OVER (PARTITION BY id ORDER BY file DESC, doc_no DESC) = 1
 """
@@ -200,12 +227,14 @@ QUALIFY id IS NULL
      OR row_number() OVER (PARTITION BY id ORDER BY file DESC, doc_no DESC) = 1
 """
 
+
 # In order: the picks first, since the new_* tables read them.
 STEPS: tuple[tuple[str, str], ...] = (
     ("pick_packages", PICK_PACKAGES),
     ("packages", NEW_PACKAGES),
     ("version_keys", VERSION_KEYS),
-    ("pick_versions", PICK_VERSIONS),
+    ("pick_version_docs", PICK_VERSION_DOCS),
+    ("pick_package_versions", PICK_PACKAGE_VERSIONS),
     ("versions", NEW_VERSIONS),
     ("categories", NEW_CATEGORIES),
     ("users", NEW_USERS),
@@ -215,14 +244,18 @@ STEPS: tuple[tuple[str, str], ...] = (
     ("banners", NEW_BANNERS),
 )
 
-# Entities go straight from pick_versions into their tables inside the transaction: the
-# largest tables, not worth a copy in a temp table first.
+
+# Entities go straight from raw into their tables inside the transaction: the largest
+# tables, not worth a copy in a temp table first. One scan, in order: inserted from
+# several threads, a table is written in partly filled row groups that the checkpoint then
+# rewrites (0.3 s more for the corpus of docs/performance.md, and a file 25-40% larger).
 DIRECT: dict[str, str] = {
     "rounds": SELECT_ROUNDS,
     "themes": SELECT_THEMES,
     "questions": SELECT_QUESTIONS,
     "steps": SELECT_STEPS,
 }
+
 
 # Which existing rows a load replaces, besides the rows of the files it loads.
 REPLACES: dict[str, str] = {
@@ -245,6 +278,6 @@ REPLACES: dict[str, str] = {
     "banners": "id IN (SELECT id FROM new_banners)",
 }
 
-TEMP_TABLES = ("docs", "raw", "pick_packages", "version_keys", "pick_versions", "pick_games",
+TEMP_TABLES = ("docs", "raw", "version_keys", "pick_games",
                "loaded_files", "new_files", "new_findings",
                *(f"new_{t}" for t in REPLACES if t not in DIRECT))

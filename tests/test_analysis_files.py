@@ -1,0 +1,67 @@
+"""Which files `quizkit load` takes: the directory walk and the look inside each file."""
+
+from __future__ import annotations
+
+import gzip
+import os
+from pathlib import Path
+
+import pytest
+
+from quizkit.analysis.files import expand, inspect, is_export
+
+
+def rglob_expand(paths: list[Path]) -> list[str]:
+    """The reference: what ``Path.rglob`` finds, as the loader listed files before."""
+    found: set[str] = set()
+    for p in paths:
+        if p.is_dir():
+            found |= {os.path.abspath(s) for s in p.rglob("*") if is_export(s.name) and s.is_file()}
+        else:
+            found.add(os.path.abspath(p))
+    return sorted(found)
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_the_walk_finds_what_rglob_finds(tmp_path: Path) -> None:
+    root = tmp_path / "exports"
+    for rel in ("a.json", "b.JSON", "c.jsonl", "d.ndjson.gz", "e.json.gz", "notes.txt",
+                "sub/f.json", "sub/deeper/g.jsonl", ".hidden/h.json", "dir.json/i.json"):
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"{}")
+    (root / "link.json").symlink_to(root / "a.json")
+    (root / "dangling.json").symlink_to(root / "gone.json")
+    (root / "linkdir").symlink_to(root / "sub", target_is_directory=True)
+    got = expand([root, root / "notes.txt", tmp_path / "exports" / ".." / "exports" / "sub"])
+    assert got == rglob_expand([root, root / "notes.txt", root / "sub"])
+    assert str(root / "link.json") in got and str(root / "dir.json" / "i.json") in got
+    assert not any("linkdir" in g or "dangling" in g for g in got)
+
+
+def test_the_look_inside_tells_containers_and_skips(tmp_path: Path) -> None:
+    files = {
+        "obj.json": b'  \n{"id": 1}',
+        "arr.json": b"\xef\xbb\xbf [ {} ]",
+        "lines.jsonl": b"[1]\n",
+        "empty.json": b"",
+        "blank.json": b" \n\t " * 2000,
+        "late.json": b" " * 5000 + b"[]",
+        "arr.json.gz": gzip.compress(b"[{}]"),
+        "bad.json.gz": b"not gzip",
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    ok, skipped = inspect(expand([tmp_path]))
+    got = {Path(f.path).name: (f.container, f.compressed, f.size, f.content_size) for f in ok}
+    plain = {name: len(data) for name, data in files.items()}
+    assert got == {
+        "obj.json": ("json", False, plain["obj.json"], plain["obj.json"]),
+        "arr.json": ("json-array", False, plain["arr.json"], plain["arr.json"]),
+        "lines.jsonl": ("jsonl", False, plain["lines.jsonl"], plain["lines.jsonl"]),
+        "late.json": ("json-array", False, plain["late.json"], plain["late.json"]),
+        "arr.json.gz": ("json-array", True, plain["arr.json.gz"], 4),
+    }
+    reasons = {Path(s.path).name: s.reason for s in skipped}
+    assert reasons["empty.json"] == reasons["blank.json"] == "is empty"
+    assert reasons["bad.json.gz"].startswith("cannot be read: ")
