@@ -42,46 +42,48 @@ def _paths(corpus: Path, every: int) -> list[str]:
     return found[::every]
 
 
-def _stage(name: str, paths: list[str], passes: int) -> None:
-    """Run one stage ``passes`` times, in this process (the child under valgrind)."""
+def stage_pass(name: str, sources: list) -> None:
+    """One pass of stage ``name`` over ``sources`` (:class:`quizkit.sources.Source`), in this
+    process. Schemas must be compiled (``warm``) and rules loaded beforehand."""
     import orjson
 
     from quizkit import engine, intake
     from quizkit.kinds import detect_kind
+    from quizkit.schemas import validator
+
+    if name == "validate":
+        engine.run(sources, jobs=1)
+        return
+    for source in sources:
+        data = source.read()
+        chunks = [c for c in data.split(b"\n") if c.strip()] if source.is_lines else [data]
+        for chunk in chunks:
+            if name in ("floor", "schema"):
+                try:
+                    doc = orjson.loads(chunk)
+                except orjson.JSONDecodeError:
+                    continue
+            else:
+                doc, _problems, _indented = intake.parse_text(chunk)
+                if doc is intake.UNREAD:
+                    continue
+            if name in ("schema", "fixed"):
+                kind = detect_kind(doc)
+                if kind is not None:
+                    validator(kind).is_valid(doc)
+
+
+def _stage(name: str, paths: list[str], passes: int) -> None:
+    """Run one stage ``passes`` times, in this process (the child under valgrind)."""
     from quizkit.rules import load_rule_modules
-    from quizkit.schemas import validator, warm
+    from quizkit.schemas import warm
     from quizkit.sources import Source
 
     load_rule_modules()
     warm(())
     sources = [Source(p) for p in paths]
-
-    def documents(source: Source) -> list[bytes]:
-        data = source.read()
-        return [c for c in data.split(b"\n") if c.strip()] if source.is_lines else [data]
-
-    def one_pass() -> None:
-        if name == "validate":
-            engine.run(sources, jobs=1)
-            return
-        for source in sources:
-            for chunk in documents(source):
-                if name in ("floor", "schema"):
-                    try:
-                        doc = orjson.loads(chunk)
-                    except orjson.JSONDecodeError:
-                        continue
-                else:
-                    doc, _problems, _indented = intake.parse_text(chunk)
-                    if doc is intake.UNREAD:
-                        continue
-                if name in ("schema", "fixed"):
-                    kind = detect_kind(doc)
-                    if kind is not None:
-                        validator(kind).is_valid(doc)
-
     for _ in range(passes):
-        one_pass()
+        stage_pass(name, sources)
 
 
 def _count(name: str, corpus: Path, every: int, passes: int) -> int:

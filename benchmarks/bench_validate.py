@@ -27,6 +27,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -213,60 +214,52 @@ def _parse(path: Path) -> None:
             orjson.loads(chunk)
 
 
-def floor(paths: list[Path], repeat: int) -> Run:
-    """orjson read + parse of every file, one core, in this process (the floor)."""
+def _best_in_process(name: str, note: str, paths: list[Path], repeat: int,
+                     one_pass: Callable[[], object]) -> Run:
+    """The best of ``repeat`` calls of ``one_pass`` (a pass over ``paths``), by wall time."""
     size = sum(p.stat().st_size for p in paths)
     best = None
     for _ in range(repeat):
         start = time.perf_counter()
         cpu = time.process_time()
-        for p in paths:
-            _parse(p)
-        run = Run("orjson read + parse (floor)", len(paths), size, time.perf_counter() - start,
-                  cpu=time.process_time() - cpu, note="one core, in process")
+        one_pass()
+        run = Run(name, len(paths), size, time.perf_counter() - start,
+                  cpu=time.process_time() - cpu, note=note)
         if best is None or run.wall < best.wall:
             best = run
     assert best is not None
     return best
 
 
+def floor(paths: list[Path], repeat: int) -> Run:
+    """orjson read + parse of every file, one core, in this process (the floor)."""
+    def one_pass() -> None:
+        for p in paths:
+            _parse(p)
+
+    return _best_in_process("orjson read + parse (floor)", "one core, in process", paths,
+                            repeat, one_pass)
+
+
 def stack_floor(paths: list[Path], repeat: int) -> Run:
     """What no rule can avoid, one core, in this process: quizkit's own read, parse and
-    write-back check (``quizkit.intake``), kind detection and the jsonschema-rs verdict.
+    write-back check (``quizkit.intake``), kind detection and the jsonschema-rs verdict
+    (``bench_stages.py``'s "fixed" stage).
 
     The gap between this and ``quizkit validate --jobs 1`` is what the structural checks,
     the report and start-up cost; the gap between the floor and this is the price of the
     stack (orjson, jsonschema-rs) itself.
     """
-    from quizkit import intake
-    from quizkit.kinds import detect_kind
-    from quizkit.schemas import validator, warm
+    from bench_stages import stage_pass
+
+    from quizkit.schemas import warm
     from quizkit.sources import Source
 
     warm(())
     sources = [Source(str(p)) for p in paths]
-    size = sum(p.stat().st_size for p in paths)
-    best = None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        cpu = time.process_time()
-        for source in sources:
-            data = source.read()
-            units = data.split(b"\n") if source.is_lines else [data]
-            for chunk in units:
-                if not chunk.strip():
-                    continue
-                doc, _problems, _indented = intake.parse_text(chunk)
-                kind = detect_kind(doc) if doc is not intake.UNREAD else None
-                if kind is not None:
-                    validator(kind).is_valid(doc)
-        run = Run("quizkit's fixed costs (no rules)", len(paths), size,
-                  time.perf_counter() - start, cpu=time.process_time() - cpu,
-                  note="read, parse, write-back check, kind, jsonschema-rs; in process")
-        if best is None or run.wall < best.wall:
-            best = run
-    assert best is not None
-    return best
+    return _best_in_process("quizkit's fixed costs (no rules)",
+                            "read, parse, write-back check, kind, jsonschema-rs; in process",
+                            paths, repeat, lambda: stage_pass("fixed", sources))
 
 
 def by_kind(docs: list[tuple[Path, str | None]]) -> dict[str, list[Path]]:
