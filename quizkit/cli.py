@@ -7,11 +7,21 @@ starts without loading the corpus generator, enum profiles or DuckDB.
 
 from __future__ import annotations
 
+import os
+import sys
 from importlib import import_module
+from typing import Any, NoReturn
 
 import click
 
 from quizkit import __version__
+from quizkit.interrupts import EXIT_SIGINT, EXIT_SIGTERM, Terminated, raise_on_sigterm
+from quizkit.output import OutputError
+
+#: Exit code of a usage or configuration error, and of an output that cannot be written.
+EXIT_USAGE = 2
+#: What a shell reports for a writer whose reader went away (128 + SIGPIPE).
+EXIT_PIPE = 141
 
 #: Command name → ``module:attribute`` of its click command.
 COMMANDS = {
@@ -38,6 +48,31 @@ class LazyGroup(click.Group):
             module, attribute = COMMANDS[name].split(":")
             self.add_command(getattr(import_module(module), attribute), name)
         return super().get_command(ctx, name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; stops and unwritable outputs end in one line, never a traceback.
+
+        Ctrl-C exits 130, SIGTERM 143 (the outputs' clean-up has run by then: no partial
+        file is left); an output that cannot be written exits 2; a closed pipe (``| head``)
+        ends quietly with 141, as a shell pipeline expects.
+        """
+        raise_on_sigterm()
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            _stop("interrupted", EXIT_SIGINT)
+        except Terminated:
+            _stop("terminated", EXIT_SIGTERM)
+        except OutputError as exc:
+            _stop(f"error: {exc}", EXIT_USAGE)
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(EXIT_PIPE)
+
+
+def _stop(message: str, code: int) -> NoReturn:
+    click.echo(f"quizkit: {message}", err=True)
+    sys.exit(code)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

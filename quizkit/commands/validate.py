@@ -15,8 +15,9 @@ from quizkit.commands.rules import rule_options, rule_run
 from quizkit.config import OPTIONS, Settings
 from quizkit.enums import ProfileError, load_profile
 from quizkit.limits import Limits
+from quizkit.output import refuse_inputs
 from quizkit.progress import Progress
-from quizkit.reporters import REPORTERS, ReportSpecError, open_reporters
+from quizkit.reporters import REPORTERS, ReportSpecError, open_reporters, parse_reports
 from quizkit.reporters.service import configure as configure_service
 from quizkit.schemas import KINDS
 from quizkit.service import ServiceTableError, load_names
@@ -64,6 +65,9 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
     try:
         with rule_run(fail_on, **rule_opts) as rules:
             sources, options = _inputs(paths, exclude, profile, kind, rules.settings, limits)
+            outputs = [s.path for s in parse_reports(fmt, output, reports)]
+            refuse_inputs([*outputs, rule_opts.get("write_baseline")],
+                          [s.path for s in sources])
             progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
             with open_reporters(fmt, output, reports, progress=progress) as reporter:
                 configure_service(reporter, names=options.service, kind=kind)
