@@ -18,11 +18,12 @@ import duckdb
 
 from quizkit.analysis import summaries
 from quizkit.analysis.connect import DatabaseError, connect, one_line
-from quizkit.analysis.export import export_parquet
+from quizkit.analysis.export import export_parquet, foreign_tables
 from quizkit.analysis.files import InputError, Skipped
 from quizkit.analysis.load import LoadError, LoadResult, load, load_paths
 from quizkit.analysis.output import FORMATS, render
 from quizkit.analysis.query import QueryError, lock_down, query
+from quizkit.output import refuse_inputs
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
@@ -109,6 +110,7 @@ def load_command(paths: tuple[str, ...], db: str, findings: bool, timings: bool,
     if timings:
         def progress(step: str, seconds: float) -> None:
             click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
+    refuse_inputs([db], paths)
     try:
         result = load_paths(db, paths, findings=findings, progress=progress)
     except InputError as exc:
@@ -226,18 +228,24 @@ def query_command(sql: str, paths: tuple[str, ...], db: str | None, fmt: str) ->
               help="Directory for the Parquet files (created if missing).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def export_command(db: str, out_dir: str, quiet: bool) -> None:
-    """Write one Parquet file per table of the database."""
+    """Write one Parquet file per quizkit table of the database (docs/tables.md).
+
+    Other tables in the database are left out (named in a warning).
+    """
     try:
         con = connect(db, read_only=True)
     except DatabaseError as exc:
         _fail(str(exc), EXIT_USAGE)
     try:
+        foreign = foreign_tables(con)
         written = export_parquet(con, out_dir)
-    except (duckdb.Error, OSError) as exc:
-        msg = one_line(exc) if isinstance(exc, duckdb.Error) else str(exc)
-        _fail(f"export failed: {msg}", EXIT_USAGE)
+    except duckdb.Error as exc:
+        _fail(f"export failed: {one_line(exc)}", EXIT_USAGE)
     finally:
         con.close()
+    if foreign:
+        click.echo(f"quizkit: warning: not exported, not quizkit's tables: "
+                   f"{', '.join(map(ascii, foreign))}", err=True)
     if not quiet:
         for _table, path, rows in written:
             click.echo(f"{path}  {rows} rows")
