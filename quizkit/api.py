@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from quizkit import engine
+from quizkit import analysis, engine
+from quizkit.analysis.query import lock_down
+from quizkit.analysis.sections import Section
 from quizkit.findings import Report
 from quizkit.reporters.base import Reporter
 from quizkit.sources import expand
@@ -27,3 +29,25 @@ def validate(paths: Iterable[str] | str, *, kind: str | None = None, jobs: int |
     options = engine.Options(kind=kind)
     return engine.run(expand(paths), options, reporter=reporter, jobs=jobs, adjust=adjust)
 
+
+
+def query(sql: str, paths: Iterable[str] | str = (), *, db: str | None = None,
+          limit: int | None = None, timeout: float | None = None) -> Section:
+    """Run one reading SQL statement (``quizkit query``) over a ``db`` file or over ``paths``
+    loaded in memory; the rows as a :class:`~quizkit.analysis.sections.Section`.
+
+    ``limit`` keeps at most that many rows; ``timeout`` (seconds) stops the query with
+    :class:`~quizkit.analysis.query.QueryTimeout`. Refused or failing SQL raises
+    :class:`~quizkit.analysis.query.QueryError`.
+    """
+    path_list = [paths] if isinstance(paths, str) else list(paths)
+    if bool(path_list) == bool(db):
+        raise ValueError("give export paths or db, not both and not neither")
+    con = analysis.connect(db, read_only=True) if db else analysis.connect(None)
+    try:
+        if path_list:
+            analysis.load(con, path_list, findings="findings" in sql.lower())
+        lock_down(con)
+        return analysis.query(con, sql, limit=limit, timeout=timeout)
+    finally:
+        con.close()

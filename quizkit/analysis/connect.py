@@ -36,15 +36,21 @@ def connect(db: str | os.PathLike[str] | None = None, *,
     Opening read-only requires the file to exist (DuckDB would otherwise say little about it).
     """
     if db is None:
-        return duckdb.connect(":memory:", config=dict(SAFE_CONFIG))
+        return _quiet(duckdb.connect(":memory:", config=dict(SAFE_CONFIG)))
     path = os.fspath(db)
     if read_only and not os.path.lexists(path):
         raise DatabaseError(f"no such database file: {path}")
     check_database_file(path, read_only=read_only)
     try:
-        return duckdb.connect(path, read_only=read_only, config=dict(SAFE_CONFIG))
+        return _quiet(duckdb.connect(path, read_only=read_only, config=dict(SAFE_CONFIG)))
     except duckdb.Error as exc:
         raise DatabaseError(f"cannot open database {path}: {one_line(exc)}") from None
+
+
+def _quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """No DuckDB progress bar: it would mix with quizkit's own lines on stderr."""
+    con.execute("SET enable_progress_bar = false").fetchall()
+    return con
 
 
 #: A DuckDB database file: an 8-byte checksum, then this magic.
