@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 import click
 
 from quizkit import __version__
-from quizkit.interrupts import EXIT_SIGINT, EXIT_SIGTERM, Terminated, raise_on_sigterm
+from quizkit.interrupts import EXIT_SIGINT, StopSignals, Terminated
 from quizkit.output import OutputError
 
 #: Exit code of a usage or configuration error, and of an output that cannot be written.
@@ -56,18 +56,31 @@ class LazyGroup(click.Group):
         file is left); an output that cannot be written exits 2; a closed pipe (``| head``)
         ends quietly with 141, as a shell pipeline expects.
         """
-        raise_on_sigterm()
+        signals = StopSignals()
+        signals.install()
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
-            _stop("interrupted", EXIT_SIGINT)
-        except Terminated:
-            _stop("terminated", EXIT_SIGTERM)
+        except (KeyboardInterrupt, Terminated):
+            _stop_by(signals, EXIT_SIGINT)
         except OutputError as exc:
+            _stop_by(signals)
             _stop(f"error: {exc}", EXIT_USAGE)
         except BrokenPipeError:
+            _stop_by(signals)
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(EXIT_PIPE)
+        except BaseException:
+            # A library may turn the signal's exception into its own (DuckDB: "Query
+            # interrupted"), and a command may end with its own exit code meanwhile.
+            _stop_by(signals)
+            raise
+
+
+def _stop_by(signals: StopSignals, default: int | None = None) -> None:
+    """Exit 130/143 with one line if a stop signal came during the run."""
+    code = signals.exit_code or default
+    if code is not None:
+        _stop("interrupted" if code == EXIT_SIGINT else "terminated", code)
 
 
 def _stop(message: str, code: int) -> NoReturn:

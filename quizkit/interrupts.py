@@ -1,7 +1,7 @@
 """Signals: how a run ends when it is told to stop, and how its workers follow.
 
 - Ctrl-C (SIGINT) raises ``KeyboardInterrupt`` and SIGTERM raises :class:`Terminated` in the
-  main process (:func:`raise_on_sigterm`). Both are ``BaseException`` s, so every ``finally``
+  main process (:class:`StopSignals`). Both are ``BaseException`` s, so every ``finally``
   and every output's clean-up runs: temporary files are removed, a DuckDB transaction is
   rolled back. The command line then prints one line and exits 130 or 143, as a shell does
   for a process killed by those signals.
@@ -36,14 +36,35 @@ class Terminated(BaseException):
     """SIGTERM arrived; raised in the main thread like ``KeyboardInterrupt`` for SIGINT."""
 
 
-def _raise_terminated(signum: int, frame: FrameType | None) -> None:
-    raise Terminated
+class StopSignals:
+    """Turns SIGINT and SIGTERM into exceptions for one run, and remembers which came.
 
+    Libraries may catch the exception and raise their own (DuckDB stops its query and
+    raises ``RuntimeError('Query interrupted')``), so the exit code is taken from
+    :attr:`signum`, not from the exception that ends the run.
+    """
 
-def raise_on_sigterm() -> None:
-    """From now on SIGTERM raises :class:`Terminated` in the main thread."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _raise_terminated)
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def install(self) -> None:
+        """Handle SIGINT and SIGTERM from now on (main thread only; elsewhere a no-op)."""
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, self._handle)
+            signal.signal(signal.SIGTERM, self._handle)
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.signum = signum
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise Terminated
+
+    @property
+    def exit_code(self) -> int | None:
+        """128 + the signal number, as a shell reports it; None when no signal came."""
+        if self.signum is None:
+            return None
+        return EXIT_SIGINT if self.signum == signal.SIGINT else EXIT_SIGTERM
 
 
 def worker_started() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -75,13 +74,6 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
                                     adjust=rules.adjust, on_file=progress.on_file)
     except ReportSpecError as exc:
         raise click.UsageError(str(exc)) from None
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
-    except BrokenPipeError:
-        # The reader went away (`| head`): stop quietly, as a shell pipeline expects.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(141)
     sys.exit(rules.finish(report.exit_code(rules.settings.fail_on_severity())))
 
 
