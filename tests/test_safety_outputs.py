@@ -129,7 +129,7 @@ def test_a_missing_directory_is_one_line_before_the_run(tmp_path: Path,
     assert list(tmp_path.iterdir()) == []
 
 
-def _limit_file_size(limit: int):  # noqa: ANN202 - a preexec function
+def _limit_file_size(limit: int):
     def setup() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
     return setup
@@ -155,7 +155,7 @@ def test_baseline_over_the_file_size_limit(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def tiny_fs(tmp_path: Path):  # noqa: ANN201
+def tiny_fs(tmp_path: Path):
     """A 64 kB tmpfs holding an old report; skipped where mounting is not allowed."""
     mount = tmp_path / "fs"
     try:
@@ -166,7 +166,7 @@ def tiny_fs(tmp_path: Path):  # noqa: ANN201
         pytest.skip(f"cannot mount a tmpfs here: {exc}")
 
 
-def test_disk_full_enospc_keeps_the_old_report(tiny_fs) -> None:  # noqa: ANN001
+def test_disk_full_enospc_keeps_the_old_report(tiny_fs) -> None:
     mount, _ = tiny_fs
     (mount / "filler").write_bytes(b"x" * 40_000)
     done = quizkit("validate", INVALID, "--format", "json", "-o", mount / "report.json")
@@ -177,7 +177,7 @@ def test_disk_full_enospc_keeps_the_old_report(tiny_fs) -> None:  # noqa: ANN001
     assert sorted(p.name for p in mount.iterdir()) == ["filler", "report.json"]
 
 
-def test_read_only_directory_is_refused_before_the_run(tiny_fs) -> None:  # noqa: ANN001
+def test_read_only_directory_is_refused_before_the_run(tiny_fs) -> None:
     mount, read_only = tiny_fs
     read_only()
     for args in (["validate", str(GAME), "-o", str(mount / "report.json")],
