@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import jsonschema_rs
 import orjson
 
+from quizkit.model import KIND_NAMES
 from quizkit.rules.catalog import Rule
 from quizkit.rules.schema_rules import rule_for_keyword
 
@@ -32,8 +33,7 @@ if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
 BASE_URI = "https://quizkit.dev/schemas/v1/"
-KINDS = ("package-full", "version-list", "version", "version-created", "game",
-         "user-self", "user-update", "banner", "banner-create")
+KINDS = KIND_NAMES
 
 
 class SchemaRefused(Exception):
