@@ -21,7 +21,7 @@ from quizkit import intake
 from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report
 from quizkit.interrupts import worker_started
-from quizkit.kinds import closest_kinds, detect_kind, shape_of
+from quizkit.kinds import detect_kind, unknown_kind_message
 from quizkit.limits import Limits
 from quizkit.parsing import BOM, LineIndex
 from quizkit.positions import Positions
@@ -77,14 +77,7 @@ def check_document(doc: Any, kind: str | None, profile: Profile = (),
     version_index.forget()  # indexes are per document, even one changed in place since
     kind = kind or detect_kind(doc)
     if kind is None:
-        shape = shape_of(doc)
-        if shape is not None:
-            message = f"cannot tell the document kind: it is {shape}, not an object or array"
-        else:
-            near = closest_kinds(doc)
-            hint = f"; closest: {', '.join(near)}" if near else ""
-            message = f"cannot tell the document kind from its shape{hint} (use --kind)"
-        collected.emit(input_rules.UNKNOWN_KIND, "", message)
+        collected.emit(input_rules.UNKNOWN_KIND, "", unknown_kind_message(doc))
         return None, collected.raw, []
     collected.raw.extend(schema_findings(kind, doc, profile))
     for check in checks.doc_checks(kind):
