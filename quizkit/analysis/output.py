@@ -1,7 +1,8 @@
 """Printing sections as an aligned table, CSV, JSON or Markdown.
 
 JSON and CSV carry values as they are (full precision, ISO 8601 timestamps, NULL as ``null`` or
-an empty field); the table and Markdown formats round fractions to two decimals for reading.
+an empty field); the table and Markdown formats are for reading: byte counts in human units
+(``1.5 GB``), counts with thousands separators, fractions rounded to two decimals.
 JSON of several sections is one object keyed by section name; of a single query result, a list.
 """
 
@@ -11,13 +12,13 @@ import csv
 import datetime as dt
 import decimal
 import io
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import orjson
 
 from quizkit.analysis.sections import Section
+from quizkit.numbers import human_bytes, thousands
 
 FORMATS = ("table", "csv", "json", "markdown")
 
@@ -45,14 +46,11 @@ def _raw(value: Any) -> str:
     return str(value)
 
 
-def _human(value: Any) -> str:
-    """A value for reading: fractions rounded, NULL empty."""
-    if isinstance(value, float):
-        if math.isfinite(value) and value == int(value) and abs(value) < 1e15:
-            return str(int(value))
-        return f"{value:.2f}" if math.isfinite(value) else str(value)
-    if isinstance(value, decimal.Decimal):
-        return _human(float(value))
+def human(value: Any, size: bool = False) -> str:
+    """A value for reading: ``size`` (a byte count) in human units, numbers with thousands
+    separators and fractions rounded, NULL empty."""
+    if _is_number(value):
+        return human_bytes(value) if size else thousands(value)
     return _raw(value)
 
 
@@ -61,7 +59,8 @@ def _is_number(value: Any) -> bool:
 
 
 def render_table(sec: Section) -> str:
-    cells = [[_human(v) for v in row] for row in sec.rows]
+    flags = [c in sec.sizes for c in sec.columns]
+    cells = [[human(v, f) for v, f in zip(row, flags, strict=True)] for row in sec.rows]
     widths = [len(c) for c in sec.columns]
     for row in cells:
         widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
@@ -87,7 +86,9 @@ def render_markdown(sec: Section) -> str:
                for i in range(len(sec.columns))]
     out = ["| " + " | ".join(esc(c) for c in sec.columns) + " |",
            "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
-    out += ["| " + " | ".join(esc(_human(v)) for v in row) + " |" for row in sec.rows]
+    flags = [c in sec.sizes for c in sec.columns]
+    out += ["| " + " | ".join(esc(human(v, f)) for v, f in zip(row, flags, strict=True)) + " |"
+            for row in sec.rows]
     return "\n".join(out)
 
 
