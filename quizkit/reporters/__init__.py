@@ -17,6 +17,7 @@ from quizkit.findings import Finding, Report
 from quizkit.output import AtomicFile
 from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.reporters.github import GitHubReporter
+from quizkit.reporters.gitlab import GitLabReporter
 from quizkit.reporters.json_report import JsonReporter
 from quizkit.reporters.jsonl import JsonLinesReporter
 from quizkit.reporters.junit import JUnitReporter
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
 
 REPORTERS: dict[str, type[Reporter]] = {
     cls.name: cls for cls in (TextReporter, JsonReporter, JsonLinesReporter, SarifReporter,
-                              JUnitReporter, GitHubReporter, MarkdownReporter, *SERVICE_REPORTERS)
+                              JUnitReporter, GitHubReporter, MarkdownReporter, *SERVICE_REPORTERS,
+                              GitLabReporter)
 }
 
 STDOUT = "-"

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path, PurePath
 from typing import TextIO
 
-from quizkit.findings import Finding, Report
+from quizkit.findings import Finding, Report, Severity
 from quizkit.rules.catalog import Rule, get
 
 
@@ -32,6 +32,10 @@ class ReportOptions:
     worst_files: int = 10
     #: SARIF: GitHub code scanning rejects uploads with more results than this in a run.
     sarif_max_results: int = 25_000
+    #: Text: ``auto`` (colour on a terminal unless NO_COLOR is set), ``always`` or ``never``.
+    color: str = "auto"
+    #: Text: findings below this severity are not listed (they are still counted).
+    show: Severity = Severity.INFO
 
 
 class Reporter:
