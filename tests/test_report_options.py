@@ -25,7 +25,7 @@ DOCS = Path(__file__).parent.parent / "docs" / "reports.md"
 
 def test_all_formats_exist() -> None:
     assert set(REPORTERS) == {"text", "json", "jsonl", "sarif", "junit", "github", "markdown",
-                              "service", "service-jsonl", "gitlab"}
+                              "service", "service-jsonl", "gitlab", "html"}
     for name, cls in REPORTERS.items():
         assert cls.name == name
         assert cls.description

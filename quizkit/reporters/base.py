@@ -49,6 +49,9 @@ class Reporter:
     #: True when the reporter needs every file's result (``Report.files``) at ``finish``;
     #: the counts (``Report.summary``) are always there.
     needs_files = True
+    #: Source lines either side of each finding that the reporter shows (``Finding.snippet``);
+    #: 0 for none, so the engine does not cut them.
+    snippet_lines = 0
 
     def __init__(self, stream: TextIO, options: ReportOptions | None = None) -> None:
         self.stream = stream
