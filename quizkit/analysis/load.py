@@ -441,14 +441,16 @@ def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathL
     from quizkit.analysis.connect import connect
 
     existed = db is not None and Path(db).exists()
-    con = connect(db)
+    con = None
     ok = False
-    try:
+    try:  # connect inside: a Ctrl-C just after DuckDB created the file still removes it
+        con = connect(db)
         result = load(con, paths, **options)  # type: ignore[arg-type]
         ok = True
         return result
     finally:
-        con.close()
+        if con is not None:
+            con.close()
         if not ok and db is not None and not existed:
             for leftover in (Path(db), Path(f"{os.fspath(db)}.wal")):
                 leftover.unlink(missing_ok=True)
