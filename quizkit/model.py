@@ -1,11 +1,11 @@
 """The shape of the service's exports, in one place: document kinds and their entities.
 
-Everything that needs to know what an export looks like reads it from here: the Python kind
-detector (:mod:`quizkit.kinds`), the SQL kind detection of ``load``
-(:data:`quizkit.analysis.readers.KIND_SQL`, generated from the same recognisers, so the two
-cannot differ), the walkers of the structural checks (:mod:`quizkit.rules.walk`), and the
-service's entity names. The JSON Schemas (``quizkit/schemas/documents/<kind>.json``) hold the
-full detail of every field; a test checks that the field lists here match them.
+Everything that needs to know what an export looks like reads it from here: the kind
+detector (:mod:`quizkit.kinds`, which ``validate`` and ``load`` both use, the latter on the
+fields DuckDB finds in each document, so the two cannot differ), the walkers of the
+structural checks (:mod:`quizkit.rules.walk`), and the service's entity names. The JSON
+Schemas (``quizkit/schemas/documents/<kind>.json``) hold the full detail of every field; a
+test checks that the field lists here match them.
 
 How a kind is recognised (:func:`quizkit.kinds.detect_kind`), from the document's top-level
 fields that some kind lists (:data:`RECOGNISED`) and whose value is not ``null``:
