@@ -43,6 +43,8 @@ NEAR_MISSES: list[tuple[str, Any, str | None]] = [
     ("banner-create-payload-only", {"payload": {"value": "v"}}, "banner-create"),
     ("user-self-without-settings", {"user": PROFILE}, "user-self"),
     ("user-update-image-only", {"user": {"image": {"src": "a.png"}}}, "user-update"),
+    ("user-self-without-user", {"settings": {"language": "en", "userId": "u1"}}, "user-self"),
+    ("version-created-only-maps", {"idMaps": {"rounds": {}, "steps": {}}}, "version-created"),
     ("user-update-user-null", {"user": None}, None),
     ("user-update-user-array", {"user": []}, "user-update"),
     ("version-created-without-maps", {"version": _without(VERSION, "rounds", "themes",
