@@ -202,3 +202,35 @@ def test_the_model_lists_the_fields_of_each_kinds_schema(kind: model.Kind) -> No
             sub, _ = _object_schema((where.parent / target).resolve(), inner)
         assert fields == tuple(sub["properties"]), (kind.name, outer)
     assert set(kind.marks) <= set(kind.fields)
+
+
+def _property(schema: dict, where: Path, name: str) -> tuple[dict, Path]:
+    """The object schema of property ``name`` (through ``$ref`` and array ``items``)."""
+    sub = schema["properties"][name]
+    while "$ref" in sub or sub.get("type") == "array":
+        if "$ref" in sub:
+            target, _, inner = sub["$ref"].partition("#")
+            return _object_schema((where.parent / target).resolve() if target else where, inner)
+        sub = sub["items"]
+    return sub, where
+
+
+@pytest.mark.parametrize("kind", [k for k in model.KINDS if k.versions is not None],
+                         ids=lambda k: k.name)
+def test_the_model_places_versions_and_entities_as_the_schemas_do(kind: model.Kind) -> None:
+    schema, where = _object_schema(SCHEMAS / kind.schema)
+    if kind.container == "array":
+        assert kind.versions == ()
+    for key in kind.versions or ():
+        schema, where = _property(schema, where, key)
+    every = {e.key for e in model.VERSION_ENTITIES}
+    assert {e.key for e in kind.version_entities} == every & set(schema["properties"])
+    for entity in kind.version_entities:
+        record, _ = _property(schema, where, entity.key)
+        assert entity.id_field in record["properties"]
+        if entity.parent_field:
+            assert entity.parent_field in record["properties"], (kind.name, entity.key)
+    top, top_where = _object_schema(SCHEMAS / kind.schema)
+    for entity in kind.entities:
+        record, _ = _property(top, top_where, entity.key)
+        assert {entity.id_field, entity.parent_field} <= set(record["properties"])
