@@ -234,3 +234,10 @@ def test_the_model_places_versions_and_entities_as_the_schemas_do(kind: model.Ki
     for entity in kind.entities:
         record, _ = _property(top, top_where, entity.key)
         assert {entity.id_field, entity.parent_field} <= set(record["properties"])
+
+
+def test_the_readme_table_of_kinds_is_the_model() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("| `")
+            and line.split("`")[1] in model.KIND_NAMES]
+    assert sorted(rows) == sorted(f"| `{k.name}` | {k.what} |" for k in model.KINDS)
