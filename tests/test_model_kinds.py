@@ -7,6 +7,7 @@ and loaded with ``quizkit load``; the kind each gives for each file must be the 
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ PROFILE = json.loads((SAMPLES / "user-self.json").read_text())["user"]
 VERSION = json.loads((SAMPLES / "version.json").read_text())
 PACKAGE = json.loads((SAMPLES / "package-full.json").read_text())
 GAME = json.loads((SAMPLES / "game.json").read_text())
+VERSIONS = json.loads((SAMPLES / "version-list.json").read_text())
 
 
 def _without(doc: dict, *keys: str) -> dict:
@@ -120,6 +122,8 @@ def kinds_both_ways(tmp_path_factory: pytest.TempPathFactory
     _split(corpus, root, "corpus")
     for name, doc, _ in NEAR_MISSES:
         _write(root, f"near-{name}", doc)
+    for name, doc in (("empty-array", []), ("versions", VERSIONS), ("banner", BANNER)):
+        (root / f"gz-{name}.json.gz").write_bytes(gzip.compress(orjson.dumps(doc)))
     return _validate_kinds(root), _load_kinds(root, work / "kinds.duckdb")
 
 
@@ -129,6 +133,8 @@ def test_validate_and_load_give_every_document_the_same_kind(kinds_both_ways) ->
     differ = {name: (by_validate[name], by_load[name]) for name in by_validate
               if by_validate[name] != by_load[name]}
     assert not differ
+    assert [by_load[f"gz-{n}.json.gz"] for n in ("empty-array", "versions", "banner")] == [
+        "version-list", "version-list", "banner"]
     assert {k for k in by_validate.values() if k} >= {
         "package-full", "version-list", "version", "version-created", "game", "user-self",
         "user-update", "banner", "banner-create"}
