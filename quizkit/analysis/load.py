@@ -33,6 +33,7 @@ from quizkit.analysis.readers import (
     FORMATS,
     RAW_DDL,
     SHAPE,
+    assign_kinds,
     objects_sql,
     whole_files_sql,
 )
@@ -93,6 +94,7 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     clock.tick("discover")
     try:
         files = _stage(con, files, result, clock)
+        assign_kinds(con)
         _register_files(con, files)
         # No statement of the transform depends on the order of rows.
         with _setting(con, "preserve_insertion_order", "false"):
