@@ -455,4 +455,5 @@ def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathL
             con.close()
         if not ok and db is not None and not existed:
             for leftover in (Path(db), Path(f"{os.fspath(db)}.wal")):
-                leftover.unlink(missing_ok=True)
+                with suppress(OSError):  # e.g. never made, on a read-only file system
+                    leftover.unlink(missing_ok=True)
