@@ -11,7 +11,7 @@ from importlib import import_module
 
 import click
 
-from quizkit import __version__
+from quizkit.version import __version__
 
 #: Command name → ``module:attribute`` of its click command.
 COMMANDS = {

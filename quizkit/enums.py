@@ -16,7 +16,7 @@ An enum the profile leaves out stays open.
 from __future__ import annotations
 
 import copy
-import tomllib
+import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -25,7 +25,9 @@ from functools import cache
 from typing import Any
 
 import orjson
+import tomlkit
 
+from quizkit.configfiles import ConfigError, read_toml, type_name
 from quizkit.schemas import BASE_URI, KINDS, Profile, bundled, registry, schema_id
 
 ENUMS_ID = f"{BASE_URI}records/enums.json"
@@ -33,7 +35,7 @@ WILDCARD = "*"
 KEY = "<key>"  # the path step that stands for an object's keys (membership flags)
 
 
-class ProfileError(Exception):
+class ProfileError(ConfigError):
     """The profile cannot be read or names an unknown enum (a configuration error)."""
 
 
@@ -148,8 +150,6 @@ def infer(documents: Iterable[tuple[str, int | None, str, Any]]) -> Inferred:
 
 def profile_toml(seen: Inferred, source: str = "") -> str:
     """The inferred values as a TOML profile, each value commented with count and example."""
-    import tomlkit
-
     doc = tomlkit.document()
     doc.add(tomlkit.comment(f"quizkit enum profile, inferred from {seen.files} files "
                             f"({seen.documents} documents){' in ' + source if source else ''}"))
@@ -170,31 +170,39 @@ def profile_toml(seen: Inferred, source: str = "") -> str:
 
 # --- profiles ---------------------------------------------------------------------------------
 
-def load_profile(path: str) -> Profile:
-    """Read a TOML profile. Raises :class:`ProfileError` naming the problem."""
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        raise ProfileError(f"cannot read profile {path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"profile {path} is not valid TOML: {exc}") from None
-    # [service] names validation levels and entities (read by quizkit.service.load_names).
+def read_profile(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The tables of a TOML profile file, read safely (see :mod:`quizkit.configfiles`)."""
+    data = read_toml(path, "profile")
+    # [service] names validation levels and entities (read by quizkit.service.names_from_table).
     unknown_tables = set(data) - {"enums", "service"}
     if unknown_tables:
         raise ProfileError(f"profile {path}: unknown table(s) {', '.join(sorted(unknown_tables))}"
                            " (expected [enums], [service])")
+    return data
+
+
+def profile_from_table(data: dict[str, Any], where: str) -> Profile:
+    """The enum profile of a profile's tables; ``where`` names the profile in messages."""
     enums = data.get("enums", {})
+    if not isinstance(enums, dict):
+        raise ProfileError(f"{where}: enums must be a table of NAME = [values], "
+                           f"not {type_name(enums)}")
     known = set(enum_names())
     out = []
     for name, values in sorted(enums.items()):
         if name not in known:
-            raise ProfileError(f"profile {path}: unknown enum {name!r} "
+            raise ProfileError(f"{where}: unknown enum {name!r} "
                                f"(known: {', '.join(sorted(known))})")
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-            raise ProfileError(f"profile {path}: enums.{name} must be an array of strings")
+            raise ProfileError(f"{where}: enums.{name} must be an array of strings, "
+                               f"not {type_name(values)}")
         out.append((name, tuple(values)))
     return tuple(out)
+
+
+def load_profile(path: str | os.PathLike[str]) -> Profile:
+    """Read a TOML profile. Raises :class:`ProfileError` naming the problem."""
+    return profile_from_table(read_profile(path), f"profile {path}")
 
 
 def apply_profile(schemas: dict[str, dict], profile: Profile) -> dict[str, dict]:
@@ -218,4 +226,5 @@ def dumps_schema(schema: dict) -> bytes:
 
 
 __all__ = ["KINDS", "Inferred", "Profile", "ProfileError", "apply_profile", "document_enum_values",
-           "enum_names", "enum_paths", "infer", "load_profile", "profile_toml"]
+           "enum_names", "enum_paths", "infer", "load_profile", "profile_from_table",
+           "profile_toml", "read_profile"]

@@ -10,14 +10,12 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import click
 import orjson
 
-from quizkit import config as config_mod
-from quizkit.baseline import Baseline, BaselineError, Recorder
-from quizkit.engine import Adjust
+from quizkit.config import ConfigError
+from quizkit.reporters import ReportSpecError
 from quizkit.rules import catalog
 from quizkit.rules.catalog import Rule
 
@@ -134,48 +132,13 @@ def rule_options(fn: Callable) -> Callable:
     return fn
 
 
-class RuleRun:
-    """The rule settings of one ``validate`` run: its adjust hook and what to do at the end."""
-
-    def __init__(self, settings: config_mod.Settings, baseline: Baseline | None,
-                 recorder: Recorder | None) -> None:
-        self.settings = settings
-        self.baseline = baseline
-        self.recorder = recorder
-        adjuster = settings.adjuster()
-        self.adjust: Adjust | None = config_mod.chain(
-            None if adjuster.is_noop else adjuster, baseline, recorder)
-
-    def finish(self, exit_code: int) -> int:
-        """Write the baseline, say what the baseline absorbed; the exit code to use."""
-        if self.recorder is not None:
-            self.recorder.write()
-            n = sum(self.recorder.counts.values())
-            click.echo(f"baseline: wrote {n} finding{'s' * (n != 1)} to {self.recorder.file}",
-                       err=True)
-            return 3 if exit_code == 3 else 0
-        if self.baseline is not None and (self.baseline.matched or self.baseline.gone):
-            click.echo(f"baseline: {self.baseline.matched} known finding"
-                       f"{'s' * (self.baseline.matched != 1)} not reported; "
-                       f"{self.baseline.gone} no longer occur", err=True)
-        return exit_code
-
-
 @contextmanager
-def rule_run(fail_on: str | None, **rule_opts: Any) -> Iterator[RuleRun]:
-    """Resolve config, CLI options and baseline; configuration errors become exit code 2."""
+def config_errors() -> Iterator[None]:
+    """Configuration problems (:class:`ConfigError`) and bad report specs become exit code 2."""
     try:
-        settings = config_mod.resolve(
-            rule_opts.get("config_file"), select=rule_opts.get("select", ()),
-            ignore=rule_opts.get("ignore", ()), severity=rule_opts.get("severity", ()),
-            fail_on=fail_on)
-        base_file, write_file = rule_opts.get("baseline_file"), rule_opts.get("write_baseline")
-        if base_file and write_file:
-            raise config_mod.ConfigError("--baseline and --write-baseline cannot be combined "
-                                         "(rewrite the baseline with --write-baseline alone)")
-        baseline = Baseline.load(base_file) if base_file else None
-        recorder = Recorder(write_file) if write_file else None
-    except (config_mod.ConfigError, BaselineError) as exc:
+        yield
+    except ReportSpecError as exc:
+        raise click.UsageError(str(exc)) from None
+    except ConfigError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(2)
-    yield RuleRun(settings, baseline, recorder)
