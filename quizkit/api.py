@@ -22,26 +22,53 @@ raises :class:`~quizkit.sources.MissingPath`; a bad report format or file,
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
 
+import duckdb
 import orjson
 
-from quizkit.config import ConfigError
+from quizkit import rule_docs
+from quizkit.analysis import summaries
+from quizkit.analysis.connect import DatabaseError, connect, one_line
+from quizkit.analysis.export import export_parquet
+from quizkit.analysis.load import LoadResult, load_paths
+from quizkit.analysis.load import load as load_into
+from quizkit.analysis.output import render
+from quizkit.analysis.query import lock_down
+from quizkit.analysis.query import query as run_query
+from quizkit.analysis.sections import Section
+from quizkit.config import ConfigError, ConfigSource
 from quizkit.documents import Skipped, iter_documents
-from quizkit.enums import Inferred, profile_toml
+from quizkit.editor import editor_settings
+from quizkit.enums import Inferred, dumps_schema, profile_toml
 from quizkit.enums import infer as infer_values
+from quizkit.generate import Summary, generate_corpus
 from quizkit.output import atomic_write
-from quizkit.runner import expand_paths, settings, validate
+from quizkit.runner import expand_paths, read_profile_file, settings, validate
+from quizkit.schemas import BASE_URI, KINDS, bundled, schema_id, schema_set
 
-__all__ = ["CLI_ONLY", "CLI_RENAMES", "infer", "settings", "validate"]
+__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "ConfigError", "LoadResult",
+           "editor_settings", "export", "export_schemas", "generate", "infer", "load", "query",
+           "read_profile_file", "rules", "schema", "schemas", "settings", "summary", "validate"]
 
-#: (command, CLI option) → API parameter, where the names differ.
+#: (command, CLI option or argument) → API parameter, where the names differ.
 CLI_RENAMES: dict[tuple[str, str], str] = {
     ("validate", "report"): "reports",
+    ("rules", "rule_id"): "rule",
+    ("schema list", "all"): "records",
+    ("schema editor", "match"): "matches",
 }
 
 #: (command, CLI option) that have no API parameter, and why.
-CLI_ONLY: dict[tuple[str, str], str] = {}
+CLI_ONLY: dict[tuple[str, str], str] = {
+    ("load", "quiet"): "only silences the one-line summary the command prints",
+    ("export", "quiet"): "only silences the list of files the command prints",
+}
 
 
 def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
@@ -72,3 +99,202 @@ def inferred_text(seen: Inferred, fmt: str, source: str = "") -> str:
         return orjson.dumps({"files": seen.files, "documents": seen.documents,
                              "enums": seen.to_dict()}, option=orjson.OPT_INDENT_2).decode()
     return profile_toml(seen, source)
+
+
+
+# --- analysis ----------------------------------------------------------------------------------
+
+def load(paths: Iterable[str] | str, db: str | os.PathLike[str], *, findings: bool = True,
+         timings: Callable[[str, float], None] | None = None, config: ConfigSource = None,
+         **options: object) -> LoadResult:
+    """Load exports into the DuckDB database ``db`` (``quizkit load``); the rows per table.
+
+    With ``findings``, the files are also validated and the findings table holds what
+    ``quizkit validate`` would report with the same configuration (``config`` and
+    ``options`` as for :func:`validate`: select, ignore, severity, per-path ignores, profile).
+    ``timings(step, seconds)`` is called after each step; ``LoadResult.timings`` has them all.
+    """
+    s = settings(config, **options)
+    path_list = [paths] if isinstance(paths, str) else list(paths)
+    return load_paths(db, path_list, findings=findings, settings=replace(s, exclude=()),
+                      progress=timings)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What ``summary`` and ``query`` give: the sections, and the text in the asked format.
+
+    ``loaded`` tells what was loaded when files were read straight (``None`` for ``db``).
+    """
+
+    sections: list[Section]
+    text: str
+    loaded: LoadResult | None = None
+
+
+@contextmanager
+def _tables(paths: Sequence[str], db: str | os.PathLike[str] | None, *, findings: bool,
+            config: ConfigSource) -> Iterator[tuple[duckdb.DuckDBPyConnection,
+                                                      LoadResult | None]]:
+    """A connection to ``db`` (read-only) or to memory loaded from ``paths``."""
+    if paths and db:
+        raise ConfigError("give export files or --db FILE, not both")
+    if not paths and not db:
+        raise ConfigError("give export files to read, or --db FILE")
+    loaded = None
+    if db:
+        con = connect(db, read_only=True)
+    else:
+        con = connect(None)
+        try:
+            s = replace(settings(config), exclude=()) if findings else None
+            loaded = load_into(con, list(paths), findings=findings, settings=s)
+        except BaseException:
+            con.close()
+            raise
+    try:
+        yield con, loaded
+    finally:
+        con.close()
+
+
+def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike[str] | None = None,
+            top: int = 10, by: Iterable[str] = (), section: str | None = None,
+            format: str = "table") -> Answer:
+    """A ready summary (``quizkit summary sizes|starts|overview``) of files or of ``db``.
+
+    ``by`` (sizes and starts): the groupings to show, default all; ``section``: only that one.
+    """
+    if name not in summaries.SUMMARIES:
+        raise ConfigError(f"no summary {name!r} (summaries: {', '.join(summaries.SUMMARIES)})")
+    options: dict[str, object] = {"top": top}
+    if name != "overview":
+        options["by"] = tuple(by) or summaries.GROUP_NAMES
+    path_list = [paths] if isinstance(paths, str) else list(paths)
+    with _tables(path_list, db, findings=False, config=False) as (con, loaded):
+        try:
+            sections = summaries.SUMMARIES[name](con, **options)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        except duckdb.Error as exc:
+            raise DatabaseError(f"summary failed (is this a quizkit database?): "
+                                f"{one_line(exc)}") from None
+    if section is not None:
+        chosen = [s for s in sections if s.name == section]
+        if not chosen:
+            names = ", ".join(s.name for s in sections)
+            raise ConfigError(f"no section {section!r} (sections: {names})")
+        sections = chosen
+    return Answer(sections, render(sections, format, titles=section is None), loaded)
+
+
+def query(sql: str, paths: Iterable[str] | str = (), *,
+          db: str | os.PathLike[str] | None = None, format: str = "table",
+          config: ConfigSource = None) -> Answer:
+    """Run one reading SQL statement (``quizkit query``) over files or ``db``.
+
+    Reading files straight, the findings table is filled (with ``config`` applied) only when
+    the SQL mentions it. Raises :class:`~quizkit.analysis.query.QueryError` for refused or
+    failing SQL.
+    """
+    path_list = [paths] if isinstance(paths, str) else list(paths)
+    findings = bool(path_list) and bool(_MENTIONS_FINDINGS.search(sql))
+    with _tables(path_list, db, findings=findings, config=config) as (con, loaded):
+        lock_down(con)
+        result = run_query(con, sql)
+    return Answer([result], render([result], format, single=True), loaded)
+
+
+_MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
+
+
+def export(db: str | os.PathLike[str], parquet: str | os.PathLike[str]
+           ) -> list[tuple[str, Path, int]]:
+    """Write one Parquet file per table of ``db`` into ``parquet``; (table, path, rows) each."""
+    con = connect(db, read_only=True)
+    try:
+        return export_parquet(con, parquet)
+    except (duckdb.Error, OSError) as exc:
+        msg = one_line(exc) if isinstance(exc, duckdb.Error) else str(exc)
+        raise DatabaseError(f"export failed: {msg}") from None
+    finally:
+        con.close()
+
+
+# --- schemas, rules, samples -------------------------------------------------------------------
+
+def schemas(*, records: bool = False) -> list[tuple[str, str, str]]:
+    """(name, ``$id``, description) of each document kind's schema, and with ``records`` of
+    each record schema too (named ``record:NAME``)."""
+    everything = bundled()
+    out = [(kind, schema_id(kind), everything[schema_id(kind)]["description"]) for kind in KINDS]
+    if records:
+        out += [(f"record:{uri.rsplit('/', 1)[1].removesuffix('.json')}", uri, s["title"])
+                for uri, s in sorted(everything.items())
+                if uri.startswith(BASE_URI + "records/")]
+    return out
+
+
+def schema(name: str) -> dict:
+    """The schema of a document kind, or of a record given as ``record:NAME``."""
+    if name.startswith("record:"):
+        uri = f"{BASE_URI}records/{name.removeprefix('record:')}.json"
+    else:
+        uri = schema_id(name)
+    everything = bundled()
+    if uri not in everything:
+        raise ConfigError(f"unknown schema {name!r}; kinds: {', '.join(KINDS)} (records: "
+                          "record:NAME, see `quizkit schema list --all`)")
+    return everything[uri]
+
+
+def export_schemas(out: str | os.PathLike[str], *,
+                   profile: str | os.PathLike[str] | None = None
+                   ) -> tuple[list[Path], tuple[str, ...]]:
+    """Write the bundled schemas (records/, documents/) into ``out``, a profile's enums
+    closed, for other tools; the files written and the enums the profile closed."""
+    loaded = read_profile_file(profile)
+    root = Path(out)
+    written = []
+    for uri, s in sorted(schema_set(loaded.enums).items()):
+        target = root / uri.removeprefix(BASE_URI)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_write(target) as fh:
+            fh.write(dumps_schema(s).decode())
+        written.append(target)
+    return written, tuple(name for name, _ in loaded.enums)
+
+
+def rules(rule: str | None = None, *, format: str = "text") -> str:
+    """The rule catalog, or one rule explained, as text, JSON or Markdown (``quizkit rules``)."""
+    if format not in rule_docs.FORMATS:
+        raise ConfigError(f"unknown format {format!r} (use {', '.join(rule_docs.FORMATS)})")
+    if rule is None:
+        return rule_docs.render(rule_docs.catalog.all_rules(), format)
+    try:
+        return rule_docs.render_one(rule_docs.find(rule), format)
+    except KeyError:
+        raise ConfigError(f"no rule {rule!r} (see `quizkit rules`)") from None
+
+
+def generate(out: str | os.PathLike[str], *, packages: int = 100, seed: int = 0,
+             broken: float = 0.0, gzip_share: float = 0.0, jsonl: bool = False,
+             workers: int | None = None, force: bool = False) -> Summary:
+    """Write a deterministic corpus (``quizkit samples generate``); ``force`` replaces a
+    corpus written before in ``out``."""
+    try:
+        return generate_corpus(out, packages=packages, seed=seed, broken=broken,
+                               gzip_share=gzip_share, jsonl=jsonl, workers=workers,
+                               overwrite=force)
+    except FileExistsError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+#: Each CLI command → its API function (the test of options walks this).
+COMMANDS: dict[str, Callable[..., object]] = {
+    "validate": validate, "load": load, "query": query, "export": export,
+    "summary sizes": summary, "summary starts": summary, "summary overview": summary,
+    "enums infer": infer, "rules": rules, "samples generate": generate,
+    "schema list": schemas, "schema show": schema, "schema export": export_schemas,
+    "schema editor": editor_settings,
+}

@@ -7,22 +7,22 @@ cannot be read are skipped with a warning; the rest is loaded and the exit code 
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
-import duckdb
 
+from quizkit import api
 from quizkit.analysis import summaries
-from quizkit.analysis.connect import DatabaseError, connect, one_line
-from quizkit.analysis.export import export_parquet
+from quizkit.analysis.connect import DatabaseError
 from quizkit.analysis.files import InputError, Skipped
-from quizkit.analysis.load import LoadError, LoadResult, load, load_paths
-from quizkit.analysis.output import FORMATS, render
-from quizkit.analysis.query import QueryError, lock_down, query
+from quizkit.analysis.load import LoadError, LoadResult
+from quizkit.analysis.output import FORMATS
+from quizkit.analysis.query import QueryError
+from quizkit.commands.rule_options import config_errors, config_option
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
@@ -46,36 +46,28 @@ def _warn_unknown(result: LoadResult) -> None:
 
 
 @contextmanager
-def _source(paths: tuple[str, ...], db: str | None, *,
-            findings: bool = False) -> Iterator[tuple[duckdb.DuckDBPyConnection, bool]]:
-    """A connection to ``--db`` (read-only) or to memory loaded from ``paths``.
-
-    Yields (connection, whether some input file was skipped).
-    """
-    if paths and db:
-        raise click.UsageError("give export files or --db FILE, not both")
-    if not paths and not db:
-        raise click.UsageError("give export files to read, or --db FILE")
-    skipped = False
+def _errors(load_failed: str = "could not load the files") -> Iterator[None]:
+    """The analysis errors → one line and the exit code of the contract."""
     try:
-        if db:
-            con = connect(db, read_only=True)
-        else:
-            con = connect(None)
-            result = load(con, paths, findings=findings)
-            _warn_skipped(result.skipped)
-            _warn_unknown(result)
-            skipped = bool(result.skipped)
+        with config_errors():
+            yield
     except InputError as exc:
         _fail(str(exc), EXIT_INPUT)
     except LoadError as exc:
-        _fail(f"could not load the files: {exc}", EXIT_INPUT)
-    except DatabaseError as exc:
+        _fail(f"{load_failed}: {exc}", EXIT_INPUT)
+    except (DatabaseError, QueryError) as exc:
         _fail(str(exc), EXIT_USAGE)
-    try:
-        yield con, skipped
-    finally:
-        con.close()
+
+
+def _print(answer: api.Answer) -> None:
+    """The answer on stdout, after the warnings about what was loaded; exit 3 if files were
+    skipped."""
+    if answer.loaded is not None:
+        _warn_skipped(answer.loaded.skipped)
+        _warn_unknown(answer.loaded)
+    click.echo(answer.text, nl=False)
+    if answer.loaded is not None and answer.loaded.skipped:
+        sys.exit(EXIT_INPUT)
 
 
 def _source_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -95,28 +87,24 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--db", required=True, type=click.Path(dir_okay=False),
               help="DuckDB database file to load into (created if missing).")
 @click.option("--findings/--no-findings", default=True, show_default=True,
-              help="Also validate the files and load the findings (slower).")
+              help="Also validate the files and load the findings (slower), with the "
+                   "configuration applied as by `quizkit validate`.")
 @click.option("--timings", is_flag=True, help="Print the time of each step to stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but warnings and errors.")
+@config_option
 def load_command(paths: tuple[str, ...], db: str, findings: bool, timings: bool,
-                 quiet: bool) -> None:
+                 quiet: bool, config_file: Path | None) -> None:
     """Load exports of any kind (files, directories; .json, .jsonl, .ndjson, .gz) into DuckDB.
 
     Loading runs in one transaction: on failure the database is left as it was. Loading the
     same files again replaces their rows. The tables are described in docs/tables.md.
     """
-    progress = None
-    if timings:
-        def progress(step: str, seconds: float) -> None:
-            click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
-    try:
-        result = load_paths(db, paths, findings=findings, progress=progress)
-    except InputError as exc:
-        _fail(str(exc), EXIT_INPUT)
-    except LoadError as exc:
-        _fail(f"load failed, the database is unchanged: {exc}", EXIT_INPUT)
-    except DatabaseError as exc:
-        _fail(str(exc), EXIT_USAGE)
+    def show_step(step: str, seconds: float) -> None:
+        click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
+
+    with _errors("load failed, the database is unchanged"):
+        result = api.load(paths, db, findings=findings, timings=show_step if timings else None,
+                          config=config_file)
     _warn_skipped(result.skipped)
     _warn_unknown(result)
     if not quiet:
@@ -138,22 +126,9 @@ def summary() -> None:
 
 def _run_summary(name: str, paths: tuple[str, ...], db: str | None, fmt: str,
                  section: str | None, **options: Any) -> None:
-    with _source(paths, db) as (con, skipped):
-        try:
-            sections = summaries.SUMMARIES[name](con, **options)
-        except ValueError as exc:
-            raise click.UsageError(str(exc)) from None
-        except duckdb.Error as exc:
-            _fail(f"summary failed (is this a quizkit database?): {one_line(exc)}", EXIT_USAGE)
-    if section is not None:
-        chosen = [s for s in sections if s.name == section]
-        if not chosen:
-            names = ", ".join(s.name for s in sections)
-            raise click.UsageError(f"no section {section!r} (sections: {names})")
-        sections = chosen
-    click.echo(render(sections, fmt, titles=section is None), nl=False)
-    if skipped:
-        sys.exit(EXIT_INPUT)
+    with _errors():
+        answer = api.summary(name, paths, db=db, format=fmt, section=section, **options)
+    _print(answer)
 
 
 def _summary_options(grouped: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -175,7 +150,7 @@ def _summary_options(grouped: bool) -> Callable[[Callable[..., Any]], Callable[.
 def sizes_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
                   by: tuple[str, ...], section: str | None) -> None:
     """Package sizes (meta.size): distribution, largest, media counts, groups."""
-    _run_summary("sizes", paths, db, fmt, section, top=top, by=by or summaries.GROUP_NAMES)
+    _run_summary("sizes", paths, db, fmt, section, top=top, by=by)
 
 
 @summary.command("starts")
@@ -183,7 +158,7 @@ def sizes_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
 def starts_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
                    by: tuple[str, ...], section: str | None) -> None:
     """Starts (meta.starts) and games: totals, top, groups, games per package and version."""
-    _run_summary("starts", paths, db, fmt, section, top=top, by=by or summaries.GROUP_NAMES)
+    _run_summary("starts", paths, db, fmt, section, top=top, by=by)
 
 
 @summary.command("overview")
@@ -194,29 +169,22 @@ def overview_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
     _run_summary("overview", paths, db, fmt, section, top=top)
 
 
-_MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
-
-
 @click.command("query")
 @click.argument("sql")
 @_source_options
 @_format_option
-def query_command(sql: str, paths: tuple[str, ...], db: str | None, fmt: str) -> None:
+@config_option
+def query_command(sql: str, paths: tuple[str, ...], db: str | None, fmt: str,
+                  config_file: Path | None) -> None:
     """Run one reading SQL statement (SELECT) over the tables of docs/tables.md.
 
     A database file is opened read-only; statements that write are refused (exit 2). Reading
-    files straight, the findings table is filled only when the SQL mentions it.
+    files straight, the findings table is filled only when the SQL mentions it, with the
+    configuration applied as by `quizkit validate`.
     """
-    findings = bool(paths) and bool(_MENTIONS_FINDINGS.search(sql))
-    with _source(paths, db, findings=findings) as (con, skipped):
-        try:
-            lock_down(con)
-            result = query(con, sql)
-        except QueryError as exc:
-            _fail(str(exc), EXIT_USAGE)
-    click.echo(render([result], fmt, single=True), nl=False)
-    if skipped:
-        sys.exit(EXIT_INPUT)
+    with _errors():
+        answer = api.query(sql, paths, db=db, format=fmt, config=config_file)
+    _print(answer)
 
 
 @click.command("export")
@@ -227,17 +195,8 @@ def query_command(sql: str, paths: tuple[str, ...], db: str | None, fmt: str) ->
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def export_command(db: str, out_dir: str, quiet: bool) -> None:
     """Write one Parquet file per table of the database."""
-    try:
-        con = connect(db, read_only=True)
-    except DatabaseError as exc:
-        _fail(str(exc), EXIT_USAGE)
-    try:
-        written = export_parquet(con, out_dir)
-    except (duckdb.Error, OSError) as exc:
-        msg = one_line(exc) if isinstance(exc, duckdb.Error) else str(exc)
-        _fail(f"export failed: {msg}", EXIT_USAGE)
-    finally:
-        con.close()
+    with _errors():
+        written = api.export(db, out_dir)
     if not quiet:
         for _table, path, rows in written:
             click.echo(f"{path}  {rows} rows")

@@ -10,7 +10,7 @@ import click
 
 from quizkit import runner
 from quizkit.commands.limit_options import limit_options
-from quizkit.commands.rules import config_errors, rule_options
+from quizkit.commands.rule_options import config_errors, rule_options
 from quizkit.config import SEVERITIES, resolve
 from quizkit.limits import Limits
 from quizkit.reporters import REPORTERS
