@@ -35,11 +35,11 @@ import orjson
 from quizkit import rule_docs
 from quizkit.analysis import summaries
 from quizkit.analysis.connect import DatabaseError, connect, one_line
-from quizkit.analysis.export import export_parquet
+from quizkit.analysis.export import export_parquet, foreign_tables
 from quizkit.analysis.load import LoadResult, load_paths
 from quizkit.analysis.load import load as load_into
-from quizkit.analysis.output import render
-from quizkit.analysis.query import lock_down
+from quizkit.analysis.output import render, write_rows
+from quizkit.analysis.query import lock_down, stream
 from quizkit.analysis.query import query as run_query
 from quizkit.analysis.sections import Section
 from quizkit.config import ConfigError, ConfigSource
@@ -48,11 +48,12 @@ from quizkit.editor import editor_settings
 from quizkit.enums import Inferred, dumps_schema, profile_toml
 from quizkit.enums import infer as infer_values
 from quizkit.generate import Summary, generate_corpus
-from quizkit.output import atomic_write
+from quizkit.output import atomic_write, make_directory, refuse_inputs
+from quizkit.output import resolve as resolve_output
 from quizkit.runner import expand_paths, read_profile_file, settings, validate
 from quizkit.schemas import BASE_URI, KINDS, bundled, schema_id, schema_set
 
-__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "ConfigError", "LoadResult",
+__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "ConfigError", "Exported", "LoadResult",
            "editor_settings", "export", "export_schemas", "generate", "infer", "load", "query",
            "read_profile_file", "rules", "schema", "schemas", "settings", "summary", "validate"]
 
@@ -83,7 +84,11 @@ def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
     if format not in (None, *INFER_FORMATS):
         raise ConfigError(f"unknown format {format!r} (use {', '.join(INFER_FORMATS)})")
     path_list = [paths] if isinstance(paths, str) else list(paths)
-    seen = infer_values(iter_documents(expand_paths(path_list, exclude), skipped))
+    sources = expand_paths(path_list, exclude)
+    if output is not None:  # a bad output fails now, not after reading the corpus
+        resolve_output(output)
+        refuse_inputs([output], [source.path for source in sources])
+    seen = infer_values(iter_documents(sources, skipped))
     if output is not None:
         with atomic_write(output) as fh:
             fh.write(inferred_text(seen, format or "toml", ", ".join(path_list)))
@@ -116,6 +121,7 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str], *, findings: bo
     """
     s = settings(config, **options)
     path_list = [paths] if isinstance(paths, str) else list(paths)
+    refuse_inputs([db], path_list)
     return load_paths(db, path_list, findings=findings, settings=replace(s, exclude=()),
                       progress=timings)
 
@@ -190,33 +196,52 @@ def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike
 
 def query(sql: str, paths: Iterable[str] | str = (), *,
           db: str | os.PathLike[str] | None = None, format: str = "table",
-          config: ConfigSource = None) -> Answer:
+          limit: int | None = None, timeout: float | None = None,
+          config: ConfigSource = None, write: Callable[[str], object] | None = None,
+          loaded: Callable[[LoadResult], None] | None = None) -> Answer:
     """Run one reading SQL statement (``quizkit query``) over files or ``db``.
 
-    Reading files straight, the findings table is filled (with ``config`` applied) only when
-    the SQL mentions it. Raises :class:`~quizkit.analysis.query.QueryError` for refused or
-    failing SQL.
+    ``limit`` keeps at most that many rows; ``timeout`` (seconds) stops the query with
+    :class:`~quizkit.analysis.query.QueryTimeout`. Reading files straight, the findings table
+    is filled (with ``config`` applied) only when the SQL mentions it, and ``loaded`` is told
+    what was loaded before the rows come. With ``write``, the rows are written to it in
+    ``format`` batch by batch, in constant memory, and the answer holds no rows. Raises
+    :class:`~quizkit.analysis.query.QueryError` for refused or failing SQL.
     """
     path_list = [paths] if isinstance(paths, str) else list(paths)
     findings = bool(path_list) and bool(_MENTIONS_FINDINGS.search(sql))
-    with _tables(path_list, db, findings=findings, config=config) as (con, loaded):
+    with _tables(path_list, db, findings=findings, config=config) as (con, result):
+        if result is not None and loaded is not None:
+            loaded(result)
         lock_down(con)
-        result = run_query(con, sql)
-    return Answer([result], render([result], format, single=True), loaded)
+        if write is not None:
+            with stream(con, sql, limit=limit, timeout=timeout) as rows:
+                write_rows(rows.columns, rows.batches, format, write)
+            return Answer([], "", result)
+        section = run_query(con, sql, limit=limit, timeout=timeout)
+    return Answer([section], render([section], format, single=True), result)
 
 
 _MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
 
 
-def export(db: str | os.PathLike[str], parquet: str | os.PathLike[str]
-           ) -> list[tuple[str, Path, int]]:
-    """Write one Parquet file per table of ``db`` into ``parquet``; (table, path, rows) each."""
+@dataclass(frozen=True)
+class Exported:
+    """What ``export`` wrote: (table, path, rows) per table, and the tables left out because
+    they are not quizkit's."""
+
+    written: list[tuple[str, Path, int]]
+    foreign: list[str]
+
+
+def export(db: str | os.PathLike[str], parquet: str | os.PathLike[str]) -> Exported:
+    """Write one Parquet file per quizkit table of ``db`` into the directory ``parquet``."""
     con = connect(db, read_only=True)
     try:
-        return export_parquet(con, parquet)
-    except (duckdb.Error, OSError) as exc:
-        msg = one_line(exc) if isinstance(exc, duckdb.Error) else str(exc)
-        raise DatabaseError(f"export failed: {msg}") from None
+        foreign = foreign_tables(con)
+        return Exported(export_parquet(con, parquet), foreign)
+    except duckdb.Error as exc:
+        raise DatabaseError(f"export failed: {one_line(exc)}") from None
     finally:
         con.close()
 
@@ -258,7 +283,9 @@ def export_schemas(out: str | os.PathLike[str], *,
     written = []
     for uri, s in sorted(schema_set(loaded.enums).items()):
         target = root / uri.removeprefix(BASE_URI)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_directory(target.parent)
+        if profile is not None:
+            refuse_inputs([target], [profile])
         with atomic_write(target) as fh:
             fh.write(dumps_schema(s).decode())
         written.append(target)

@@ -19,8 +19,9 @@ from quizkit.config import ConfigError, ConfigSource, Rules, Settings
 from quizkit.enums import profile_from_table, read_profile
 from quizkit.findings import Report
 from quizkit.limits import Limits, parse_size
+from quizkit.output import refuse_inputs
 from quizkit.progress import Progress
-from quizkit.reporters import open_reporters
+from quizkit.reporters import open_reporters, parse_reports
 from quizkit.reporters.base import Reporter
 from quizkit.reporters.service import configure as configure_service
 from quizkit.schemas import Profile
@@ -128,8 +129,10 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     adjust = config_mod.chain(None if adjuster.is_noop else adjuster, known, recorder)
     options = engine.Options(kind=s.kind, profile=loaded.enums, limits=s.limits,
                              service=loaded.service)
-    progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
     writing = format is not None or output is not None or bool(reports)
+    outputs = [spec.path for spec in parse_reports(format, output, reports)] if writing else []
+    refuse_inputs([*outputs, s.write_baseline], [source.path for source in sources])
+    progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
     opened = open_reporters(format, output, reports, progress=progress) if writing \
         else nullcontext(reporter)
     with opened as target:

@@ -56,15 +56,20 @@ def _errors(load_failed: str = "could not load the files") -> Iterator[None]:
     except LoadError as exc:
         _fail(f"{load_failed}: {exc}", EXIT_INPUT)
     except (DatabaseError, QueryError) as exc:
+        sys.stdout.flush()  # the rows written before a query failed, then the error
         _fail(str(exc), EXIT_USAGE)
+
+
+def _warn_loaded(result: LoadResult) -> None:
+    _warn_skipped(result.skipped)
+    _warn_unknown(result)
 
 
 def _print(answer: api.Answer) -> None:
     """The answer on stdout, after the warnings about what was loaded; exit 3 if files were
     skipped."""
     if answer.loaded is not None:
-        _warn_skipped(answer.loaded.skipped)
-        _warn_unknown(answer.loaded)
+        _warn_loaded(answer.loaded)
     click.echo(answer.text, nl=False)
     if answer.loaded is not None and answer.loaded.skipped:
         sys.exit(EXIT_INPUT)
@@ -173,18 +178,25 @@ def overview_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
 @click.argument("sql")
 @_source_options
 @_format_option
+@click.option("--limit", type=click.IntRange(min=0), default=None,
+              help="Write at most this many rows.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS", help="Stop the query after this long (exit 2).")
 @config_option
 def query_command(sql: str, paths: tuple[str, ...], db: str | None, fmt: str,
-                  config_file: Path | None) -> None:
+                  limit: int | None, timeout: float | None, config_file: Path | None) -> None:
     """Run one reading SQL statement (SELECT) over the tables of docs/tables.md.
 
     A database file is opened read-only; statements that write are refused (exit 2). Reading
     files straight, the findings table is filled only when the SQL mentions it, with the
-    configuration applied as by `quizkit validate`.
+    configuration applied as by `quizkit validate`. Rows are written as they come, in
+    batches, so a result of any size takes little memory.
     """
     with _errors():
-        answer = api.query(sql, paths, db=db, format=fmt, config=config_file)
-    _print(answer)
+        answer = api.query(sql, paths, db=db, format=fmt, limit=limit, timeout=timeout,
+                           config=config_file, write=sys.stdout.write, loaded=_warn_loaded)
+    if answer.loaded is not None and answer.loaded.skipped:
+        sys.exit(EXIT_INPUT)
 
 
 @click.command("export")
@@ -194,11 +206,17 @@ def query_command(sql: str, paths: tuple[str, ...], db: str | None, fmt: str,
               help="Directory for the Parquet files (created if missing).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def export_command(db: str, out_dir: str, quiet: bool) -> None:
-    """Write one Parquet file per table of the database."""
+    """Write one Parquet file per quizkit table of the database (docs/tables.md).
+
+    Other tables in the database are left out (named in a warning).
+    """
     with _errors():
-        written = api.export(db, out_dir)
+        exported = api.export(db, out_dir)
+    if exported.foreign:
+        click.echo(f"quizkit: warning: not exported, not quizkit's tables: "
+                   f"{', '.join(map(ascii, exported.foreign))}", err=True)
     if not quiet:
-        for _table, path, rows in written:
+        for _table, path, rows in exported.written:
             click.echo(f"{path}  {rows} rows")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -66,11 +65,4 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
                              notes=lambda line: click.echo(line, err=True))
         except MissingPath as exc:
             raise click.UsageError(f"no such file or directory: {exc}") from None
-        except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
-            sys.exit(130)
-        except BrokenPipeError:
-            # The reader went away (`| head`): stop quietly, as a shell pipeline expects.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            sys.exit(141)
     sys.exit(settings.exit_code(report))
