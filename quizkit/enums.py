@@ -28,6 +28,7 @@ import orjson
 import tomlkit
 
 from quizkit.configfiles import ConfigError, read_toml, type_name
+from quizkit.pointers import escape_token
 from quizkit.schemas import BASE_URI, KINDS, Profile, bundled, registry, schema_id
 
 ENUMS_ID = f"{BASE_URI}records/enums.json"
@@ -97,13 +98,9 @@ def _values(doc: Any, path: tuple[str, ...], where: str = "") -> Iterator[tuple[
     elif step == KEY:
         if isinstance(doc, dict):
             for k in doc:
-                yield k, f"{where}/{_escape(k)}"
+                yield k, f"{where}/{escape_token(k)}"
     elif isinstance(doc, dict) and step in doc:
-        yield from _values(doc[step], rest, f"{where}/{_escape(step)}")
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+        yield from _values(doc[step], rest, f"{where}/{escape_token(step)}")
 
 
 def document_enum_values(kind: str, doc: Any) -> Iterator[tuple[str, str, str]]:

@@ -25,6 +25,7 @@ import orjson
 
 from quizkit.findings import VALUE_LIMIT, cut, json_list, json_text
 from quizkit.model import KIND_NAMES
+from quizkit.pointers import escape_token, join_pointer
 from quizkit.rules.catalog import Rule
 from quizkit.rules.schema_rules import rule_for_keyword
 
@@ -218,7 +219,7 @@ def _schema_nodes(node: Any, where: str = "") -> Iterator[tuple[str, dict]]:
     else:
         return
     for key, value in items:
-        yield from _schema_nodes(value, where + pointer([key]))
+        yield from _schema_nodes(value, where + "/" + escape_token(key))
 
 
 @cache
@@ -297,11 +298,6 @@ def warm(profile: Profile = ()) -> None:
         validator(kind, profile)
 
 
-def pointer(parts: Any) -> str:
-    """A JSON Pointer (RFC 6901) from path parts."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
 Raw = tuple[Rule, str, str]
 
 
@@ -313,7 +309,7 @@ def _explain(error: ValidationError) -> list[Raw]:
     """
     from jsonschema.exceptions import best_match
 
-    where = pointer(error.absolute_path)
+    where = join_pointer(error.absolute_path)
     if error.validator in ("anyOf", "oneOf") and error.context:
         # An alternative whose type matched explains best (a bad date-time string in a
         # nullable field is a format problem); when no type matched, list the types.
@@ -327,7 +323,7 @@ def _explain(error: ValidationError) -> list[Raw]:
     if keyword in ("additionalProperties", "unevaluatedProperties") and \
             isinstance(error.instance, dict):
         listed = error.schema.get("properties", {})
-        return [(rule, where + pointer([key]), f"unknown field {json_text(key)}")
+        return [(rule, where + "/" + escape_token(key), f"unknown field {json_text(key)}")
                 for key in error.instance if key not in listed]
     return [(rule, where, _message(keyword, error))]
 

@@ -6,11 +6,12 @@ from operator import itemgetter
 from typing import Any
 
 from quizkit.findings import Severity
+from quizkit.pointers import escape_token
 from quizkit.rules import version_index
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, doc_check
 from quizkit.rules.version_index import Collection, column, index
-from quizkit.rules.walk import as_dict, as_list, as_str, escape, version_check
+from quizkit.rules.walk import as_dict, as_list, as_str, version_check
 
 GROUP = "references"
 
@@ -282,7 +283,7 @@ def id_maps(doc: Any, emit: Emit) -> None:
             continue
         for key, value in mapping.items():
             if type(value) is not str:
-                emit(ID_MAP, f"/idMaps/{escape(name)}/{escape(key)}",
+                emit(ID_MAP, f"/idMaps/{escape_token(name)}/{escape_token(key)}",
                      f"idMaps.{name} maps {key!r} to a {_json_type(value)}, not an id string")
 
 
