@@ -91,7 +91,8 @@ def _registry_of(schemas: dict[str, dict]) -> referencing.Registry:
     return referencing.Registry(retrieve=_refuse).with_resources(resources_).crawl()
 
 
-def _rs_refuse(uri: str) -> Any:
+def refuse_retrieval(uri: str) -> Any:
+    """jsonschema-rs's retriever: every reference outside the bundle is refused."""
     raise SchemaRefused(f"refusing to resolve {uri!r}: only bundled schemas are used")
 
 
@@ -132,7 +133,7 @@ def _fast_bundled(profile: Profile = ()) -> dict[str, dict]:
 
 @cache
 def _rs_registry(profile: Profile = ()) -> jsonschema_rs.Registry:
-    return jsonschema_rs.Registry(list(_fast_bundled(profile).items()), retriever=_rs_refuse)
+    return jsonschema_rs.Registry(list(_fast_bundled(profile).items()), retriever=refuse_retrieval)
 
 
 @dataclass
@@ -171,7 +172,7 @@ def fast_validator(kind: str, profile: Profile = ()) -> Any:
     """A new jsonschema-rs validator for a document kind (formats asserted, no network)."""
     return jsonschema_rs.Draft202012Validator(
         _fast_bundled(profile)[schema_id(kind)], validate_formats=True,
-        registry=_rs_registry(profile), retriever=_rs_refuse,
+        registry=_rs_registry(profile), retriever=refuse_retrieval,
     )
 
 
@@ -241,7 +242,7 @@ def _subschema_validators(profile: Profile = ()) -> dict[int, Any]:
     for uri, schema in _explain_bundled(profile).items():
         compiled = jsonschema_rs.validator_map_for(
             fast[uri], registry=_rs_registry(profile), validate_formats=True,
-            retriever=_rs_refuse)
+            retriever=refuse_retrieval)
         for where, node in _schema_nodes(schema):
             v = compiled.get("#" + where)
             if v is not None:
