@@ -6,7 +6,10 @@ summary, query, enum inference, ...) is in :mod:`quizkit.api`.
 
 from __future__ import annotations
 
-from quizkit.runner import validate
+# First: modules imported below may read ``quizkit.__version__``.
 from quizkit.version import __version__
+
+# isort: split
+from quizkit.runner import validate
 
 __all__ = ["__version__", "validate"]

@@ -17,12 +17,12 @@ from quizkit import engine
 from quizkit.baseline import Baseline, Recorder
 from quizkit.config import ConfigError, ConfigSource, Rules, Settings
 from quizkit.enums import profile_from_table, read_profile
-from quizkit.findings import Report
+from quizkit.findings import Report, Severity
 from quizkit.limits import Limits, parse_size
 from quizkit.output import refuse_inputs
 from quizkit.progress import Progress
 from quizkit.reporters import open_reporters, parse_reports
-from quizkit.reporters.base import Reporter
+from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.reporters.service import configure as configure_service
 from quizkit.schemas import Profile
 from quizkit.service import DEFAULT_NAMES, ServiceNames, ServiceTableError, names_from_table
@@ -97,12 +97,14 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
              baseline: str | os.PathLike[str] | None = None,
              write_baseline: str | os.PathLike[str] | None = None,
              format: str | None = None, output: str | None = None,
-             reports: Sequence[str] = (), quiet: bool = True, verbose: bool = False,
+             reports: Sequence[str] = (), color: str = "auto", show: str = "info",
+             quiet: bool = True, verbose: bool = False,
              reporter: Reporter | None = None, notes: Notes | None = None) -> Report:
     """Validate files or directories (``-`` reads stdin) and return the :class:`Report`.
 
     The options are those of ``quizkit validate``. ``format``/``output``/``reports`` write
     reports as the CLI does (``None``: none); ``reporter`` receives the findings instead.
+    ``color`` and ``show`` shape the text report as ``--color``/``--show`` do.
     ``jobs=None`` uses every core. ``quiet=False`` shows the progress line on a terminal.
     ``notes`` receives the one-line notes the CLI prints on stderr (baseline counts).
     The exit code the CLI would give is ``settings(...).exit_code(report)``.
@@ -112,14 +114,14 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
         fail_on=fail_on, exclude=exclude, jobs=jobs,
         limits=limits_of(max_file_size, max_decompressed_size, max_depth),
         baseline=baseline, write_baseline=write_baseline)
-    return run(paths, s, format=format, output=output, reports=reports, quiet=quiet,
-               verbose=verbose, reporter=reporter, notes=notes)
+    return run(paths, s, format=format, output=output, reports=reports, color=color,
+               show=show, quiet=quiet, verbose=verbose, reporter=reporter, notes=notes)
 
 
 def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
-        output: str | None = None, reports: Sequence[str] = (), quiet: bool = True,
-        verbose: bool = False, reporter: Reporter | None = None,
-        notes: Notes | None = None) -> Report:
+        output: str | None = None, reports: Sequence[str] = (), color: str = "auto",
+        show: str = "info", quiet: bool = True, verbose: bool = False,
+        reporter: Reporter | None = None, notes: Notes | None = None) -> Report:
     """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving)."""
     sources = expand_paths(paths, s.exclude)
     loaded = read_profile_file(s.profile)
@@ -133,8 +135,9 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     outputs = [spec.path for spec in parse_reports(format, output, reports)] if writing else []
     refuse_inputs([*outputs, s.write_baseline], [source.path for source in sources])
     progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
-    opened = open_reporters(format, output, reports, progress=progress) if writing \
-        else nullcontext(reporter)
+    view = ReportOptions(color=color, show=Severity.parse(show))
+    opened = open_reporters(format, output, reports, options=view, progress=progress) \
+        if writing else nullcontext(reporter)
     with opened as target:
         if target is not None:
             configure_service(target, names=loaded.service, kind=s.kind)

@@ -26,7 +26,7 @@ DOCS = Path(__file__).parent.parent / "docs" / "reports.md"
 
 def test_all_formats_exist() -> None:
     assert set(REPORTERS) == {"text", "json", "jsonl", "sarif", "junit", "github", "markdown",
-                              "service", "service-jsonl"}
+                              "service", "service-jsonl", "gitlab", "html"}
     for name, cls in REPORTERS.items():
         assert cls.name == name
         assert cls.description
@@ -91,7 +91,7 @@ def test_one_run_writes_every_report(tmp_path: Path, monkeypatch: pytest.MonkeyP
     with open_reporters("text", None, reports, stdout=stdout) as rset:
         assert rset.needs_findings
         drive(rset, sample_report())
-    assert stdout.getvalue().startswith("exports/pkg.json:3:17: error S001")
+    assert stdout.getvalue().startswith("exports/pkg.json\n  3:17     error    S001")
     assert json.loads((tmp_path / "out.sarif").read_text())["version"] == "2.1.0"
     assert ET.parse(tmp_path / "out.xml").getroot().tag == "testsuites"
     assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 8

@@ -23,6 +23,7 @@ from quizkit.analysis.load import LoadError, LoadResult
 from quizkit.analysis.output import FORMATS
 from quizkit.analysis.query import QueryError
 from quizkit.commands.rule_options import config_errors, config_option
+from quizkit.numbers import plural, thousands
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
@@ -113,10 +114,11 @@ def load_command(paths: tuple[str, ...], db: str, findings: bool, timings: bool,
     _warn_skipped(result.skipped)
     _warn_unknown(result)
     if not quiet:
-        rows = ", ".join(f"{n} {t}" for t, n in result.rows.items() if t != "files")
-        click.echo(f"Loaded {result.files} files ({result.documents} documents) into {db}: "
+        rows = ", ".join(f"{thousands(n)} {t}" for t, n in result.rows.items() if t != "files")
+        click.echo(f"Loaded {plural(result.files, 'file')} "
+                   f"({plural(result.documents, 'document')}) into {db}: "
                    f"{rows}" + ("" if result.findings is None
-                                else f", {result.findings} findings") + ".")
+                                else f", {plural(result.findings, 'finding')}") + ".")
     if result.skipped:
         sys.exit(EXIT_INPUT)
 

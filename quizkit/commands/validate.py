@@ -13,6 +13,7 @@ from quizkit.commands.rule_options import config_errors, rule_options
 from quizkit.config import SEVERITIES, resolve
 from quizkit.limits import Limits
 from quizkit.reporters import REPORTERS
+from quizkit.reporters.text import COLOR_CHOICES
 from quizkit.schemas import KINDS
 from quizkit.sources import MissingPath
 
@@ -39,14 +40,19 @@ from quizkit.sources import MissingPath
               help="Worker processes [default: the number of cores; 1 for stdin].")
 @click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
               help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
+@click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
+              help="Colour the text report: auto colours on a terminal unless NO_COLOR is set.")
+@click.option("--show", type=click.Choice(SEVERITIES), default="info", show_default=True,
+              help="List findings of this severity or worse in the text report (the rest are "
+                   "counted in its summary line; --fail-on is separate).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
 @limit_options
 @rule_options
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
              fail_on: str | None, exclude: tuple[str, ...], profile: str | None,
-             jobs: int | None, reports: tuple[str, ...], quiet: bool, verbose: bool,
-             limits: Limits, config_file: Path | None, select: tuple[str, ...],
+             jobs: int | None, reports: tuple[str, ...], color: str, show: str, quiet: bool,
+             verbose: bool, limits: Limits, config_file: Path | None, select: tuple[str, ...],
              ignore: tuple[str, ...], severity: tuple[str, ...], baseline_file: Path | None,
              write_baseline: Path | None) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
@@ -61,8 +67,8 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
                            write_baseline=write_baseline)
         try:
             report = runner.run(paths, settings, format=fmt, output=output, reports=reports,
-                             quiet=quiet, verbose=verbose,
-                             notes=lambda line: click.echo(line, err=True))
+                                color=color, show=show, quiet=quiet, verbose=verbose,
+                                notes=lambda line: click.echo(line, err=True))
         except MissingPath as exc:
             raise click.UsageError(f"no such file or directory: {exc}") from None
     sys.exit(settings.exit_code(report))

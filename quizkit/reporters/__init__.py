@@ -17,6 +17,8 @@ from quizkit.findings import Finding, Report
 from quizkit.output import AtomicFile
 from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.reporters.github import GitHubReporter
+from quizkit.reporters.gitlab import GitLabReporter
+from quizkit.reporters.html_report import HtmlReporter
 from quizkit.reporters.json_report import JsonReporter
 from quizkit.reporters.jsonl import JsonLinesReporter
 from quizkit.reporters.junit import JUnitReporter
@@ -30,7 +32,8 @@ if TYPE_CHECKING:
 
 REPORTERS: dict[str, type[Reporter]] = {
     cls.name: cls for cls in (TextReporter, JsonReporter, JsonLinesReporter, SarifReporter,
-                              JUnitReporter, GitHubReporter, MarkdownReporter, *SERVICE_REPORTERS)
+                              JUnitReporter, GitHubReporter, MarkdownReporter, *SERVICE_REPORTERS,
+                              GitLabReporter, HtmlReporter)
 }
 
 STDOUT = "-"
@@ -120,6 +123,7 @@ class ReporterSet(Reporter):
         self.reporters = reporters
         self.needs_findings = any(r.needs_findings for r in reporters)
         self.needs_files = any(r.needs_files for r in reporters)
+        self.snippet_lines = max((r.snippet_lines for r in reporters), default=0)
         self.progress = progress
         self.finished = False
         self._on_terminal = any(_isatty(r.stream) for r in reporters)
