@@ -15,13 +15,11 @@ An enum the profile leaves out stays open.
 
 from __future__ import annotations
 
-import copy
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
 from typing import Any
 
 import orjson
@@ -29,9 +27,16 @@ import tomlkit
 
 from quizkit.configfiles import ConfigError, read_toml, type_name
 from quizkit.pointers import escape_token
-from quizkit.schemas import BASE_URI, KINDS, Profile, bundled, registry, schema_id
+from quizkit.schemas import (
+    ENUMS_ID,
+    KINDS,
+    Profile,
+    apply_profile,
+    bundled,
+    registry,
+    schema_id,
+)
 
-ENUMS_ID = f"{BASE_URI}records/enums.json"
 WILDCARD = "*"
 KEY = "<key>"  # the path step that stands for an object's keys (membership flags)
 
@@ -51,7 +56,6 @@ def _enum_ref(schema: dict) -> str | None:
     return ref.split("#/$defs/", 1)[1] if "enums.json#/$defs/" in ref else None
 
 
-@cache
 def enum_paths(kind: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(enum name, path) pairs of a document kind; paths use ``*`` for array items and
     ``<key>`` for the keys of an object."""
@@ -103,11 +107,21 @@ def _values(doc: Any, path: tuple[str, ...], where: str = "") -> Iterator[tuple[
         yield from _values(doc[step], rest, f"{where}/{escape_token(step)}")
 
 
-def document_enum_values(kind: str, doc: Any) -> Iterator[tuple[str, str, str]]:
-    """(enum name, value, pointer) for every enum-typed value of one document."""
-    for name, path in enum_paths(kind):
-        for value, where in _values(doc, path):
-            yield name, value, where
+class EnumPlaces:
+    """Where the enum-typed values of each kind are, read from the schemas once per kind (for
+    one run: the object is passed along, nothing is kept in the module)."""
+
+    def __init__(self) -> None:
+        self._by_kind: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {}
+
+    def values(self, kind: str, doc: Any) -> Iterator[tuple[str, str, str]]:
+        """(enum name, value, pointer) for every enum-typed value of one document."""
+        paths = self._by_kind.get(kind)
+        if paths is None:
+            paths = self._by_kind[kind] = enum_paths(kind)
+        for name, path in paths:
+            for value, where in _values(doc, path):
+                yield name, value, where
 
 
 # --- inference --------------------------------------------------------------------------------
@@ -134,12 +148,13 @@ class Inferred:
 def infer(documents: Iterable[tuple[str, int | None, str, Any]]) -> Inferred:
     """Collect enum values from (path, record, kind, document) tuples."""
     seen = Inferred()
+    places = EnumPlaces()
     paths: set[str] = set()
     for path, record, kind, doc in documents:
         paths.add(path)
         seen.documents += 1
         where = f"{path}:{record}" if record is not None else path
-        for name, value, pointer in document_enum_values(kind, doc):
+        for name, value, pointer in places.values(kind, doc):
             seen.add(name, value, f"{where}#{pointer}")
     seen.files = len(paths)
     return seen
@@ -202,26 +217,22 @@ def load_profile(path: str | os.PathLike[str]) -> Profile:
     return profile_from_table(read_profile(path), f"profile {path}")
 
 
-def apply_profile(schemas: dict[str, dict], profile: Profile) -> dict[str, dict]:
-    """A copy of the bundled schemas with the profile's enums closed."""
-    if not profile:
-        return schemas
-    out = dict(schemas)
-    enums = copy.deepcopy(out[ENUMS_ID])
-    for name, values in profile:
-        enums["$defs"][name]["enum"] = list(values)
-        enums["$defs"][name]["description"] = (
-            enums["$defs"][name]["description"].split(" Open:", 1)[0]
-            + " Closed by an enum profile."
-        )
-    out[ENUMS_ID] = enums
-    return out
-
-
 def dumps_schema(schema: dict) -> bytes:
     return orjson.dumps(schema, option=orjson.OPT_INDENT_2) + b"\n"
 
 
-__all__ = ["KINDS", "Inferred", "Profile", "ProfileError", "apply_profile", "document_enum_values",
-           "enum_names", "enum_paths", "infer", "load_profile", "profile_from_table",
-           "profile_toml", "read_profile"]
+__all__ = [
+    "KINDS",
+    "EnumPlaces",
+    "Inferred",
+    "Profile",
+    "ProfileError",
+    "apply_profile",
+    "enum_names",
+    "enum_paths",
+    "infer",
+    "load_profile",
+    "profile_from_table",
+    "profile_toml",
+    "read_profile",
+]

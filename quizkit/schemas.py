@@ -14,6 +14,7 @@ every worker). ``tests/test_parity.py`` checks that both engines agree on every 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
 BASE_URI = "https://quizkit.dev/schemas/v1/"
+ENUMS_ID = f"{BASE_URI}records/enums.json"
 KINDS = KIND_NAMES
 
 
@@ -72,9 +74,23 @@ def schema_set(profile: Profile = ()) -> dict[str, dict]:
     """The bundled schemas with a profile's enums closed (the bundle itself when empty)."""
     if not profile:
         return bundled()
-    from quizkit.enums import apply_profile
-
     return apply_profile(bundled(), profile)
+
+
+def apply_profile(schemas: dict[str, dict], profile: Profile) -> dict[str, dict]:
+    """A copy of the bundled schemas with the profile's enums closed."""
+    if not profile:
+        return schemas
+    out = dict(schemas)
+    enums = copy.deepcopy(out[ENUMS_ID])
+    for name, values in profile:
+        enums["$defs"][name]["enum"] = list(values)
+        enums["$defs"][name]["description"] = (
+            enums["$defs"][name]["description"].split(" Open:", 1)[0]
+            + " Closed by an enum profile."
+        )
+    out[ENUMS_ID] = enums
+    return out
 
 
 @cache
