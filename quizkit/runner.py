@@ -25,7 +25,7 @@ from quizkit.reporters import open_reporters, parse_reports
 from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.reporters.service import configure as configure_service
 from quizkit.schemas import Profile
-from quizkit.service import DEFAULT_NAMES, ServiceNames, ServiceTableError, names_from_table
+from quizkit.service import DEFAULT_NAMES, ServiceNames, names_from_table
 from quizkit.sources import Source, expand
 
 Notes = Callable[[str], None]
@@ -77,10 +77,7 @@ def read_profile_file(path: str | os.PathLike[str] | None) -> LoadedProfile:
     enums = profile_from_table(data, where)
     if "service" not in data:
         return LoadedProfile(enums)
-    try:
-        return LoadedProfile(enums, names_from_table(data["service"], data.get("enums"), where))
-    except ServiceTableError as exc:
-        raise ConfigError(str(exc)) from None
+    return LoadedProfile(enums, names_from_table(data["service"], data.get("enums"), where))
 
 
 def expand_paths(paths: Iterable[str] | str, exclude: Iterable[str]) -> list[Source]:
