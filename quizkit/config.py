@@ -149,7 +149,7 @@ def _rule_table(value: Any, name: str, where: str) -> tuple[tuple[str, str], ...
 def _level(value: Any, name: str, where: str) -> Severity:
     if not isinstance(value, str):
         raise ConfigError(f"{name} in {where} must be a string, not {type_name(value)}")
-    return _severity(value, f"fail-on level {value!r} in {where}")
+    return parse_level(value, f"fail-on level {value!r} in {where}")
 
 
 def _path_rules(value: Any, name: str, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -219,7 +219,8 @@ def _severity_pairs(severity: Mapping[str, str] | Iterable[str]) -> tuple[tuple[
     return tuple(pairs)
 
 
-def _severity(level: str | Severity, what: str) -> Severity:
+def parse_level(level: str | Severity, what: str) -> Severity:
+    """``"warning"`` → :attr:`Severity.WARNING`; ``what`` names the value in the error."""
     if isinstance(level, Severity):
         return level
     try:
@@ -262,7 +263,7 @@ def resolve(config: ConfigSource = None, *, select: Rules | None = None,
     if severity:
         changes["severity"] = (*base.severity, *_severity_pairs(severity))
     if fail_on is not None:
-        changes["fail_on"] = _severity(fail_on, f"fail-on level {fail_on!r}")
+        changes["fail_on"] = parse_level(fail_on, f"fail-on level {fail_on!r}")
     if exclude:
         changes["exclude"] = (*((exclude,) if isinstance(exclude, str) else exclude),
                               *base.exclude)
@@ -338,7 +339,7 @@ def check(s: Settings, cli: bool = False) -> None:
     selectors.union((*(s.select or ()), *s.ignore), where)
     for sel, level in s.severity:
         selectors(sel, where)
-        _severity(level, f"severity {level!r} for {sel!r} in {where}")
+        parse_level(level, f"severity {level!r} for {sel!r} in {where}")
     for pattern, sels in s.per_path_ignores:
         for sel in sels:
             selectors(sel, f"per-path-ignores {pattern!r} of {where}")
@@ -409,7 +410,7 @@ class Adjuster:
         self.severity: dict[str, Severity] = {}
         for sel, level in s.severity:
             for name in selectors(sel, s.where):
-                self.severity[name] = _severity(level, f"severity {level!r}")
+                self.severity[name] = parse_level(level, f"severity {level!r}")
         self.paths = PathIgnores((pattern, selectors.union(sels, s.where))
                                  for pattern, sels in s.per_path_ignores)
         self.root = s.root

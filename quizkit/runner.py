@@ -17,7 +17,7 @@ from quizkit import engine
 from quizkit.baseline import Baseline, Recorder
 from quizkit.config import ConfigError, ConfigSource, Rules, Settings
 from quizkit.enums import profile_from_table, read_profile
-from quizkit.findings import Report, Severity
+from quizkit.findings import Report
 from quizkit.limits import Limits, parse_size
 from quizkit.output import refuse_inputs
 from quizkit.progress import Progress
@@ -132,7 +132,7 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     outputs = [spec.path for spec in parse_reports(format, output, reports)] if writing else []
     refuse_inputs([*outputs, s.write_baseline], [source.path for source in sources])
     progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
-    view = ReportOptions(color=color, show=Severity.parse(show))
+    view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"))
     opened = open_reporters(format, output, reports, options=view, progress=progress) \
         if writing else nullcontext(reporter)
     with opened as target:
