@@ -85,8 +85,9 @@ class Settings:
         Writing a baseline records the findings rather than judging them: 0 unless 3.
         """
         code = report.exit_code(self.fail_on)
-        return 3 if self.write_baseline is not None and code == 3 else (
-            0 if self.write_baseline is not None else code)
+        if self.write_baseline is not None:
+            return 3 if code == 3 else 0
+        return code
 
 
 #: What ``config=`` may be: a config file, settings or a config table to start from, ``None``

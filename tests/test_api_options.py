@@ -7,6 +7,8 @@ from __future__ import annotations
 import inspect
 import json
 import shutil
+import subprocess
+import sys
 
 import click
 import pytest
@@ -116,3 +118,20 @@ def test_load_applies_the_project_config_to_the_findings_table(tmp_path):
     out = run_script("query", "SELECT count(*) AS n FROM findings WHERE rule = 'duplicate-price'",
                      ".", "--format", "json", cwd=work)
     assert json.loads(out.stdout) == [{"n": 0}]
+
+
+def test_the_api_reads_every_config_key_without_the_cli_imported(tmp_path):
+    """Config keys are one table in quizkit.config: a fresh ``import quizkit`` (no command
+    module imported, which used to add ``exclude`` and ``profile`` as a side effect) knows
+    them all."""
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "broken.json").write_text("{")
+    shutil.copy(INVALID / "rules" / "question-duplicate-price.json", tmp_path / "q.json")
+    (tmp_path / "quizkit.toml").write_text('exclude = ["old"]\nignore = ["duplicate-price"]\n')
+    code = ("import sys, quizkit; r = quizkit.validate(['.'], jobs=1); "
+            "print(r.file_count, len(r.findings), r.unreadable, "
+            "'quizkit.commands.validate' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "0", "False", "False"]
