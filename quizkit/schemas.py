@@ -14,6 +14,7 @@ every worker). ``tests/test_parity.py`` checks that both engines agree on every 
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ import orjson
 
 from quizkit.findings import VALUE_LIMIT, cut, json_list, json_text
 from quizkit.model import KIND_NAMES
+from quizkit.pointers import escape_token, join_pointer
 from quizkit.rules.catalog import Rule
 from quizkit.rules.schema_rules import rule_for_keyword
 
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
 BASE_URI = "https://quizkit.dev/schemas/v1/"
+ENUMS_ID = f"{BASE_URI}records/enums.json"
 KINDS = KIND_NAMES
 
 
@@ -72,9 +75,23 @@ def schema_set(profile: Profile = ()) -> dict[str, dict]:
     """The bundled schemas with a profile's enums closed (the bundle itself when empty)."""
     if not profile:
         return bundled()
-    from quizkit.enums import apply_profile
-
     return apply_profile(bundled(), profile)
+
+
+def apply_profile(schemas: dict[str, dict], profile: Profile) -> dict[str, dict]:
+    """A copy of the bundled schemas with the profile's enums closed."""
+    if not profile:
+        return schemas
+    out = dict(schemas)
+    enums = copy.deepcopy(out[ENUMS_ID])
+    for name, values in profile:
+        enums["$defs"][name]["enum"] = list(values)
+        enums["$defs"][name]["description"] = (
+            enums["$defs"][name]["description"].split(" Open:", 1)[0]
+            + " Closed by an enum profile."
+        )
+    out[ENUMS_ID] = enums
+    return out
 
 
 @cache
@@ -91,7 +108,8 @@ def _registry_of(schemas: dict[str, dict]) -> referencing.Registry:
     return referencing.Registry(retrieve=_refuse).with_resources(resources_).crawl()
 
 
-def _rs_refuse(uri: str) -> Any:
+def refuse_retrieval(uri: str) -> Any:
+    """jsonschema-rs's retriever: every reference outside the bundle is refused."""
     raise SchemaRefused(f"refusing to resolve {uri!r}: only bundled schemas are used")
 
 
@@ -176,7 +194,7 @@ def _fast_bundled(profile: Profile = ()) -> dict[str, dict]:
 
 @cache
 def _rs_registry(profile: Profile = ()) -> jsonschema_rs.Registry:
-    return jsonschema_rs.Registry(list(_fast_bundled(profile).items()), retriever=_rs_refuse)
+    return jsonschema_rs.Registry(list(_fast_bundled(profile).items()), retriever=refuse_retrieval)
 
 
 @dataclass
@@ -215,7 +233,7 @@ def fast_validator(kind: str, profile: Profile = ()) -> Any:
     """A new jsonschema-rs validator for a document kind (formats asserted, no network)."""
     return jsonschema_rs.Draft202012Validator(
         _fast_bundled(profile)[schema_id(kind)], validate_formats=True,
-        registry=_rs_registry(profile), retriever=_rs_refuse,
+        registry=_rs_registry(profile), retriever=refuse_retrieval,
     )
 
 
@@ -262,7 +280,7 @@ def _schema_nodes(node: Any, where: str = "") -> Iterator[tuple[str, dict]]:
     else:
         return
     for key, value in items:
-        yield from _schema_nodes(value, where + pointer([key]))
+        yield from _schema_nodes(value, where + "/" + escape_token(key))
 
 
 @cache
@@ -284,7 +302,7 @@ def _subschema_validators(profile: Profile = ()) -> dict[int, Any]:
     for uri, schema in _explain_bundled(profile).items():
         compiled = jsonschema_rs.validator_map_for(
             fast[uri], registry=_rs_registry(profile), validate_formats=True,
-            retriever=_rs_refuse)
+            retriever=refuse_retrieval)
         for where, node in _schema_nodes(schema):
             v = compiled.get("#" + where)
             if v is not None:
@@ -341,11 +359,6 @@ def warm(profile: Profile = ()) -> None:
         validator(kind, profile)
 
 
-def pointer(parts: Any) -> str:
-    """A JSON Pointer (RFC 6901) from path parts."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
 Raw = tuple[Rule, str, str]
 
 
@@ -357,7 +370,7 @@ def _explain(error: ValidationError) -> list[Raw]:
     """
     from jsonschema.exceptions import best_match
 
-    where = pointer(error.absolute_path)
+    where = join_pointer(error.absolute_path)
     if error.validator in ("anyOf", "oneOf") and error.context:
         # An alternative whose type matched explains best (a bad date-time string in a
         # nullable field is a format problem); when no type matched, list the types.
@@ -371,7 +384,7 @@ def _explain(error: ValidationError) -> list[Raw]:
     if keyword in ("additionalProperties", "unevaluatedProperties") and \
             isinstance(error.instance, dict):
         listed = error.schema.get("properties", {})
-        return [(rule, where + pointer([key]), f"unknown field {json_text(key)}")
+        return [(rule, where + "/" + escape_token(key), f"unknown field {json_text(key)}")
                 for key in error.instance if key not in listed]
     return [(rule, where, _message(keyword, error))]
 

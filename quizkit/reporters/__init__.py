@@ -11,10 +11,11 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from quizkit.findings import Finding, Report
 from quizkit.output import AtomicFile, resolve
+from quizkit.progress import Progress
 from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.reporters.github import GitHubReporter
 from quizkit.reporters.gitlab import GitLabReporter
@@ -26,9 +27,6 @@ from quizkit.reporters.markdown import MarkdownReporter
 from quizkit.reporters.sarif import SarifReporter
 from quizkit.reporters.service import SERVICE_REPORTERS
 from quizkit.reporters.text import ConciseReporter, TextReporter
-
-if TYPE_CHECKING:
-    from quizkit.progress import Progress
 
 REPORTERS: dict[str, type[Reporter]] = {
     cls.name: cls for cls in (TextReporter, ConciseReporter, JsonReporter, JsonLinesReporter,
