@@ -14,6 +14,8 @@ every worker). ``tests/test_parity.py`` checks that both engines agree on every 
 
 from __future__ import annotations
 
+import copy
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -23,6 +25,9 @@ from typing import TYPE_CHECKING, Any
 import jsonschema_rs
 import orjson
 
+from quizkit.findings import VALUE_LIMIT, cut, json_list, json_text
+from quizkit.model import KIND_NAMES
+from quizkit.pointers import escape_token, join_pointer
 from quizkit.rules.catalog import Rule
 from quizkit.rules.schema_rules import rule_for_keyword
 
@@ -32,8 +37,8 @@ if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
 BASE_URI = "https://quizkit.dev/schemas/v1/"
-KINDS = ("package-full", "version-list", "version", "version-created", "game",
-         "user-self", "user-update", "banner", "banner-create")
+ENUMS_ID = f"{BASE_URI}records/enums.json"
+KINDS = KIND_NAMES
 
 
 class SchemaRefused(Exception):
@@ -70,9 +75,23 @@ def schema_set(profile: Profile = ()) -> dict[str, dict]:
     """The bundled schemas with a profile's enums closed (the bundle itself when empty)."""
     if not profile:
         return bundled()
-    from quizkit.enums import apply_profile
-
     return apply_profile(bundled(), profile)
+
+
+def apply_profile(schemas: dict[str, dict], profile: Profile) -> dict[str, dict]:
+    """A copy of the bundled schemas with the profile's enums closed."""
+    if not profile:
+        return schemas
+    out = dict(schemas)
+    enums = copy.deepcopy(out[ENUMS_ID])
+    for name, values in profile:
+        enums["$defs"][name]["enum"] = list(values)
+        enums["$defs"][name]["description"] = (
+            enums["$defs"][name]["description"].split(" Open:", 1)[0]
+            + " Closed by an enum profile."
+        )
+    out[ENUMS_ID] = enums
+    return out
 
 
 @cache
@@ -89,21 +108,66 @@ def _registry_of(schemas: dict[str, dict]) -> referencing.Registry:
     return referencing.Registry(retrieve=_refuse).with_resources(resources_).crawl()
 
 
-def _rs_refuse(uri: str) -> Any:
+def refuse_retrieval(uri: str) -> Any:
+    """jsonschema-rs's retriever: every reference outside the bundle is refused."""
     raise SchemaRefused(f"refusing to resolve {uri!r}: only bundled schemas are used")
 
 
-#: jsonschema-rs (0.60) accepts some date-times that the reference (python-jsonschema with
-#: rfc3339-validator) rejects: ``+``, ``,`` or ``.`` in digit places (``+024-01-01T…``), second
-#: 60, year 0000. The fast engine's copy of the schemas adds this pattern beside every
-#: ``"format": "date-time"`` (the reference's grammar; the calendar is still checked by the
-#: format), so whatever the fast engine finds valid the reference finds valid too. The
-#: reference also accepts one trailing newline (Python's ``$``); the fast engine does not,
-#: and such a document goes to the reference, which decides. See tests/test_parity.py.
+#: ``format: date-time`` is RFC 3339's ``date-time`` (section 5.6): ``T`` or ``t``, ``Z`` or
+#: ``z`` or an offset with a colon, any number of fractional digits, years 0000-9999, and a
+#: leap second (second 60) where the UTC time is 23:59, as ajv-formats has it. Neither engine
+#: has exactly this (python-jsonschema's rfc3339-validator refuses a leap second and year
+#: 0000 and lets a trailing newline through; jsonschema-rs 0.60 takes ``+``, ``,`` or ``.`` in
+#: digit places and second 60 at any time), so the reference gets :func:`is_date_time` as its
+#: checker, and the fast engine's copy of the schemas adds :data:`DATE_TIME_PATTERN` beside
+#: every ``"format": "date-time"`` (the calendar is still checked by the format). The fast
+#: engine takes a leap second only with a UTC offset; others go to the reference, which
+#: decides. tests/test_date_time.py holds the cases, checked against ajv-formats too.
+_DIGITS = "[0-9]"
+_ZONE = "([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])"
 DATE_TIME_PATTERN = (
-    r"^(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-[0-9]{2}[Tt]"
-    r"([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
+    rf"^{_DIGITS}{{4}}-(0[1-9]|1[0-2])-{_DIGITS}{{2}}[Tt]"
+    rf"(([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.{_DIGITS}+)?{_ZONE}"
+    rf"|23:59:60(\.{_DIGITS}+)?([Zz]|[+-]00:00))$"
 )
+_DATE_TIME = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?"
+    r"(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))")
+_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def is_date_time(value: Any) -> bool:
+    """An RFC 3339 date-time (see above); anything that is not a string passes (a format
+    only speaks of strings)."""
+    if not isinstance(value, str):
+        return True
+    m = _DATE_TIME.fullmatch(value)
+    if m is None:
+        return False
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    leap_year = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    if not 1 <= month <= 12 or not 1 <= day <= _DAYS[month - 1] + (month == 2 and leap_year):
+        return False
+    if hour > 23 or minute > 59 or second > 60:
+        return False
+    offset = 0
+    if m.group(7):
+        off_hour, off_minute = int(m.group(8)), int(m.group(9))
+        if off_hour > 23 or off_minute > 59:
+            return False
+        offset = (off_hour * 60 + off_minute) * (1 if m.group(7) == "+" else -1)
+    return second < 60 or (hour * 60 + minute - offset) % 1440 == 23 * 60 + 59
+
+
+def format_checker() -> jsonschema.FormatChecker:
+    """python-jsonschema's format checker, with quizkit's ``date-time``."""
+    import jsonschema
+
+    checker = jsonschema.FormatChecker()
+    checker.checks("date-time")(is_date_time)
+    return checker
+
+
 #: The formats whose fast check is known to agree with the reference (with the fix above).
 FAST_FORMATS = frozenset({"date-time"})
 
@@ -130,7 +194,7 @@ def _fast_bundled(profile: Profile = ()) -> dict[str, dict]:
 
 @cache
 def _rs_registry(profile: Profile = ()) -> jsonschema_rs.Registry:
-    return jsonschema_rs.Registry(list(_fast_bundled(profile).items()), retriever=_rs_refuse)
+    return jsonschema_rs.Registry(list(_fast_bundled(profile).items()), retriever=refuse_retrieval)
 
 
 @dataclass
@@ -169,7 +233,7 @@ def fast_validator(kind: str, profile: Profile = ()) -> Any:
     """A new jsonschema-rs validator for a document kind (formats asserted, no network)."""
     return jsonschema_rs.Draft202012Validator(
         _fast_bundled(profile)[schema_id(kind)], validate_formats=True,
-        registry=_rs_registry(profile), retriever=_rs_refuse,
+        registry=_rs_registry(profile), retriever=refuse_retrieval,
     )
 
 
@@ -179,15 +243,14 @@ def reference_validator(kind: str, profile: Profile = ()) -> jsonschema.Draft202
 
     cls = jsonschema.Draft202012Validator
     return cls(schema_set(profile)[schema_id(kind)], registry=registry(profile),
-               format_checker=cls.FORMAT_CHECKER)
+               format_checker=format_checker())
 
 
 def _explaining_validator(kind: str, profile: Profile = ()) -> jsonschema.Draft202012Validator:
-    import jsonschema
 
     return _pruning_class(profile)(
         _explain_bundled(profile)[schema_id(kind)], registry=_explain_registry(profile),
-        format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+        format_checker=format_checker())
 
 
 # --- explaining invalid documents quickly --------------------------------------------------
@@ -217,7 +280,7 @@ def _schema_nodes(node: Any, where: str = "") -> Iterator[tuple[str, dict]]:
     else:
         return
     for key, value in items:
-        yield from _schema_nodes(value, where + pointer([key]))
+        yield from _schema_nodes(value, where + "/" + escape_token(key))
 
 
 @cache
@@ -239,7 +302,7 @@ def _subschema_validators(profile: Profile = ()) -> dict[int, Any]:
     for uri, schema in _explain_bundled(profile).items():
         compiled = jsonschema_rs.validator_map_for(
             fast[uri], registry=_rs_registry(profile), validate_formats=True,
-            retriever=_rs_refuse)
+            retriever=refuse_retrieval)
         for where, node in _schema_nodes(schema):
             v = compiled.get("#" + where)
             if v is not None:
@@ -296,78 +359,92 @@ def warm(profile: Profile = ()) -> None:
         validator(kind, profile)
 
 
-def pointer(parts: Any) -> str:
-    """A JSON Pointer (RFC 6901) from path parts."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+Raw = tuple[Rule, str, str]
 
 
-def _explain(error: ValidationError) -> tuple[Rule, str, str]:
-    """(rule, pointer, message) for one schema error, descending into anyOf/oneOf."""
+def _explain(error: ValidationError) -> list[Raw]:
+    """(rule, pointer, message) for one schema error, descending into anyOf/oneOf.
+
+    Values from the input are written as JSON and cut to a readable length; an unknown field
+    gets a finding of its own that points at it.
+    """
     from jsonschema.exceptions import best_match
 
+    where = join_pointer(error.absolute_path)
     if error.validator in ("anyOf", "oneOf") and error.context:
         # An alternative whose type matched explains best (a bad date-time string in a
         # nullable field is a format problem); when no type matched, list the types.
         matched_type = [e for e in error.context if e.validator != "type"]
         if matched_type:
             return _explain(best_match(matched_type))
-        expected = ", ".join(sorted({str(e.validator_value) for e in error.context}))
-        return (rule_for_keyword("type"), pointer(error.absolute_path),
-                f"{_short(error.instance)} is not of type {expected}")
+        expected = sorted({t for e in error.context for t in _types(e.validator_value)})
+        return [(rule_for_keyword("type"), where, _type_message(error.instance, expected))]
     keyword = str(error.validator)
     rule = rule_for_keyword(keyword)
-    where = pointer(error.absolute_path)
+    if keyword in ("additionalProperties", "unevaluatedProperties") and \
+            isinstance(error.instance, dict):
+        listed = error.schema.get("properties", {})
+        return [(rule, where + "/" + escape_token(key), f"unknown field {json_text(key)}")
+                for key in error.instance if key not in listed]
+    return [(rule, where, _message(keyword, error))]
+
+
+def _types(value: Any) -> list[str]:
+    return [value] if isinstance(value, str) else [str(v) for v in value]
+
+
+def _type_message(instance: Any, expected: list[str]) -> str:
+    return f"{json_text(instance)} is not of type {json_list(expected, sep=' or ')}"
+
+
+def _message(keyword: str, error: ValidationError) -> str:
+    """The message for one failing keyword, in JSON terms."""
+    value, instance = error.validator_value, error.instance
+    if keyword == "type":
+        return _type_message(instance, _types(value))
     if keyword == "required":
-        missing = _quoted_name(error.message)
-        return rule, where, f"missing required field {missing}"
-    if keyword in ("additionalProperties", "unevaluatedProperties"):
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        names = ", ".join(repr(e) for e in extra)
-        return rule, where, f"unknown field{'s' if len(extra) > 1 else ''} {names}"
+        # python-jsonschema gives one error per missing field: "'name' is a required property"
+        missing = next((n for n in value if error.message.startswith(f"{n!r} is")), None)
+        return f"missing required field {json_text(missing)}"
     if keyword == "enum":
-        return rule, where, _enum_message(error.instance, error.validator_value)
+        return _enum_message(instance, value)
+    if keyword == "const":
+        return f"{json_text(instance)} is not {json_text(value)}"
     if keyword == "format":
-        return rule, where, f"{_short(error.instance)} is not a valid {error.validator_value}"
-    return rule, where, error.message
+        return f"{json_text(instance)} is not a valid {value}"
+    if keyword in _BOUNDS:
+        return f"{json_text(instance)} is {_BOUNDS[keyword]} {json_text(value)}"
+    return cut(error.message, 4 * VALUE_LIMIT)
+
+
+_BOUNDS = {"minimum": "less than the minimum of",
+           "exclusiveMinimum": "not greater than the exclusive minimum of",
+           "maximum": "greater than the maximum of",
+           "exclusiveMaximum": "not less than the exclusive maximum of"}
+
+#: With more allowed values than this, a near miss is looked for by case only (difflib over
+#: a profile of 100,000 values would take a second per finding).
+_FUZZY_LIMIT = 1000
 
 
 def _enum_message(value: Any, allowed: list) -> str:
-    """Name the allowed values, and a near miss when there is one (case, a typo)."""
+    """Name a few allowed values, and a near miss when there is one (case, a typo)."""
     import difflib
 
-    message = f"{_short(value)} is not one of {', '.join(map(repr, allowed))}"
-    if isinstance(value, str):
+    message = f"{json_text(value)} is not one of {json_list(allowed)}"
+    if isinstance(value, str) and len(value) <= VALUE_LIMIT:
         strings = [a for a in allowed if isinstance(a, str)]
-        near = [a for a in strings if a.lower() == value.lower()] or \
-            difflib.get_close_matches(value, strings, n=1, cutoff=0.6)
+        near = [a for a in strings if a.lower() == value.lower()]
+        if not near and len(strings) <= _FUZZY_LIMIT:
+            near = difflib.get_close_matches(value, strings, n=1, cutoff=0.6)
         if near:
-            message += f"; did you mean {near[0]!r}?"
+            message += f"; did you mean {json_text(near[0])}?"
     return message
 
 
-def _quoted_name(message: str) -> str:
-    # python-jsonschema: "'name' is a required property"
-    return message.split(" is a required property", 1)[0]
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = orjson.dumps(value).decode() if not isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def schema_findings(kind: str, doc: Any, profile: Profile = ()) -> list[tuple[Rule, str, str]]:
+def schema_findings(kind: str, doc: Any, profile: Profile = ()) -> list[Raw]:
     """Every schema problem of one document as (rule, pointer, message), in document order."""
     v = validator(kind, profile)
     if v.is_valid(doc):
         return []
-    out = []
-    for error in v.errors(doc):
-        rule, where, message = _explain(error)
-        if rule.name == "unknown-field" and error.validator == "additionalProperties":
-            # One finding per unknown key, pointing at the key's value.
-            extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-            for key in extra:
-                out.append((rule, where + pointer([key]), f"unknown field {key!r}"))
-            continue
-        out.append((rule, where, message))
-    return out
+    return [raw for error in v.errors(doc) for raw in _explain(error)]

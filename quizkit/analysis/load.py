@@ -24,17 +24,22 @@ from pathlib import Path
 import duckdb
 
 from quizkit.analysis import transform
-from quizkit.analysis.connect import DatabaseError, one_line, run
+from quizkit.analysis.connect import DatabaseError, connect, one_line, run
 from quizkit.analysis.files import ExportFile, Skipped, expand, inspect
 from quizkit.analysis.readers import (
     DERIVED_SQL,
     DOCUMENT,
+    EMPTY_ARRAY_KIND,
     FORMATS,
     RAW_DDL,
+    SHAPE,
+    assign_kinds,
     objects_sql,
     whole_files_sql,
 )
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
+from quizkit.config import Settings
+from quizkit.runner import run as validate_run
 
 Progress = Callable[[str, float], None]
 
@@ -75,8 +80,12 @@ class _Clock:
 
 
 def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
-         findings: bool = True, progress: Progress | None = None) -> LoadResult:
+         findings: bool = True, settings: Settings | None = None,
+         progress: Progress | None = None) -> LoadResult:
     """Load the export files under ``paths`` into the tables of ``con``.
+
+    ``settings`` (rule selection, severities, per-path ignores, profile, limits) shape the
+    findings table as they shape ``quizkit validate``'s report; ``None``: the defaults.
 
     ``progress(step, seconds)`` is called after each step; an exception it raises aborts the
     load like any other failure (the database is left unchanged).
@@ -91,13 +100,14 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     clock.tick("discover")
     try:
         files = _stage(con, files, result, clock)
+        assign_kinds(con)
         _register_files(con, files)
         # No statement of the transform depends on the order of rows.
         with _setting(con, "preserve_insertion_order", "false"):
             for name, sql in transform.STEPS:
                 run(con, sql)
                 clock.tick(f"transform:{name}")
-        report_rows = _findings_rows(paths) if findings else None
+        report_rows = _findings_rows(paths, settings or Settings()) if findings else None
         _stage_findings(con, report_rows)
         clock.tick("validate")
         # In order, and so on one thread (see transform.DIRECT). The commit checkpoints
@@ -179,9 +189,10 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
         scans, more = _lanes("small", small, threads)
         params.update(more)
         selects.append(f"""
-            SELECT file, container, 1 AS doc_no, unnest(doc)
+            SELECT file, container, 1 AS doc_no, unnest(doc), shape
             FROM (SELECT unnest(files) AS file, unnest(containers) AS container,
-                         unnest(TRY_CAST(docs AS {DOCUMENT}[])) AS doc
+                         unnest(TRY_CAST(docs AS {DOCUMENT}[])) AS doc,
+                         unnest(TRY_CAST(docs AS {SHAPE}[])) AS shape
                   FROM (SELECT list(w.filename) AS files, list({container}) AS containers,
                                list(w.json) AS docs
                         FROM {scans} w
@@ -191,16 +202,18 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
         params.update(more)
         selects.append(f"""
             SELECT w.filename AS file, {container} AS container, 1 AS doc_no,
-                   unnest(TRY_CAST(w.json AS {DOCUMENT}))
+                   unnest(TRY_CAST(w.json AS {DOCUMENT})), TRY_CAST(w.json AS {SHAPE}) AS shape
             FROM {scans} w""")
     if arrays:
         # An array that does not parse gives no row at all, so it is left for the splitter.
         scans, more = _lanes("arrays", arrays, threads)
         params.update(more)
         selects.append(f"""
-            SELECT file, 'json-array' AS container, doc_no, unnest(doc)
-            FROM (SELECT file, unnest(docs) AS doc, generate_subscripts(docs, 1) AS doc_no
-                  FROM (SELECT w.filename AS file, TRY_CAST(w.json AS {DOCUMENT}[]) AS docs
+            SELECT file, 'json-array' AS container, doc_no, unnest(doc), shape
+            FROM (SELECT file, unnest(docs) AS doc, unnest(shapes) AS shape,
+                         generate_subscripts(docs, 1) AS doc_no
+                  FROM (SELECT w.filename AS file, TRY_CAST(w.json AS {DOCUMENT}[]) AS docs,
+                               TRY_CAST(w.json AS {SHAPE}[]) AS shapes
                         FROM {scans} w))""")
     # preserve_insertion_order on would make the scans of the union run one after the other
     # and, worse, keep each file's rows apart until the statement ends (20x slower, GBs).
@@ -273,7 +286,7 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
         INSERT INTO raw BY NAME
         SELECT *, {DERIVED_SQL} FROM (
             SELECT file, container, {int(first_doc_no) - 1} + row_number() OVER () AS doc_no,
-                   unnest(TRY_CAST(json AS {DOCUMENT}))
+                   unnest(TRY_CAST(json AS {DOCUMENT})), TRY_CAST(json AS {SHAPE}) AS shape
             FROM docs)
     """)
     run(con, "DROP TABLE docs")
@@ -324,7 +337,9 @@ def _register_files(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> 
     run(con, """
         CREATE OR REPLACE TEMP TABLE new_files AS
         SELECT l.file, l.format, l.compressed, l.bytes,
-               coalesce(r.documents, 0) AS documents, r.kind,
+               coalesce(r.documents, 0) AS documents,
+               CASE WHEN l.format = 'json-array' AND r.documents IS NULL
+                    THEN $empty_array_kind ELSE r.kind END AS kind,
                coalesce(r.unknown, 0) AS unknown_documents,
                CAST(now() AT TIME ZONE 'UTC' AS TIMESTAMP) AS loaded_at
         FROM loaded_files l
@@ -332,20 +347,17 @@ def _register_files(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> 
                           string_agg(DISTINCT kind, ',' ORDER BY kind) AS kind,
                           count(*) FILTER (WHERE kind IS NULL) AS unknown
                    FROM raw GROUP BY file) r USING (file)
-    """)
+    """, {"empty_array_kind": EMPTY_ARRAY_KIND})
 
 
-def _findings_rows(paths: Sequence[str | os.PathLike[str]]) -> tuple[list, ...]:
-    """Validate with quizkit's engine; the findings as column lists.
+def _findings_rows(paths: Sequence[str | os.PathLike[str]],
+                   settings: Settings) -> tuple[list, ...]:
+    """Validate as ``quizkit validate`` does, with ``settings``; the findings as column lists.
 
     The paths go to the engine as the user gave them, so that cross-file findings (which
     depend on the order files are met) are the ones ``quizkit validate PATH...`` reports.
     """
-    try:
-        from quizkit import validate
-        report = validate([os.fspath(p) for p in paths], jobs=None)
-    except ImportError as exc:  # the validation engine is not installed in this build
-        raise LoadError(f"validation is not available ({exc}); load with --no-findings") from None
+    report = validate_run([os.fspath(p) for p in paths], settings)
     cols: tuple[list, ...] = tuple([] for _ in range(9))
     for f in report.findings:
         values = (os.path.abspath(f.path) if f.path else f.path, f.record, f.pointer, f.line,
@@ -431,8 +443,6 @@ def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathL
 
     A database file that did not exist before and whose first load fails is removed again.
     """
-    from quizkit.analysis.connect import connect
-
     existed = db is not None and Path(db).exists()
     con = None
     ok = False
