@@ -89,10 +89,13 @@ def resolve(path: str | os.PathLike[str]) -> Target:
         # The links lead somewhere no name reaches (/proc/PID/fd/N): write in place.
         return Target(given, given, special=True, exists=True)
     parent = os.path.dirname(real) or "."
+    # Name the directory as the user wrote it, unless a link leads elsewhere.
+    written = os.path.dirname(given) or "."
+    shown = written if os.path.realpath(written) == parent else parent
     if not os.path.isdir(parent):
-        raise _fail(given, f"the directory {parent} does not exist")
+        raise _fail(given, f"the directory {shown} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise _fail(given, f"the directory {parent} is not writable")
+        raise _fail(given, f"the directory {shown} is not writable")
     return Target(given, real, special=False, exists=st is not None)
 
 
