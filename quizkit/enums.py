@@ -10,7 +10,8 @@ A profile is TOML::
     difficulty = ["easy", "medium", "hard"]
     chatPlatform = ["telegram", "discord"]
 
-An enum the profile leaves out stays open.
+An enum the profile leaves out stays open. A run reads its profile once, with
+:func:`quizkit.runner.read_profile_file` (the enums and the ``[service]`` names).
 """
 
 from __future__ import annotations
@@ -212,11 +213,6 @@ def profile_from_table(data: dict[str, Any], where: str) -> Profile:
     return tuple(out)
 
 
-def load_profile(path: str | os.PathLike[str]) -> Profile:
-    """Read a TOML profile. Raises :class:`ProfileError` naming the problem."""
-    return profile_from_table(read_profile(path), f"profile {path}")
-
-
 def dumps_schema(schema: dict) -> bytes:
     return orjson.dumps(schema, option=orjson.OPT_INDENT_2) + b"\n"
 
@@ -231,7 +227,6 @@ __all__ = [
     "enum_names",
     "enum_paths",
     "infer",
-    "load_profile",
     "profile_from_table",
     "profile_toml",
     "read_profile",
