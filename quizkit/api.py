@@ -45,8 +45,9 @@ from quizkit.analysis.sections import Section
 from quizkit.config import ConfigError, ConfigSource
 from quizkit.documents import Skipped, iter_documents
 from quizkit.editor import editor_settings
-from quizkit.enums import Inferred, dumps_schema, profile_toml
-from quizkit.enums import infer as infer_values
+from quizkit.enum_inference import Inferred, profile_toml
+from quizkit.enum_inference import infer as infer_values
+from quizkit.enums import dumps_schema
 from quizkit.generate import Summary, generate_corpus
 from quizkit.output import atomic_write, make_directory, refuse_inputs
 from quizkit.output import resolve as resolve_output
