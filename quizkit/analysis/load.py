@@ -33,6 +33,7 @@ from quizkit.analysis.readers import (
     FORMATS,
     RAW_DDL,
     SHAPE,
+    assign_kinds,
     objects_sql,
     whole_files_sql,
 )
@@ -99,6 +100,7 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     clock.tick("discover")
     try:
         files = _stage(con, files, result, clock)
+        assign_kinds(con)
         _register_files(con, files)
         # No statement of the transform depends on the order of rows.
         with _setting(con, "preserve_insertion_order", "false"):
@@ -454,4 +456,5 @@ def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathL
             con.close()
         if not ok and db is not None and not existed:
             for leftover in (Path(db), Path(f"{os.fspath(db)}.wal")):
-                leftover.unlink(missing_ok=True)
+                with suppress(OSError):  # e.g. never made, on a read-only file system
+                    leftover.unlink(missing_ok=True)

@@ -24,7 +24,7 @@ from quizkit.sources import MissingPath
               "detecting it from the document's shape.")
 @click.option("--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text",
               show_default=True, help="Report format.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the report to this file instead of stdout.")
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
               help="Exit 1 when there are findings of this severity or worse "

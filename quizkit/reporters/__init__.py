@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from quizkit.findings import Finding, Report
-from quizkit.output import AtomicFile
+from quizkit.output import AtomicFile, resolve
 from quizkit.progress import Progress
 from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.reporters.github import GitHubReporter
@@ -170,6 +170,9 @@ def open_reporters(fmt: str | None, output: str | None = None, reports: Sequence
     temporary file is removed and every previous report is left as it was.
     """
     specs = parse_reports(fmt, output, reports)
+    for spec in specs:  # every target checked before any is opened (a FIFO blocks on open)
+        if spec.path is not None:
+            resolve(spec.path)
     options = options or ReportOptions()
     stdout = stdout if stdout is not None else sys.stdout
     files: list[AtomicFile] = []

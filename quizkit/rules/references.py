@@ -6,7 +6,6 @@ from operator import itemgetter
 from typing import Any
 
 from quizkit.findings import Severity
-from quizkit.pointers import escape_token
 from quizkit.rules import version_index
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, doc_check
@@ -94,15 +93,6 @@ HISTORY_GAME = rule(
     "The `history` of a game lists runs of that game only.",
     bad='{"id": "g1", "history": [{"id": "h1", "gameId": "g2", ...}], ...}',
     good='{"id": "g1", "history": [{"id": "h1", "gameId": "g1", ...}], ...}',
-    group=GROUP,
-)
-ID_MAP = rule(
-    "R010", "invalid-id-map", Severity.ERROR,
-    "A value in `idMaps` of a created version is not an id string.",
-    "`idMaps.rounds`, `.themes`, `.questions` and `.steps` map an entity's old id to its new "
-    "id: each value is a string. (The schema only says each map is an object.)",
-    bad='{"idMaps": {"rounds": {"r1": 17}, ...}, ...}',
-    good='{"idMaps": {"rounds": {"r1": "r1-new"}, ...}, ...}',
     group=GROUP,
 )
 AUTHOR_MISMATCH = rule(
@@ -271,24 +261,3 @@ def game_links(doc: Any, emit: Emit) -> None:
         if got is not None and got != gid:
             emit(HISTORY_GAME, f"/history/{i}/gameId",
                  f"history gameId {got!r} differs from the game id {gid!r}")
-
-
-@doc_check("version-created")
-def id_maps(doc: Any, emit: Emit) -> None:
-    maps = as_dict(doc, "idMaps")
-    if maps is None:
-        return
-    for name, mapping in maps.items():
-        if type(mapping) is not dict:
-            continue
-        for key, value in mapping.items():
-            if type(value) is not str:
-                emit(ID_MAP, f"/idMaps/{escape_token(name)}/{escape_token(key)}",
-                     f"idMaps.{name} maps {key!r} to a {_json_type(value)}, not an id string")
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "boolean", int: "number", float: "number", str: "string", list: "array",
-            dict: "object"}.get(type(value), "value")

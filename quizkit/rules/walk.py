@@ -57,8 +57,9 @@ def is_number(v: Any) -> bool:
 def parse_time(value: Any) -> datetime | None:
     """An RFC 3339 date-time as an aware datetime; ``None`` for anything else.
 
-    Values the schema already reports (not a string, no offset, a leap second, garbage) give
-    ``None`` so that time-order checks skip them instead of reporting twice.
+    Values the schema already reports (not a string, no offset, garbage) give ``None`` so that
+    time-order checks skip them instead of reporting twice; so does a leap second (valid, but
+    ``datetime`` cannot hold second 60).
     """
     if type(value) is not str or len(value) < 20:
         return None
