@@ -1,31 +1,43 @@
-"""Load export files into the analysis tables, all or nothing.
+"""Load export files into the analysis tables, in bounded memory, all or nothing.
 
-The work happens in three phases:
+The work happens in four phases:
 
-1. *Stage* (outside the transaction, in temp tables, which never touch the database file):
-   DuckDB reads every file and types its documents into ``raw``, one row per document with
-   its kind (:mod:`quizkit.analysis.readers`); the statements of
-   :mod:`quizkit.analysis.transform` turn it into ``new_<table>`` rows.
-2. *Validate* (optional): ``quizkit.validate`` over the same files gives the ``findings`` rows.
-3. *Replace* (one transaction): delete the rows the load replaces, insert the new ones, commit.
-   Any error rolls the transaction back, so the database is exactly as it was.
+1. *Validate* (optional, first, while the process is small): ``quizkit.validate`` over the
+   same files gives the ``findings`` rows.
+2. *Stage* (outside the transaction, in temp tables, which never touch the database file),
+   one batch of files at a time (:data:`BATCH_BYTES`): DuckDB reads the batch and types its
+   documents into ``raw``, one row per document with its kind
+   (:mod:`quizkit.analysis.readers`); the candidate statements of
+   :mod:`quizkit.analysis.transform` turn them into flat ``cand_<table>`` rows, and ``raw`` is
+   dropped. Memory holds one batch of documents, whatever the size of the dump; DuckDB's
+   ``memory_limit`` and a spill directory bound the rest.
+3. *Pick*: the winners among all candidates become the ``new_<table>`` rows.
+4. *Replace* (one transaction): delete the rows the load replaces, insert the new ones, commit.
+   Any error or interruption rolls the transaction back, so the database is exactly as it was.
+
+DuckDB is handed only paths it cannot expand: each batch is read through links (or, for
+object storage, copies) with plain names in a private directory, and the rows get the real
+names back. A file name holding ``*``, ``?``, ``[``, ``{`` or a comma is thus one file.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import duckdb
 
+from quizkit import remote
 from quizkit.analysis import transform
-from quizkit.analysis.connect import DatabaseError, one_line, run
-from quizkit.analysis.files import ExportFile, Skipped, expand, inspect
+from quizkit.analysis.connect import DatabaseError, connect, one_line, run
+from quizkit.analysis.files import ExportFile, InputError, Skipped, expand, inspect, is_export
 from quizkit.analysis.readers import (
     DERIVED_SQL,
     DOCUMENT,
@@ -35,11 +47,21 @@ from quizkit.analysis.readers import (
     whole_files_sql,
 )
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
+from quizkit.findings import Report
 
 Progress = Callable[[str, float], None]
+#: Called after each batch with the files and bytes it held (a progress display).
+OnBatch = Callable[[int, int], None]
 
 _MALFORMED_AT = re.compile(r"Malformed JSON.*? at byte (\d+)[^:]*: ([^.]+)")
 _IN_FILE = re.compile(r' ?(?:in|of) file "[^"]+",?')
+
+#: Bytes of (uncompressed) input staged at once: what bounds a load's memory.
+BATCH_BYTES = 48 << 20
+#: Files staged at once, at most (document numbers keep 16 bits for the file).
+BATCH_FILES = 4096
+#: DuckDB's memory limit when none is given.
+DEFAULT_MEMORY_LIMIT = "512MB"
 
 
 class LoadError(Exception):
@@ -59,6 +81,32 @@ class LoadResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Input:
+    """One export file to load: ``name`` is what the ``file`` columns hold (an absolute path or
+    a URL), ``size`` its size as listed."""
+
+    name: str
+    size: int
+
+
+@dataclass
+class Candidates:
+    """The candidate rows of one batch (see :mod:`quizkit.analysis.transform`), as Arrow
+    tables by table name (``files`` included), and the files it skipped."""
+
+    tables: dict[str, object]
+    skipped: list[Skipped]
+
+
+class Runner(Protocol):
+    """Where the per-file work of a load runs: here, or on a cluster (quizkit.cluster)."""
+
+    def report(self, paths: list[str]) -> Report: ...
+
+    def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]: ...
+
+
 class _Clock:
     def __init__(self, result: LoadResult, progress: Progress | None) -> None:
         self.result = result
@@ -74,49 +122,272 @@ class _Clock:
             self.progress(step, seconds)
 
 
+def list_inputs(paths: Sequence[str | os.PathLike[str]]) -> list[Input]:
+    """Export files under ``paths`` (files, directories, object-storage URLs), unique.
+
+    Raises :class:`InputError` for a path or URL that does not exist.
+    """
+    found: dict[str, int] = {}
+    for raw in paths:
+        text = os.fspath(raw)
+        if remote.is_url(text):
+            try:
+                found.update(remote.list_files(text, is_export))
+            except remote.RemoteError as exc:
+                raise InputError(str(exc)) from None
+        else:
+            for path in expand([text]):
+                try:
+                    found[path] = os.stat(path).st_size
+                except OSError:
+                    found[path] = 0  # reading it says why
+    return [Input(name, size) for name, size in sorted(found.items())]
+
+
+def batches(inputs: list[Input], max_bytes: int = BATCH_BYTES,
+            max_files: int = BATCH_FILES) -> list[list[Input]]:
+    """Consecutive runs of ``inputs`` of at most ``max_bytes`` (or one larger file) and at
+    most ``max_files`` files."""
+    out: list[list[Input]] = []
+    current: list[Input] = []
+    size = 0
+    for i in inputs:
+        if current and (size + i.size > max_bytes or len(current) >= max_files):
+            out.append(current)
+            current, size = [], 0
+        current.append(i)
+        size += i.size
+    if current:
+        out.append(current)
+    return out
+
+
+def offset_of(batch_no: int) -> int:
+    """The first document number of batch ``batch_no`` (documents of a batch are numbered
+    file_no * 2**32 + n, file_no < 2**16)."""
+    return int(batch_no) << 48
+
+
+@contextmanager
+def configured(con: duckdb.DuckDBPyConnection, *, memory_limit: str | None = None,
+               threads: int | None = None) -> Iterator[None]:
+    """The connection with a memory limit and a private spill directory (then restored)."""
+    with ExitStack() as stack:
+        spill = stack.enter_context(tempfile.TemporaryDirectory(prefix="quizkit-spill-"))
+        try:
+            stack.enter_context(_setting(con, "temp_directory", _sql_text(spill)))
+            stack.enter_context(_setting(con, "memory_limit",
+                                         _sql_text(memory_limit or DEFAULT_MEMORY_LIMIT)))
+            if threads:
+                stack.enter_context(_setting(con, "threads", str(int(threads))))
+        except duckdb.Error as exc:
+            raise LoadError(f"bad memory limit or threads: {one_line(exc)}") from None
+        yield
+
+
+def _sql_text(value: str) -> str:
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+class LocalRunner:
+    """The per-file work of a load in this process (validation with all cores)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+
+    def report(self, paths: list[str]) -> Report:
+        from quizkit import validate  # quizkit's package imports the analysis layer
+        return validate(paths, jobs=None)
+
+    def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
+        for batch_no, batch in enumerate(batches):
+            skipped = stage_batch(self.con, batch, offset_of(batch_no))
+            yield batch_no, Candidates({}, skipped)
+
+
 def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
-         findings: bool = True, progress: Progress | None = None) -> LoadResult:
+         findings: bool = True, progress: Progress | None = None,
+         memory_limit: str | None = None, threads: int | None = None,
+         on_batch: OnBatch | None = None, runner: Runner | None = None) -> LoadResult:
     """Load the export files under ``paths`` into the tables of ``con``.
 
-    ``progress(step, seconds)`` is called after each step; an exception it raises aborts the
-    load like any other failure (the database is left unchanged).
+    ``progress(step, seconds)`` is called after each step and ``on_batch(files, bytes)`` after
+    each batch staged; an exception either raises aborts the load like any other failure (the
+    database is left unchanged). ``runner`` runs the per-file work elsewhere (a Dask cluster).
     Raises :class:`quizkit.analysis.files.InputError` for a path that does not exist,
     :class:`LoadError` when the load fails, :class:`DatabaseError` for an unusable database.
     """
     result = LoadResult()
     clock = _Clock(result, progress)
-    all_files = expand(list(paths))
-    files, skipped = inspect(all_files)
-    result.skipped.extend(skipped)
-    clock.tick("discover")
-    try:
-        files = _stage(con, files, result, clock)
-        _register_files(con, files)
-        # No statement of the transform depends on the order of rows.
-        with _setting(con, "preserve_insertion_order", "false"):
-            for name, sql in transform.STEPS:
-                run(con, sql)
-                clock.tick(f"transform:{name}")
-        report_rows = _findings_rows(paths) if findings else None
-        _stage_findings(con, report_rows)
-        clock.tick("validate")
-        # In order, and so on one thread (see transform.DIRECT). The commit checkpoints
-        # straight away: the rows not yet in the file (all but the largest tables' full row
-        # groups) are then written once, compressed, instead of to the WAL and again at the
-        # next checkpoint (when the database is closed).
-        with _setting(con, "preserve_insertion_order", "true"), \
-                _setting(con, "checkpoint_threshold", "'0B'"):
-            _replace(con, validated=all_files, result=result, clock=clock)
-        result.findings = None if report_rows is None else len(report_rows[0])
-    except duckdb.Error as exc:
-        raise LoadError(one_line(exc)) from None
-    finally:
-        _drop_temps(con)
+    with configured(con, memory_limit=memory_limit, threads=threads):
+        try:
+            inputs = stage_all(con, paths, findings=findings, result=result, clock=clock,
+                               on_batch=on_batch, runner=runner or LocalRunner(con))
+            # In order, and so on one thread: inserted from several threads, a table is
+            # written in partly filled row groups that the checkpoint then rewrites. The
+            # commit checkpoints straight away: the rows not yet in the file are then
+            # written once, compressed, instead of to the WAL and again at the next
+            # checkpoint (when the database is closed).
+            with _setting(con, "preserve_insertion_order", "true"), \
+                    _setting(con, "checkpoint_threshold", "'0B'"):
+                _replace(con, validated=[i.name for i in inputs], result=result, clock=clock)
+        except duckdb.Error as exc:
+            raise LoadError(one_line(exc)) from None
+        finally:
+            drop_temps(con)
     return result
 
 
-def _stage(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
-           result: LoadResult, clock: _Clock) -> list[ExportFile]:
+def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
+              findings: bool, result: LoadResult, clock: _Clock, on_batch: OnBatch | None,
+              runner: Runner) -> list[Input]:
+    """Validate, stage every batch and pick the winners: temp tables ``new_<table>``,
+    ``new_files`` and ``new_findings`` (and the ``win_*`` tables :data:`transform.DIRECT`
+    reads). Returns the inputs."""
+    inputs = list_inputs(paths)
+    clock.tick("discover")
+    report_rows = None
+    if findings:
+        report_rows = _findings_columns(runner.report([os.fspath(p) for p in paths]))
+        clock.tick("validate")
+    groups = batches(inputs)
+    for batch_no, cands in runner.candidates(groups):
+        add_candidates(con, cands)
+        result.skipped.extend(cands.skipped)
+        clock.tick("read")
+        if on_batch is not None:
+            on_batch(len(groups[batch_no]), sum(i.size for i in groups[batch_no]))
+    _ensure_candidates(con)
+    # No statement of the picks depends on the order of rows.
+    with _setting(con, "preserve_insertion_order", "false"):
+        for name, sql in transform.PICKS:
+            run(con, sql)
+            clock.tick(f"pick:{name}")
+    run(con, "CREATE OR REPLACE TEMP TABLE new_files AS SELECT *, "
+             "CAST(now() AT TIME ZONE 'UTC' AS TIMESTAMP) AS loaded_at FROM cand_files")
+    _stage_findings(con, report_rows)
+    result.findings = None if report_rows is None else len(report_rows[0])
+    return inputs
+
+
+def stage_batch(con: duckdb.DuckDBPyConnection, batch: list[Input], offset: int) -> list[Skipped]:
+    """Stage one batch into the ``cand_*`` temp tables of ``con``; the files it skipped.
+
+    The files are reached through a private directory of links (copies for URLs) with plain
+    names, so that DuckDB never expands a name; the rows get the real names back.
+    """
+    with tempfile.TemporaryDirectory(prefix="quizkit-batch-") as work:
+        links, skipped = _materialize(batch, work)
+        files, bad = inspect(list(links))
+        skipped.extend(Skipped(links[b.path], b.reason) for b in bad)
+        files, bad = _stage(con, files)
+        skipped.extend(Skipped(links[b.path], b.reason) for b in bad)
+        names = {"local": list(links) or [""], "name": list(links.values()) or [""]}
+        run(con, "UPDATE raw SET file = m.name FROM (SELECT unnest($local) AS local, "
+                 "unnest($name) AS name) m WHERE raw.file = m.local", names)
+        for table, sql in transform.candidate_statements(offset):
+            _append(con, f"cand_{table}", sql)
+        _append(con, "cand_files", _files_sql(), {
+            "paths": [links[f.path] for f in files] or [""],
+            "containers": [f.container for f in files] or [""],
+            "compressed": [f.compressed for f in files] or [False],
+            "sizes": [f.size for f in files] or [0],
+            "n": len(files)})
+        run(con, "DROP TABLE IF EXISTS temp.raw")
+    return skipped
+
+
+def _files_sql() -> str:
+    return """
+        SELECT l.file, l.format, l.compressed, l.bytes,
+               coalesce(r.documents, 0) AS documents, r.kind,
+               coalesce(r.unknown, 0) AS unknown_documents
+        FROM (SELECT unnest($paths) AS file, unnest($containers) AS format,
+                     unnest($compressed) AS compressed, unnest($sizes)::BIGINT AS bytes
+              LIMIT $n) l
+        LEFT JOIN (SELECT file, count(*) AS documents,
+                          string_agg(DISTINCT kind, ',' ORDER BY kind) AS kind,
+                          count(*) FILTER (WHERE kind IS NULL) AS unknown
+                   FROM raw GROUP BY file) r USING (file)
+    """
+
+
+def _append(con: duckdb.DuckDBPyConnection, table: str, sql: str,
+            params: dict | None = None) -> None:
+    """Rows of ``sql`` added to temp table ``table`` (created by the first batch)."""
+    if not run(con, "SELECT 1 FROM duckdb_tables() WHERE temporary AND table_name = ?",
+               [table]):
+        run(con, f"CREATE TEMP TABLE {table} AS {sql}", params)
+    else:
+        run(con, f"INSERT INTO {table} {sql}", params)
+
+
+def _link_name(i: int, name: str) -> str:
+    """A plain name that reads like ``name``: the same suffixes, as quizkit tells formats."""
+    lower = name.lower()
+    gz = lower.endswith(".gz")
+    base = lower[:-3] if gz else lower
+    suffix = ".jsonl" if base.endswith((".jsonl", ".ndjson")) else ".json"
+    return f"f{i}{suffix}{'.gz' if gz else ''}"
+
+
+def _materialize(batch: list[Input], work: str) -> tuple[dict[str, str], list[Skipped]]:
+    """Links (or, for URLs, copies) of the batch's files in ``work``: local path -> name."""
+    links: dict[str, str] = {}
+    skipped: list[Skipped] = []
+    for i, item in enumerate(batch):
+        local = os.path.join(work, _link_name(i, item.name))
+        if remote.is_url(item.name):
+            try:
+                remote.fetch(item.name, local)
+            except remote.RemoteError as exc:
+                skipped.append(Skipped(item.name, f"cannot be read: {exc}"))
+                continue
+        else:
+            os.symlink(os.path.abspath(item.name), local)
+        links[local] = item.name
+    return links, skipped
+
+
+def add_candidates(con: duckdb.DuckDBPyConnection, cands: Candidates) -> None:
+    """Candidate rows computed elsewhere (a cluster worker) added to ``cand_*`` of ``con``."""
+    for table, rows in cands.tables.items():
+        con.register("quizkit_rows", rows)
+        try:
+            _append(con, f"cand_{table}", "SELECT * FROM quizkit_rows")
+        finally:
+            con.unregister("quizkit_rows")
+
+
+def candidates_of(batch: list[Input], offset: int, *, memory_limit: str | None = None,
+                  threads: int | None = None) -> Candidates:
+    """The candidate rows of one batch, computed in a connection of their own (the work of
+    a cluster worker): flat rows, never documents."""
+    con = connect(None)
+    try:
+        with configured(con, memory_limit=memory_limit, threads=threads):
+            skipped = stage_batch(con, batch, offset)
+            tables = {t: con.execute(f"SELECT * FROM cand_{t}").fetch_arrow_table()
+                      for t in (*transform.CANDIDATES, "files")}
+        return Candidates(tables, skipped)
+    except duckdb.Error as exc:
+        raise LoadError(one_line(exc)) from None
+    finally:
+        con.close()
+
+
+def _ensure_candidates(con: duckdb.DuckDBPyConnection) -> None:
+    """Empty candidate tables when no batch made them (nothing to load)."""
+    run(con, RAW_DDL)
+    for table, sql in transform.candidate_statements(0):
+        _append(con, f"cand_{table}", sql + " LIMIT 0")
+    _append(con, "cand_files", _files_sql(), {"paths": [""], "containers": [""],
+                                              "compressed": [False], "sizes": [0], "n": 0})
+    run(con, "DROP TABLE IF EXISTS temp.raw")
+
+
+def _stage(con: duckdb.DuckDBPyConnection,
+           files: list[ExportFile]) -> tuple[list[ExportFile], list[Skipped]]:
     """Read the files into temp table ``raw``; files DuckDB cannot parse are skipped.
 
     Plain (not compressed) files of one document or one array of documents are read whole
@@ -133,21 +404,18 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
         except duckdb.Error:  # e.g. a file gone since it was listed: the careful path
             run(con, "DELETE FROM raw")
             whole = []
-        clock.tick("read:whole")
     typed = {file for (file,) in run(con, "SELECT DISTINCT file FROM raw")}
     rest = [f for f in files if f.path not in typed]
     try:
-        _read_objects(con, rest, first_doc_no=(len(whole) + 1) << 32, clock=clock)
-        return files
+        _read_objects(con, rest, first_doc_no=(len(whole) + 1) << 32)
+        return files, []
     except duckdb.Error as first_error:
         good, bad = _screen(con, rest)
         if not bad:
             raise LoadError(one_line(first_error)) from None
-        result.skipped.extend(bad)
-        clock.tick("read:screen")
-        _read_objects(con, good, first_doc_no=(len(whole) + 1) << 32, clock=clock)
+        _read_objects(con, good, first_doc_no=(len(whole) + 1) << 32)
         skipped = {b.path for b in bad}
-        return [f for f in files if f.path not in skipped]
+        return [f for f in files if f.path not in skipped], bad
 
 
 # Files up to this size are typed in batches (see _read_whole).
@@ -310,46 +578,18 @@ def _reason(message: str) -> str:
     return f"cannot be read: {message}"
 
 
-def _register_files(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None:
-    run(con, """
-        CREATE OR REPLACE TEMP TABLE loaded_files AS
-        SELECT unnest($paths) AS file, unnest($containers) AS format,
-               unnest($compressed) AS compressed, unnest($sizes)::BIGINT AS bytes
-    """, {"paths": [f.path for f in files] or [""],
-          "containers": [f.container for f in files] or [""],
-          "compressed": [f.compressed for f in files] or [False],
-          "sizes": [f.size for f in files] or [0]})
-    if not files:
-        run(con, "DELETE FROM loaded_files")
-    run(con, """
-        CREATE OR REPLACE TEMP TABLE new_files AS
-        SELECT l.file, l.format, l.compressed, l.bytes,
-               coalesce(r.documents, 0) AS documents, r.kind,
-               coalesce(r.unknown, 0) AS unknown_documents,
-               CAST(now() AT TIME ZONE 'UTC' AS TIMESTAMP) AS loaded_at
-        FROM loaded_files l
-        LEFT JOIN (SELECT file, count(*) AS documents,
-                          string_agg(DISTINCT kind, ',' ORDER BY kind) AS kind,
-                          count(*) FILTER (WHERE kind IS NULL) AS unknown
-                   FROM raw GROUP BY file) r USING (file)
-    """)
+def _findings_columns(report: Report) -> tuple[list, ...]:
+    """The findings of ``report`` as column lists (see the ``findings`` table).
 
-
-def _findings_rows(paths: Sequence[str | os.PathLike[str]]) -> tuple[list, ...]:
-    """Validate with quizkit's engine; the findings as column lists.
-
-    The paths go to the engine as the user gave them, so that cross-file findings (which
-    depend on the order files are met) are the ones ``quizkit validate PATH...`` reports.
+    The report comes from the paths as the user gave them, so that cross-file findings
+    (which depend on the order files are met) are the ones ``quizkit validate PATH...``
+    reports.
     """
-    try:
-        from quizkit import validate
-        report = validate([os.fspath(p) for p in paths], jobs=None)
-    except ImportError as exc:  # the validation engine is not installed in this build
-        raise LoadError(f"validation is not available ({exc}); load with --no-findings") from None
     cols: tuple[list, ...] = tuple([] for _ in range(9))
     for f in report.findings:
-        values = (os.path.abspath(f.path) if f.path else f.path, f.record, f.pointer, f.line,
-                  f.column, f.rule, f.code, str(f.severity), f.message)
+        path = f.path if not f.path or remote.is_url(f.path) else os.path.abspath(f.path)
+        values = (path, f.record, f.pointer, f.line, f.column, f.rule, f.code,
+                  str(f.severity), f.message)
         for col, value in zip(cols, values, strict=True):
             col.append(value)
     return cols
@@ -392,14 +632,14 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
 
 def _replace(con: duckdb.DuckDBPyConnection, *, validated: list[str], result: LoadResult,
              clock: _Clock) -> None:
-    loaded = "file IN (SELECT file FROM loaded_files)"
+    loaded = "file IN (SELECT file FROM new_files)"
     run(con, "BEGIN TRANSACTION")
     try:
         ensure_schema(con)
         for table, extra in transform.REPLACES.items():
             run(con, f'DELETE FROM "{table}" WHERE {loaded} OR {extra}')
-            select = transform.DIRECT.get(table, f"SELECT * FROM new_{table}")
-            ((result.rows[table],),) = run(con, f'INSERT INTO "{table}" BY NAME {select}')
+            ((result.rows[table],),) = run(
+                con, f'INSERT INTO "{table}" BY NAME {transform.select_new(table)}')
             clock.tick(f"write:{table}")
         run(con, "DELETE FROM findings WHERE file IN (SELECT unnest($v)) OR "
                     + loaded, {"v": validated or [""]})
@@ -417,7 +657,8 @@ def _replace(con: duckdb.DuckDBPyConnection, *, validated: list[str], result: Lo
     clock.tick("commit")
 
 
-def _drop_temps(con: duckdb.DuckDBPyConnection) -> None:
+def drop_temps(con: duckdb.DuckDBPyConnection) -> None:
+    """Free the temp tables of a load."""
     for name in transform.TEMP_TABLES:
         try:
             run(con, f"DROP TABLE IF EXISTS temp.{name}")
@@ -431,8 +672,6 @@ def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathL
 
     A database file that did not exist before and whose first load fails is removed again.
     """
-    from quizkit.analysis.connect import connect
-
     existed = db is not None and Path(db).exists()
     con = connect(db)
     ok = False
