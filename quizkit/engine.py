@@ -392,11 +392,19 @@ def _locate_late(findings: list[Finding], reread: _Rereader) -> None:
 Adjust = Callable[[Finding], Finding | None]
 
 
+#: Checks many sources elsewhere (a cluster): ``(sources, options) -> outcomes`` in input
+#: order, each as :func:`check_source` gives it.
+CheckMany = Callable[[list[Source], Options], Iterable[FileOutcome]]
+
+
 def _collect(sources: list[Source], options: Options, jobs: int, report: Report,
              facts: list[checks.LocatedFact], deliver: Callable[[Finding], None],
-             reporter: Reporter | None, on_file: Callable[[FileResult], None] | None) -> None:
+             reporter: Reporter | None, on_file: Callable[[FileResult], None] | None,
+             check_many: CheckMany | None = None) -> None:
     """Check every source; keep results and facts, deliver findings, in input order."""
-    for outcome in _check_many(sources, options, jobs):
+    outcomes = (check_many(sources, options) if check_many is not None
+                else _check_many(sources, options, jobs))
+    for outcome in outcomes:
         report.add_file(outcome.result)
         facts.extend(outcome.facts)
         for finding in outcome.findings:
@@ -410,12 +418,14 @@ def _collect(sources: list[Source], options: Options, jobs: int, report: Report,
 def run(sources: Iterable[Source], options: Options | None = None, *,
         reporter: Reporter | None = None, jobs: int | None = None,
         adjust: Adjust | None = None,
-        on_file: Callable[[FileResult], None] | None = None) -> Report:
+        on_file: Callable[[FileResult], None] | None = None,
+        check_many: CheckMany | None = None) -> Report:
     """Check every source and return the report.
 
     ``reporter`` receives each finding as soon as its file is done (in input order).
     ``adjust`` may re-grade or drop findings (configuration, baseline) before they are
-    reported; ``on_file`` is called after each file (progress).
+    reported; ``on_file`` is called after each file (progress). ``check_many`` checks the
+    files elsewhere (``quizkit.cluster``); the cross-file checks still run here.
     """
     options = options or Options()
     load_rule_modules()  # batch checks run here, in the main process, whatever the job count
@@ -437,7 +447,8 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     if reporter is not None:
         reporter.start()
     with _fewer_collections():
-        _collect(sources, options, jobs, report, facts, deliver, reporter, on_file)
+        _collect(sources, options, jobs, report, facts, deliver, reporter, on_file,
+                 check_many)
     reread = _Rereader(sources, options)
     with checks.rereading(reread):
         late = [f for check in checks.batch_checks() for f in check(facts)]

@@ -34,9 +34,10 @@ from typing import Protocol
 
 import duckdb
 
-from quizkit import remote
+from quizkit import engine, remote
 from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, connect, one_line, run
+from quizkit.analysis.dataset import write_dataset
 from quizkit.analysis.files import ExportFile, InputError, Skipped, expand, inspect, is_export
 from quizkit.analysis.readers import (
     DERIVED_SQL,
@@ -48,10 +49,12 @@ from quizkit.analysis.readers import (
 )
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
 from quizkit.findings import Report
+from quizkit.sources import expand as expand_sources
 
 Progress = Callable[[str, float], None]
-#: Called after each batch with the files and bytes it held (a progress display).
-OnBatch = Callable[[int, int], None]
+#: Called after each batch with its files, and the files and bytes of the whole load
+#: (a progress display).
+OnBatch = Callable[[list["Input"], int, int], None]
 
 _MALFORMED_AT = re.compile(r"Malformed JSON.*? at byte (\d+)[^:]*: ([^.]+)")
 _IN_FILE = re.compile(r' ?(?:in|of) file "[^"]+",?')
@@ -196,8 +199,7 @@ class LocalRunner:
         self.con = con
 
     def report(self, paths: list[str]) -> Report:
-        from quizkit import validate  # quizkit's package imports the analysis layer
-        return validate(paths, jobs=None)
+        return engine.run(expand_sources(paths), engine.Options(), jobs=None)
 
     def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
         for batch_no, batch in enumerate(batches):
@@ -211,9 +213,10 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
          on_batch: OnBatch | None = None, runner: Runner | None = None) -> LoadResult:
     """Load the export files under ``paths`` into the tables of ``con``.
 
-    ``progress(step, seconds)`` is called after each step and ``on_batch(files, bytes)`` after
-    each batch staged; an exception either raises aborts the load like any other failure (the
-    database is left unchanged). ``runner`` runs the per-file work elsewhere (a Dask cluster).
+    ``progress(step, seconds)`` is called after each step and ``on_batch(batch, total_files,
+    total_bytes)`` after each batch staged; an exception either raises aborts the load like
+    any other failure (the database is left unchanged). ``runner`` runs the per-file work
+    elsewhere (a Dask cluster).
     Raises :class:`quizkit.analysis.files.InputError` for a path that does not exist,
     :class:`LoadError` when the load fails, :class:`DatabaseError` for an unusable database.
     """
@@ -251,12 +254,13 @@ def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[
         report_rows = _findings_columns(runner.report([os.fspath(p) for p in paths]))
         clock.tick("validate")
     groups = batches(inputs)
+    total_bytes = sum(i.size for i in inputs)
     for batch_no, cands in runner.candidates(groups):
         add_candidates(con, cands)
         result.skipped.extend(cands.skipped)
         clock.tick("read")
         if on_batch is not None:
-            on_batch(len(groups[batch_no]), sum(i.size for i in groups[batch_no]))
+            on_batch(groups[batch_no], len(inputs), total_bytes)
     _ensure_candidates(con)
     # No statement of the picks depends on the order of rows.
     with _setting(con, "preserve_insertion_order", "false"):
@@ -647,14 +651,18 @@ def _replace(con: duckdb.DuckDBPyConnection, *, validated: list[str], result: Lo
         run(con, f"DELETE FROM files WHERE {loaded}")
         ((result.rows["files"],),) = run(con, "INSERT INTO files BY NAME SELECT * FROM new_files")
         clock.tick("write:findings,files")
-        ((result.files, result.documents, result.unknown_documents),) = run(
-            con, "SELECT count(*), coalesce(sum(documents), 0), "
-                 "coalesce(sum(unknown_documents), 0) FROM new_files")
+        _tally(con, result)
     except BaseException:
         run(con, "ROLLBACK")
         raise
     run(con, "COMMIT")
     clock.tick("commit")
+
+
+def _tally(con: duckdb.DuckDBPyConnection, result: LoadResult) -> None:
+    ((result.files, result.documents, result.unknown_documents),) = run(
+        con, "SELECT count(*), coalesce(sum(documents), 0), "
+             "coalesce(sum(unknown_documents), 0) FROM new_files")
 
 
 def drop_temps(con: duckdb.DuckDBPyConnection) -> None:
@@ -684,3 +692,34 @@ def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathL
         if not ok and db is not None and not existed:
             for leftover in (Path(db), Path(f"{os.fspath(db)}.wal")):
                 leftover.unlink(missing_ok=True)
+
+
+def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike[str]], *,
+                 findings: bool = True, progress: Progress | None = None,
+                 memory_limit: str | None = None, threads: int | None = None,
+                 on_batch: OnBatch | None = None, runner: Runner | None = None) -> LoadResult:
+    """Load ``paths`` into the Parquet dataset ``root`` (see quizkit.analysis.dataset), with
+    the options of :func:`load`. Staging happens in a private in-memory database that
+    spills to a temporary directory."""
+    result = LoadResult()
+    clock = _Clock(result, progress)
+    con = connect(None)
+    try:
+        with configured(con, memory_limit=memory_limit, threads=threads):
+            try:
+                inputs = stage_all(con, paths, findings=findings, result=result, clock=clock,
+                                   on_batch=on_batch, runner=runner or LocalRunner(con))
+                result.rows = write_dataset(con, root, validated=[i.name for i in inputs])
+                result.rows.pop("findings", None)
+                _tally(con, result)
+                clock.tick("write")
+            except duckdb.Error as exc:
+                raise LoadError(one_line(exc)) from None
+            except OSError as exc:
+                raise DatabaseError(f"cannot write dataset {root}: "
+                                    f"{exc.strerror or exc}") from None
+            finally:
+                drop_temps(con)
+    finally:
+        con.close()
+    return result

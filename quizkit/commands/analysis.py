@@ -16,13 +16,17 @@ from typing import Any, NoReturn
 import click
 import duckdb
 
+from quizkit import api
 from quizkit.analysis import summaries
 from quizkit.analysis.connect import DatabaseError, connect, one_line
+from quizkit.analysis.dataset import open_dataset
 from quizkit.analysis.export import export_parquet
 from quizkit.analysis.files import InputError, Skipped
-from quizkit.analysis.load import LoadError, LoadResult, load, load_paths
+from quizkit.analysis.load import DEFAULT_MEMORY_LIMIT, Input, LoadError, LoadResult, load
 from quizkit.analysis.output import FORMATS, render
 from quizkit.analysis.query import QueryError, lock_down, query
+from quizkit.cluster import ClusterError
+from quizkit.progress import Progress
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
@@ -46,16 +50,24 @@ def _warn_unknown(result: LoadResult) -> None:
 
 
 @contextmanager
-def _source(paths: tuple[str, ...], db: str | None, *,
-            findings: bool = False) -> Iterator[tuple[duckdb.DuckDBPyConnection, bool]]:
-    """A connection to ``--db`` (read-only) or to memory loaded from ``paths``.
+def _source(paths: tuple[str, ...], db: str | None, *, findings: bool = False,
+            parquet: str | None = None) -> Iterator[tuple[duckdb.DuckDBPyConnection, bool]]:
+    """A connection to ``--db`` (read-only), to the dataset ``--parquet``, or to memory loaded
+    from ``paths``.
 
     Yields (connection, whether some input file was skipped).
     """
-    if paths and db:
-        raise click.UsageError("give export files or --db FILE, not both")
-    if not paths and not db:
-        raise click.UsageError("give export files to read, or --db FILE")
+    if sum(map(bool, (paths, db, parquet))) > 1:
+        raise click.UsageError("give export files, --db FILE or --parquet DIR, only one")
+    if not paths and not db and not parquet:
+        raise click.UsageError("give export files to read, --db FILE or --parquet DIR")
+    if parquet:
+        try:
+            with open_dataset(parquet) as con:
+                yield con, False
+        except DatabaseError as exc:
+            _fail(str(exc), EXIT_USAGE)
+        return
     skipped = False
     try:
         if db:
@@ -79,6 +91,9 @@ def _source(paths: tuple[str, ...], db: str | None, *,
 
 
 def _source_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = click.option("--parquet", type=click.Path(file_okay=False),
+                      help="Read this Parquet dataset (from `quizkit load --parquet`) "
+                           "instead of files.")(fn)
     fn = click.option("--db", type=click.Path(dir_okay=False),
                       help="Read this database (from `quizkit load`) instead of files.")(fn)
     fn = click.argument("paths", nargs=-1, type=click.Path())(fn)
@@ -92,37 +107,69 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 @click.command("load")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--db", required=True, type=click.Path(dir_okay=False),
+@click.option("--db", type=click.Path(dir_okay=False),
               help="DuckDB database file to load into (created if missing).")
+@click.option("--parquet", type=click.Path(file_okay=False),
+              help="Parquet dataset directory to load into instead (one folder per table; "
+                   "created if missing).")
 @click.option("--findings/--no-findings", default=True, show_default=True,
               help="Also validate the files and load the findings (slower).")
+@click.option("--memory-limit", metavar="SIZE", default=DEFAULT_MEMORY_LIMIT,
+              show_default=True,
+              help="DuckDB's memory limit (e.g. 512MB, 2GB); beyond it DuckDB spills to a "
+                   "temporary directory.")
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              help="DuckDB threads [default: the number of cores].")
+@click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
+              help="Run the per-file work on this Dask cluster (tcp://host:8786; default "
+                   "$DASK_SCHEDULER_ADDRESS); needs --parquet.")
 @click.option("--timings", is_flag=True, help="Print the time of each step to stderr.")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing but warnings and errors.")
-def load_command(paths: tuple[str, ...], db: str, findings: bool, timings: bool,
-                 quiet: bool) -> None:
-    """Load exports of any kind (files, directories; .json, .jsonl, .ndjson, .gz) into DuckDB.
+@click.option("-q", "--quiet", is_flag=True,
+              help="Print nothing but warnings and errors (no progress display).")
+def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, findings: bool,
+                 memory_limit: str, threads: int | None, scheduler: str | None,
+                 timings: bool, quiet: bool) -> None:
+    """Load exports of any kind (files, directories, s3:// URLs; .json, .jsonl, .ndjson, .gz)
+    into DuckDB or a Parquet dataset.
 
-    Loading runs in one transaction: on failure the database is left as it was. Loading the
-    same files again replaces their rows. The tables are described in docs/tables.md.
+    Memory stays bounded whatever the size of the dump (--memory-limit). Loading into --db
+    runs in one transaction: on failure or interruption the database is left as it was.
+    Loading the same files again replaces their rows. The tables are described in
+    docs/tables.md, the dataset and clusters in docs/scaling.md.
     """
-    progress = None
+    if bool(db) == bool(parquet):
+        raise click.UsageError("give --db FILE or --parquet DIR (one of them)")
+    if scheduler and not parquet:
+        raise click.UsageError("--scheduler loads into a Parquet dataset: give --parquet DIR")
+    step = None
     if timings:
-        def progress(step: str, seconds: float) -> None:
-            click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
+        def step(name: str, seconds: float) -> None:
+            click.echo(f"  {name:<28} {seconds:8.3f} s", err=True)
     try:
-        result = load_paths(db, paths, findings=findings, progress=progress)
+        with Progress.for_run(quiet=quiet) as progress:
+            def on_batch(batch: list[Input], total_files: int, total_bytes: int) -> None:
+                progress.set_totals(total_files, total_bytes)
+                for item in batch:
+                    progress.advance(item.name, item.size)
+
+            result = api.load(paths, db=db, parquet=parquet, findings=findings,
+                              memory_limit=memory_limit, threads=threads,
+                              scheduler=scheduler, progress=step, on_batch=on_batch)
     except InputError as exc:
         _fail(str(exc), EXIT_INPUT)
     except LoadError as exc:
-        _fail(f"load failed, the database is unchanged: {exc}", EXIT_INPUT)
-    except DatabaseError as exc:
+        _fail(f"load failed, the {'database' if db else 'dataset'} is unchanged: {exc}",
+              EXIT_INPUT)
+    except (DatabaseError, ClusterError) as exc:
         _fail(str(exc), EXIT_USAGE)
+    except KeyboardInterrupt:
+        _fail("interrupted; nothing was loaded", 130)
     _warn_skipped(result.skipped)
     _warn_unknown(result)
     if not quiet:
         rows = ", ".join(f"{n} {t}" for t, n in result.rows.items() if t != "files")
-        click.echo(f"Loaded {result.files} files ({result.documents} documents) into {db}: "
-                   f"{rows}" + ("" if result.findings is None
+        click.echo(f"Loaded {result.files} files ({result.documents} documents) into "
+                   f"{db or parquet}: {rows}" + ("" if result.findings is None
                                 else f", {result.findings} findings") + ".")
     if result.skipped:
         sys.exit(EXIT_INPUT)
@@ -136,9 +183,9 @@ def summary() -> None:
     """
 
 
-def _run_summary(name: str, paths: tuple[str, ...], db: str | None, fmt: str,
-                 section: str | None, **options: Any) -> None:
-    with _source(paths, db) as (con, skipped):
+def _run_summary(name: str, paths: tuple[str, ...], db: str | None, parquet: str | None,
+                 fmt: str, section: str | None, **options: Any) -> None:
+    with _source(paths, db, parquet=parquet) as (con, skipped):
         try:
             sections = summaries.SUMMARIES[name](con, **options)
         except ValueError as exc:
@@ -172,26 +219,28 @@ def _summary_options(grouped: bool) -> Callable[[Callable[..., Any]], Callable[.
 
 @summary.command("sizes")
 @_summary_options(grouped=True)
-def sizes_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
-                  by: tuple[str, ...], section: str | None) -> None:
+def sizes_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
+                  top: int, by: tuple[str, ...], section: str | None) -> None:
     """Package sizes (meta.size): distribution, largest, media counts, groups."""
-    _run_summary("sizes", paths, db, fmt, section, top=top, by=by or summaries.GROUP_NAMES)
+    _run_summary("sizes", paths, db, parquet, fmt, section, top=top,
+                 by=by or summaries.GROUP_NAMES)
 
 
 @summary.command("starts")
 @_summary_options(grouped=True)
-def starts_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
-                   by: tuple[str, ...], section: str | None) -> None:
+def starts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
+                   top: int, by: tuple[str, ...], section: str | None) -> None:
     """Starts (meta.starts) and games: totals, top, groups, games per package and version."""
-    _run_summary("starts", paths, db, fmt, section, top=top, by=by or summaries.GROUP_NAMES)
+    _run_summary("starts", paths, db, parquet, fmt, section, top=top,
+                 by=by or summaries.GROUP_NAMES)
 
 
 @summary.command("overview")
 @_summary_options(grouped=False)
-def overview_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
-                     section: str | None) -> None:
+def overview_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
+                     top: int, section: str | None) -> None:
     """Counts of every table, shares of published and deleted versions, files, findings."""
-    _run_summary("overview", paths, db, fmt, section, top=top)
+    _run_summary("overview", paths, db, parquet, fmt, section, top=top)
 
 
 _MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
@@ -201,14 +250,15 @@ _MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
 @click.argument("sql")
 @_source_options
 @_format_option
-def query_command(sql: str, paths: tuple[str, ...], db: str | None, fmt: str) -> None:
+def query_command(sql: str, paths: tuple[str, ...], db: str | None, parquet: str | None,
+                  fmt: str) -> None:
     """Run one reading SQL statement (SELECT) over the tables of docs/tables.md.
 
     A database file is opened read-only; statements that write are refused (exit 2). Reading
     files straight, the findings table is filled only when the SQL mentions it.
     """
     findings = bool(paths) and bool(_MENTIONS_FINDINGS.search(sql))
-    with _source(paths, db, findings=findings) as (con, skipped):
+    with _source(paths, db, findings=findings, parquet=parquet) as (con, skipped):
         try:
             lock_down(con)
             result = query(con, sql)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import click
 
-from quizkit import engine
+from quizkit import cluster, engine
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.rules import rule_options, rule_run
 from quizkit.config import OPTIONS, Settings
@@ -48,29 +49,39 @@ OPTIONS.update({"exclude", "profile"})
               help="Worker processes [default: the number of cores; 1 for stdin].")
 @click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
               help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
+@click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
+              help="Check the files on this Dask cluster (tcp://host:8786; default "
+                   "$DASK_SCHEDULER_ADDRESS); the workers read the inputs themselves.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
 @limit_options
 @rule_options
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
              fail_on: str | None, exclude: tuple[str, ...], profile: str | None,
-             jobs: int | None, reports: tuple[str, ...], quiet: bool, verbose: bool,
-             limits: Limits, **rule_opts: Any) -> None:
+             jobs: int | None, reports: tuple[str, ...], scheduler: str | None, quiet: bool,
+             verbose: bool, limits: Limits, **rule_opts: Any) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
     Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
     error; 3 an input could not be read or parsed.
     """
     try:
-        with rule_run(fail_on, **rule_opts) as rules:
+        with rule_run(fail_on, **rule_opts) as rules, ExitStack() as stack:
             sources, options = _inputs(paths, exclude, profile, kind, rules.settings, limits)
+            check_many = None
+            if scheduler:
+                check_many = cluster.check_many(stack.enter_context(cluster.connect(scheduler)))
             progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
             with open_reporters(fmt, output, reports, progress=progress) as reporter:
                 configure_service(reporter, names=options.service, kind=kind)
                 report = engine.run(sources, options, reporter=reporter, jobs=jobs,
-                                    adjust=rules.adjust, on_file=progress.on_file)
+                                    adjust=rules.adjust, on_file=progress.on_file,
+                                    check_many=check_many)
     except ReportSpecError as exc:
         raise click.UsageError(str(exc)) from None
+    except cluster.ClusterError as exc:
+        click.echo(f"quizkit: error: {exc}", err=True)
+        sys.exit(2)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
