@@ -184,7 +184,7 @@ def configured(con: duckdb.DuckDBPyConnection, *, memory_limit: str | None = Non
             if threads:
                 stack.enter_context(_setting(con, "threads", str(int(threads))))
         except duckdb.Error as exc:
-            raise LoadError(f"bad memory limit or threads: {one_line(exc)}") from None
+            raise DatabaseError(f"bad --memory-limit or --threads: {one_line(exc)}") from None
         yield
 
 
@@ -371,7 +371,7 @@ def candidates_of(batch: list[Input], offset: int, *, memory_limit: str | None =
     try:
         with configured(con, memory_limit=memory_limit, threads=threads):
             skipped = stage_batch(con, batch, offset)
-            tables = {t: con.execute(f"SELECT * FROM cand_{t}").fetch_arrow_table()
+            tables = {t: con.execute(f"SELECT * FROM cand_{t}").to_arrow_table()
                       for t in (*transform.CANDIDATES, "files")}
         return Candidates(tables, skipped)
     except duckdb.Error as exc:
