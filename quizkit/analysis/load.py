@@ -210,7 +210,8 @@ class LocalRunner:
 def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
          findings: bool = True, progress: Progress | None = None,
          memory_limit: str | None = None, threads: int | None = None,
-         on_batch: OnBatch | None = None, runner: Runner | None = None) -> LoadResult:
+         on_batch: OnBatch | None = None, runner: Runner | None = None,
+         batch_bytes: int = BATCH_BYTES) -> LoadResult:
     """Load the export files under ``paths`` into the tables of ``con``.
 
     ``progress(step, seconds)`` is called after each step and ``on_batch(batch, total_files,
@@ -225,7 +226,8 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     with configured(con, memory_limit=memory_limit, threads=threads):
         try:
             inputs = stage_all(con, paths, findings=findings, result=result, clock=clock,
-                               on_batch=on_batch, runner=runner or LocalRunner(con))
+                               on_batch=on_batch, runner=runner or LocalRunner(con),
+                               batch_bytes=batch_bytes)
             # In order, and so on one thread: inserted from several threads, a table is
             # written in partly filled row groups that the checkpoint then rewrites. The
             # commit checkpoints straight away: the rows not yet in the file are then
@@ -243,7 +245,7 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
 
 def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
               findings: bool, result: LoadResult, clock: _Clock, on_batch: OnBatch | None,
-              runner: Runner) -> list[Input]:
+              runner: Runner, batch_bytes: int = BATCH_BYTES) -> list[Input]:
     """Validate, stage every batch and pick the winners: temp tables ``new_<table>``,
     ``new_files`` and ``new_findings`` (and the ``win_*`` tables :data:`transform.DIRECT`
     reads). Returns the inputs."""
@@ -253,7 +255,7 @@ def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[
     if findings:
         report_rows = _findings_columns(runner.report([os.fspath(p) for p in paths]))
         clock.tick("validate")
-    groups = batches(inputs)
+    groups = batches(inputs, batch_bytes)
     total_bytes = sum(i.size for i in inputs)
     for batch_no, cands in runner.candidates(groups):
         add_candidates(con, cands)
@@ -697,7 +699,8 @@ def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathL
 def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike[str]], *,
                  findings: bool = True, progress: Progress | None = None,
                  memory_limit: str | None = None, threads: int | None = None,
-                 on_batch: OnBatch | None = None, runner: Runner | None = None) -> LoadResult:
+                 on_batch: OnBatch | None = None, runner: Runner | None = None,
+                 batch_bytes: int = BATCH_BYTES) -> LoadResult:
     """Load ``paths`` into the Parquet dataset ``root`` (see quizkit.analysis.dataset), with
     the options of :func:`load`. Staging happens in a private in-memory database that
     spills to a temporary directory."""
@@ -708,7 +711,8 @@ def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike
         with configured(con, memory_limit=memory_limit, threads=threads):
             try:
                 inputs = stage_all(con, paths, findings=findings, result=result, clock=clock,
-                                   on_batch=on_batch, runner=runner or LocalRunner(con))
+                                   on_batch=on_batch, runner=runner or LocalRunner(con),
+                                   batch_bytes=batch_bytes)
                 result.rows = write_dataset(con, root, validated=[i.name for i in inputs])
                 result.rows.pop("findings", None)
                 _tally(con, result)
