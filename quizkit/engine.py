@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from quizkit import intake
+from quizkit import intake, remote
 from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report
 from quizkit.kinds import closest_kinds, detect_kind, shape_of
@@ -343,7 +343,8 @@ class _Rereader:
             return self._last[1]
         path = self.path(display)
         data = None
-        if path is not None and os.path.isfile(path):  # a FIFO or device cannot be read twice
+        # A FIFO or device cannot be read twice; an object in object storage can.
+        if path is not None and (remote.is_url(path) or os.path.isfile(path)):
             try:
                 data = Source(path).read(self.options.limits.max_decompressed,
                                          self.options.limits.max_file_size)
