@@ -8,7 +8,7 @@ storage through :mod:`quizkit.remote`) and send back what the client needs and n
   (:func:`quizkit.engine.check_source`). The client runs the cross-file checks on the
   gathered facts, as a local run does, so reports and exit codes are the same.
 * ``load``: per batch of files, the flat candidate rows of every table
-  (:func:`quizkit.analysis.load.candidates_of`); the client picks the winners and writes the
+  (:mod:`quizkit.analysis.cluster_load`); the client picks the winners and writes the
   Parquet dataset.
 
 Tasks are gathered in input order, a bounded window of them in flight. When a worker dies,
@@ -18,6 +18,7 @@ Dask runs its tasks again elsewhere: results do not change. Dask itself comes wi
 
 from __future__ import annotations
 
+import importlib
 import itertools
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -25,15 +26,8 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from quizkit import engine
-from quizkit.analysis.load import Candidates, Input, candidates_of, offset_of
-from quizkit.findings import Report
 from quizkit.rules import load_rule_modules
 from quizkit.sources import Source
-
-try:  # an optional extra: without it, --scheduler gets a clear error instead
-    import distributed
-except ImportError:  # pragma: no cover - the extra is installed in the tests
-    distributed = None
 
 #: Seconds to wait for the scheduler before giving up (exit 2).
 CONNECT_TIMEOUT = 5
@@ -53,8 +47,12 @@ class ClusterError(Exception):
 @contextmanager
 def connect(address: str) -> Iterator[Any]:
     """A Dask client of the scheduler at ``address``, closed at the end."""
-    if distributed is None:
-        raise ClusterError("--scheduler needs Dask: pip install 'quizkit[cluster]'")
+    # Dask is an optional extra, imported only when a cluster is used: a local run neither
+    # needs it nor pays for importing it.
+    try:
+        distributed = importlib.import_module("distributed")
+    except ImportError:
+        raise ClusterError("--scheduler needs Dask: pip install 'quizkit[cluster]'") from None
     try:
         client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
@@ -75,7 +73,7 @@ def _threads(client: Any) -> int:
     return max(1, sum(client.nthreads().values()))
 
 
-def _ordered(client: Any, fn: Callable[..., R], tasks: Iterable[T], **kwargs: Any
+def ordered(client: Any, fn: Callable[..., R], tasks: Iterable[T], **kwargs: Any
              ) -> Iterator[R]:
     """``fn(task, **kwargs)`` on the cluster for every task, results in task order, with a
     bounded window of tasks in flight."""
@@ -113,27 +111,7 @@ def check_many(client: Any) -> engine.CheckMany:
     """An ``engine.run(check_many=...)`` that checks the files on the cluster."""
     def run(sources: list[Source], options: engine.Options) -> Iterator[engine.FileOutcome]:
         size = max(1, min(MAX_FILES_PER_TASK, len(sources) // (_threads(client) * 8)))
-        for outcomes in _ordered(client, _check_task, _groups(sources, size),
+        for outcomes in ordered(client, _check_task, _groups(sources, size),
                                  options=options):
             yield from outcomes
     return run
-
-
-def _candidates_task(task: tuple[int, list[Input]]) -> tuple[int, Candidates]:
-    """On a worker: the candidate rows of one batch of a load."""
-    batch_no, batch = task
-    return batch_no, candidates_of(batch, offset_of(batch_no), threads=1)
-
-
-class ClusterRunner:
-    """The per-file work of a load (``quizkit.analysis.load.Runner``) on a cluster."""
-
-    def __init__(self, client: Any, validate: Callable[[list[str]], Report]) -> None:
-        self.client = client
-        self.validate = validate
-
-    def report(self, paths: list[str]) -> Report:
-        return self.validate(paths)
-
-    def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
-        return _ordered(self.client, _candidates_task, enumerate(batches))

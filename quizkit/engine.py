@@ -12,7 +12,6 @@ import contextlib
 import gc
 import itertools
 import os
-import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -21,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from quizkit import intake, remote
 from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report
-from quizkit.kinds import closest_kinds, detect_kind, shape_of
+from quizkit.interrupts import worker_started
+from quizkit.kinds import detect_kind, unknown_kind_message
 from quizkit.limits import Limits
 from quizkit.parsing import BOM, LineIndex
 from quizkit.positions import Positions
@@ -77,14 +77,7 @@ def check_document(doc: Any, kind: str | None, profile: Profile = (),
     version_index.forget()  # indexes are per document, even one changed in place since
     kind = kind or detect_kind(doc)
     if kind is None:
-        shape = shape_of(doc)
-        if shape is not None:
-            message = f"cannot tell the document kind: it is {shape}, not an object or array"
-        else:
-            near = closest_kinds(doc)
-            hint = f"; closest: {', '.join(near)}" if near else ""
-            message = f"cannot tell the document kind from its shape{hint} (use --kind)"
-        collected.emit(input_rules.UNKNOWN_KIND, "", message)
+        collected.emit(input_rules.UNKNOWN_KIND, "", unknown_kind_message(doc))
         return None, collected.raw, []
     collected.raw.extend(schema_findings(kind, doc, profile))
     for check in checks.doc_checks(kind):
@@ -252,8 +245,9 @@ def _fewer_collections() -> Iterator[None]:
 
 
 def _pool_worker_init() -> None:
-    # Ctrl-C goes to the whole process group: the main process handles it, workers ignore it.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Ctrl-C goes to the whole process group: the main process handles it, workers ignore it;
+    # they die on SIGTERM and with the parent (quizkit.interrupts).
+    worker_started()
     before = gc.get_threshold()
     if before[0] and before[0] < GC_THRESHOLD:
         gc.set_threshold(GC_THRESHOLD, *before[1:])
@@ -276,8 +270,10 @@ def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[
     warm(options.profile)  # compiled once here, inherited by forked workers
     chunks = _chunks(sources, chunk_size(len(sources), jobs))
     pending: deque[Future[list[FileOutcome]]] = deque()
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context(),
-                             initializer=_pool_worker_init) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context(),
+                               initializer=_pool_worker_init)
+    finished = False
+    try:
         for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
             pending.append(pool.submit(_check_chunk, chunk, options))
         while pending:
@@ -286,6 +282,10 @@ def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[
             if nxt is not None:
                 pending.append(pool.submit(_check_chunk, nxt, options))
             yield from outcomes
+        finished = True
+    finally:
+        # Stopped (Ctrl-C, SIGTERM, an error): drop the queued chunks, do not wait for them.
+        pool.shutdown(wait=finished, cancel_futures=not finished)
 
 
 #: Below this many files or bytes a run stays in one process (starting workers costs more).

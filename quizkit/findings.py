@@ -5,9 +5,53 @@ Everything outside the modules that talk to jsonschema or DuckDB speaks in these
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
+
+import orjson
+
+#: The longest a value taken from an input may be in a message, in characters: a report line
+#: stays readable whatever the input holds (a 1 MB string, a whole package of the wrong type).
+VALUE_LIMIT = 80
+#: The most values a message lists (allowed enum values, unknown fields); the rest are counted.
+LIST_LIMIT = 5
+
+
+def cut(text: str, limit: int = VALUE_LIMIT) -> str:
+    """``text``, or its start and an ellipsis with the length when it is longer than
+    ``limit``."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit - 1]}… ({len(text):,} characters)"
+
+
+def json_text(value: Any, limit: int = VALUE_LIMIT) -> str:
+    """A value as JSON for a message (``null``, ``"a"``, ``{"a":1}``), cut to ``limit``.
+
+    Messages speak JSON, the language of the input, never Python's ``None`` or ``'a'``.
+    """
+    if isinstance(value, str) and len(value) > 4 * limit:
+        # Only the start is shown: encode that much, and say how long the whole is.
+        head = orjson.dumps(value[: 2 * limit]).decode()[: limit - 1]
+        return f"{head}… ({len(value):,} characters)"
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:  # an integer beyond 64 bits, read as a Python int
+        text = ""
+    if len(text) <= 2 * limit and isinstance(value, (dict, list, int)):
+        text = json.dumps(value, ensure_ascii=False)  # spaced as people write it: {"a": 1}
+    return cut(text, limit)
+
+
+def json_list(values: Sequence[Any], limit: int = LIST_LIMIT, sep: str = ", ") -> str:
+    """The first ``limit`` values as JSON, then how many more there are."""
+    shown = sep.join(json_text(v) for v in values[:limit])
+    more = len(values) - limit
+    return f"{shown} and {more:,} more" if more > 0 else shown
 
 
 class Severity(IntEnum):

@@ -10,13 +10,9 @@ sorted order); a URL naming an object is that object. fsspec and s3fs come with
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Any
-
-try:  # an optional extra: without it, a URL input gets a clear error instead
-    import fsspec
-except ImportError:  # pragma: no cover - the extra is installed in the tests
-    fsspec = None
 
 SCHEMES = ("s3://",)
 
@@ -31,9 +27,13 @@ def is_url(path: object) -> bool:
 
 
 def _filesystem(url: str) -> Any:
-    if fsspec is None:
+    # fsspec is an optional extra, imported only when a URL is read: a run on local files
+    # neither needs it nor pays for importing it.
+    try:
+        fsspec = importlib.import_module("fsspec")
+    except ImportError:
         raise RemoteError(f"{url}: reading object storage needs fsspec and s3fs "
-                          "(pip install 'quizkit[cluster]')")
+                          "(pip install 'quizkit[cluster]')") from None
     protocol = url.split("://", 1)[0].lower()
     options: dict[str, Any] = {}
     endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")

@@ -155,9 +155,11 @@ def test_an_array_is_a_version_list_only_with_version_fields(tmp_path):
     for fields in ({"packageId": "p1"}, {"rounds": []}, {"published": True}):
         assert detect_kind([fields]) == "version-list"
     assert detect_kind([{"id": "u1", "username": "ann"}]) is None
-    assert detect_kind([{"id": "b1", "slot": "top"}, {"packageId": "p1"}]) is None
+    # One version among other values: a version list with findings on the others (load
+    # agrees: tests/test_model_kinds.py).
+    assert detect_kind([{"id": "b1", "slot": "top"}, {"packageId": "p1"}]) == "version-list"
     assert detect_kind([1, 2]) is None
-    assert detect_kind([{"packageId": "p1"}, "x"]) is None
+    assert detect_kind([{"packageId": "p1"}, "x"]) == "version-list"
     users = tmp_path / "users.json"
     users.write_text(json.dumps([{"username": "ann", "realname": "Ann", "about": "hi"}]))
     code, report = cli_json(str(users))

@@ -7,7 +7,7 @@ import orjson
 
 from quizkit.documents import Skipped, iter_documents
 from quizkit.enums import infer, profile_toml
-from quizkit.output import atomic_write
+from quizkit.output import atomic_write, refuse_inputs, resolve
 from quizkit.sources import MissingPath, expand
 
 
@@ -32,6 +32,9 @@ def infer_command(paths: tuple[str, ...], output: str | None, fmt: str,
         sources = list(expand(paths, exclude))
     except MissingPath as exc:
         raise click.UsageError(f"no such file or directory: {exc}") from None
+    if output:  # a bad output fails now, not after reading the corpus
+        resolve(output)
+        refuse_inputs([output], [s.path for s in sources])
     skipped = Skipped()
     seen = infer(iter_documents(sources, skipped))
     if fmt == "json":

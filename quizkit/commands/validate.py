@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -16,8 +15,9 @@ from quizkit.commands.rules import rule_options, rule_run
 from quizkit.config import OPTIONS, Settings
 from quizkit.enums import ProfileError, load_profile
 from quizkit.limits import Limits
+from quizkit.output import refuse_inputs
 from quizkit.progress import Progress
-from quizkit.reporters import REPORTERS, ReportSpecError, open_reporters
+from quizkit.reporters import REPORTERS, ReportSpecError, open_reporters, parse_reports
 from quizkit.reporters.service import configure as configure_service
 from quizkit.schemas import KINDS
 from quizkit.service import ServiceTableError, load_names
@@ -68,6 +68,9 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
     try:
         with rule_run(fail_on, **rule_opts) as rules, ExitStack() as stack:
             sources, options = _inputs(paths, exclude, profile, kind, rules.settings, limits)
+            outputs = [s.path for s in parse_reports(fmt, output, reports)]
+            refuse_inputs([*outputs, rule_opts.get("write_baseline")],
+                          [s.path for s in sources])
             check_many = None
             if scheduler:
                 check_many = cluster.check_many(stack.enter_context(cluster.connect(scheduler)))
@@ -82,13 +85,6 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
     except cluster.ClusterError as exc:
         click.echo(f"quizkit: error: {exc}", err=True)
         sys.exit(2)
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
-    except BrokenPipeError:
-        # The reader went away (`| head`): stop quietly, as a shell pipeline expects.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(141)
     sys.exit(rules.finish(report.exit_code(rules.settings.fail_on_severity())))
 
 

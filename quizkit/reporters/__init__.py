@@ -159,12 +159,13 @@ def open_reporters(fmt: str | None, output: str | None = None, reports: Sequence
                    progress: Progress | None = None) -> Iterator[ReporterSet]:
     """The reporters of one run, every report file written atomically.
 
-    All specs are checked and every file is opened (as a temporary file beside its target)
-    before the run starts, so a bad spec or an unwritable directory fails early with a
-    :class:`ReportSpecError`. The files replace their targets when the block ends, or as soon
-    as ``finish`` has run even if the block then raises (the reports are complete by then);
-    when the block raises before ``finish`` — an error, Ctrl-C — every temporary file is
-    removed and every previous report is left as it was.
+    All specs are checked and every file is opened (as a temporary file beside its target, or
+    the device or FIFO itself) before the run starts, so a bad spec fails early with a
+    :class:`ReportSpecError` and an unwritable target with an
+    :class:`quizkit.output.OutputError`. The files replace their targets when the block
+    ends, or as soon as ``finish`` has run even if the block then raises (the reports are
+    complete by then); when the block raises before ``finish`` — an error, Ctrl-C — every
+    temporary file is removed and every previous report is left as it was.
     """
     specs = parse_reports(fmt, output, reports)
     options = options or ReportOptions()
@@ -176,11 +177,7 @@ def open_reporters(fmt: str | None, output: str | None = None, reports: Sequence
             if spec.path is None:
                 stream: TextIO = stdout
             else:
-                try:
-                    f = AtomicFile(spec.path)
-                except OSError as e:
-                    raise ReportSpecError(f"cannot write the {spec.format} report to "
-                                          f"{spec.path}: {e.strerror or e}") from None
+                f = AtomicFile(spec.path)
                 files.append(f)
                 stream = f.stream  # type: ignore[assignment]
             reporters.append(REPORTERS[spec.format](stream, options))

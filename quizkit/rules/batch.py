@@ -242,8 +242,12 @@ def _finding(r: Rule, path: str, record: int | None, pointer: str, message: str)
                    message=message, record=record, code=r.code)
 
 
-def _where(path: str, record: int | None, pointer: str) -> str:
+def _where(path: str, record: int | None, pointer: str, here: str) -> str:
+    """Where the first of two occurrences is; its pointer only when it differs from ``here``
+    (the finding's own pointer, which every report already shows once)."""
     at = f"{path} (record {record})" if record is not None else path
+    if pointer == here:
+        return f"{at}, at the same pointer" if pointer else at
     return f"{at} at {pointer}" if pointer else at
 
 
@@ -326,11 +330,11 @@ def duplicates(facts: list[LocatedFact]) -> Iterator[Finding]:
         if same:
             yield _finding(IDENTICAL_DUPLICATE, path, record, pointer,
                            f"{entity} {ident!r} also appears, identical, in "
-                           f"{_where(p0, r0, ptr0)}")
+                           f"{_where(p0, r0, ptr0, pointer)}")
         else:
             yield _finding(CONFLICTING_DUPLICATE, path, record, pointer,
                            f"{entity} {ident!r} also appears, with different content, in "
-                           f"{_where(p0, r0, ptr0)}")
+                           f"{_where(p0, r0, ptr0, pointer)}")
 
 
 @batch_check
@@ -378,7 +382,7 @@ def banners_and_users(facts: list[LocatedFact]) -> Iterator[Finding]:
             p0, r0, ptr0, id0 = group[0]
             yield _finding(MULTIPLE_CURRENT_BANNERS, path, record, pointer,
                            f"banner {banner_id!r} is current for user {user!r} in slot "
-                           f"{slot!r}, and so is {id0!r} in {_where(p0, r0, ptr0)}")
+                           f"{slot!r}, and so is {id0!r} in {_where(p0, r0, ptr0, pointer)}")
     for path, record, pointer, (_, uid, count, dig) in users:
         if uid in payloads and dig is not None and dig not in payloads[uid]:
             yield _finding(CURRENT_BANNER_MISMATCH, path, record, f"{pointer}/banner",
