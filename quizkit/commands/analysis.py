@@ -59,9 +59,9 @@ def _source(paths: tuple[str, ...], db: str | None, *, findings: bool = False,
     Yields (connection, whether some input file was skipped).
     """
     if sum(map(bool, (paths, db, parquet))) > 1:
-        raise click.UsageError("give export files, --db FILE or --parquet DIR, only one")
+        raise click.UsageError("give export files, --db FILE or --parquet DIR, not both")
     if not paths and not db and not parquet:
-        raise click.UsageError("give export files to read, --db FILE or --parquet DIR")
+        raise click.UsageError("give export files to read, or --db FILE, or --parquet DIR")
     if parquet:
         try:
             with open_dataset(parquet) as con:
