@@ -8,6 +8,7 @@ local ones on a generated corpus with broken documents.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -91,23 +92,15 @@ def cluster(s3_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) ->
         yield address
     finally:
         for p in reversed(procs):
-            with _suppress():
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(p.pid, signal.SIGTERM)
         for p in reversed(procs):
             try:
                 p.wait(timeout=20)
             except subprocess.TimeoutExpired:
-                with _suppress():
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(p.pid, signal.SIGKILL)
                 p.wait(timeout=10)
-
-
-class _suppress:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> bool:
-        return exc[0] is not None and issubclass(exc[0], ProcessLookupError)  # type: ignore[arg-type]
 
 
 def quizkit(*args: str, env: dict[str, str] | None = None,
