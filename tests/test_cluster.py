@@ -105,8 +105,8 @@ def cluster(s3_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) ->
 
 def quizkit(*args: str, env: dict[str, str] | None = None,
             timeout: float = 120) -> subprocess.CompletedProcess:
-    full = {**os.environ, "CI": "true", **(env or {})}
-    full.pop("DASK_SCHEDULER_ADDRESS", None)
+    full = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
+    full.update({"CI": "true", **(env or {})})
     return subprocess.run([sys.executable, "-m", "quizkit", *args], capture_output=True,
                           text=True, timeout=timeout, env=full, check=False)
 
@@ -182,6 +182,10 @@ def test_load_on_a_cluster_needs_a_dataset(corpus: Path, cluster: str, tmp_path:
                    "--scheduler", cluster)
     assert proc.returncode == 2
     assert "--parquet" in proc.stderr
+    # the variable alone does not stop a local load into a database
+    by_env = quizkit("load", str(corpus), "--db", str(tmp_path / "y.duckdb"), "--no-findings",
+                     env={"DASK_SCHEDULER_ADDRESS": cluster})
+    assert by_env.returncode == 3 and (tmp_path / "y.duckdb").exists()
 
 
 def test_an_unreachable_scheduler_is_exit_2_naming_it(corpus: Path) -> None:
@@ -193,6 +197,9 @@ def test_an_unreachable_scheduler_is_exit_2_naming_it(corpus: Path) -> None:
         assert proc.returncode == 2
         assert address in proc.stderr
         assert "Traceback" not in proc.stderr
+    # the variable is the default address
+    proc = quizkit("validate", str(corpus), env={"DASK_SCHEDULER_ADDRESS": address}, timeout=30)
+    assert proc.returncode == 2 and address in proc.stderr
 
 
 def test_an_unreadable_input_on_a_worker_is_the_local_finding(corpus: Path, cluster: str,

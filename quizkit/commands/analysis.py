@@ -123,7 +123,7 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
               help="DuckDB threads [default: the number of cores].")
 @click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
               help="Run the per-file work on this Dask cluster (tcp://host:8786; default "
-                   "$DASK_SCHEDULER_ADDRESS); needs --parquet.")
+                   "$DASK_SCHEDULER_ADDRESS, used with --parquet only); needs --parquet.")
 @click.option("--timings", is_flag=True, help="Print the time of each step to stderr.")
 @click.option("-q", "--quiet", is_flag=True,
               help="Print nothing but warnings and errors (no progress display).")
@@ -141,7 +141,10 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
     if bool(db) == bool(parquet):
         raise click.UsageError("give --db FILE or --parquet DIR (one of them)")
     if scheduler and not parquet:
-        raise click.UsageError("--scheduler loads into a Parquet dataset: give --parquet DIR")
+        source = click.get_current_context().get_parameter_source("scheduler")
+        if source != click.core.ParameterSource.ENVIRONMENT:
+            raise click.UsageError("--scheduler loads into a Parquet dataset: give --parquet DIR")
+        scheduler = None  # DASK_SCHEDULER_ADDRESS is for the loads a cluster can do
     step = None
     if timings:
         def step(name: str, seconds: float) -> None:
