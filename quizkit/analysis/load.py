@@ -15,9 +15,10 @@ The work happens in four phases:
 4. *Replace* (one transaction): delete the rows the load replaces, insert the new ones, commit.
    Any error or interruption rolls the transaction back, so the database is exactly as it was.
 
-DuckDB is handed only paths it cannot expand: each batch is read through links (or, for
-object storage, copies) with plain names in a private directory, and the rows get the real
-names back. A file name holding ``*``, ``?``, ``[``, ``{`` or a comma is thus one file.
+DuckDB is handed only paths it cannot expand: a file whose name holds anything but plain
+characters (``*``, ``?``, ``[``, ``{``, a comma, a quote, a space, a newline, non-ASCII) is read
+through a link with a plain name in a private directory (an object of object storage through a
+copy), and its rows get the real name back. Such a name is thus one file, loaded once.
 """
 
 from __future__ import annotations
@@ -281,8 +282,9 @@ def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[
 def stage_batch(con: duckdb.DuckDBPyConnection, batch: list[Input], offset: int) -> list[Skipped]:
     """Stage one batch into the ``cand_*`` temp tables of ``con``; the files it skipped.
 
-    The files are reached through a private directory of links (copies for URLs) with plain
-    names, so that DuckDB never expands a name; the rows get the real names back.
+    Files whose names DuckDB could expand (glob, brace or odd characters) are reached through
+    a private directory of links (copies for URLs) with plain names; the rows get the real
+    names back.
     """
     with tempfile.TemporaryDirectory(prefix="quizkit-batch-") as work:
         links, skipped = _materialize(batch, work)
@@ -290,11 +292,15 @@ def stage_batch(con: duckdb.DuckDBPyConnection, batch: list[Input], offset: int)
         skipped.extend(Skipped(links[b.path], b.reason) for b in bad)
         files, bad = _stage(con, files)
         skipped.extend(Skipped(links[b.path], b.reason) for b in bad)
-        names = {"local": list(links) or [""], "name": list(links.values()) or [""]}
-        run(con, "UPDATE raw SET file = m.name FROM (SELECT unnest($local) AS local, "
-                 "unnest($name) AS name) m WHERE raw.file = m.local", names)
-        for table, sql in transform.candidate_statements(offset):
-            _append(con, f"cand_{table}", sql)
+        renamed = {local: name for local, name in links.items() if local != name}
+        if renamed:
+            run(con, "UPDATE raw SET file = m.name FROM (SELECT unnest($local) AS local, "
+                     "unnest($name) AS name) m WHERE raw.file = m.local",
+                {"local": list(renamed), "name": list(renamed.values())})
+        # No candidate statement depends on the order of rows (the keys say which wins).
+        with _setting(con, "preserve_insertion_order", "false"):
+            for table, sql in transform.candidate_statements(offset):
+                _append(con, f"cand_{table}", sql)
         _append(con, "cand_files", _files_sql(), {
             "paths": [links[f.path] for f in files] or [""],
             "containers": [f.container for f in files] or [""],
@@ -353,10 +359,22 @@ def _materialize(batch: list[Input], work: str) -> tuple[dict[str, str], list[Sk
             except remote.RemoteError as exc:
                 skipped.append(Skipped(item.name, f"cannot be read: {exc}"))
                 continue
+        elif _plain(item.name):
+            local = item.name  # nothing in it DuckDB would expand: read it by its name
         else:
             os.symlink(os.path.abspath(item.name), local)
         links[local] = item.name
     return links, skipped
+
+
+#: Characters of a path that DuckDB reads as it is (an absolute path made of these only).
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=@%:")
+
+
+def _plain(path: str) -> bool:
+    """Whether DuckDB would read ``path`` literally: absolute, and no glob, brace, list,
+    quote, space, control or non-ASCII character (such names are read through a link)."""
+    return path.startswith("/") and _PLAIN.issuperset(path)
 
 
 def add_candidates(con: duckdb.DuckDBPyConnection, cands: Candidates) -> None:
