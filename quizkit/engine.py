@@ -9,6 +9,7 @@ number of jobs, so reports are deterministic.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import itertools
 import os
@@ -17,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from quizkit import intake, remote
+from quizkit import intake, remote, snippets
 from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report
 from quizkit.interrupts import worker_started
@@ -48,6 +49,9 @@ class Options:
     profile: Profile = ()
     #: How the service names validation levels and entities (a profile's [service] table).
     service: ServiceNames | None = None
+    #: Source lines either side of each finding to keep with it (0: no snippets); set from
+    #: the reporter (``Reporter.snippet_lines``), for reports that show them.
+    snippet_lines: int = 0
 
 
 @dataclass
@@ -163,6 +167,8 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
                                                  line, column))
     if result.kinds:
         result.kind = result.kinds.most_common(1)[0][0] if len(result.kinds) == 1 else "mixed"
+    if options.snippet_lines and outcome.findings:
+        snippets.attach_file(outcome.findings, prepared, options.snippet_lines)
     outcome.findings.sort(key=Finding.sort_key)
     return outcome
 
@@ -429,6 +435,8 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     files elsewhere (``quizkit.cluster``); the cross-file checks still run here.
     """
     options = options or Options()
+    if reporter is not None and reporter.snippet_lines > options.snippet_lines:
+        options = dataclasses.replace(options, snippet_lines=reporter.snippet_lines)
     load_rule_modules()  # batch checks run here, in the main process, whatever the job count
     sources = list(sources)
     jobs = default_jobs(sources) if jobs is None else jobs
@@ -454,6 +462,14 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     with checks.rereading(reread):
         late = [f for check in checks.batch_checks() for f in check(facts)]
     _locate_late(late, reread)
+    if options.snippet_lines:
+        late_by_path: dict[str, list[Finding]] = {}
+        for f in late:
+            late_by_path.setdefault(f.path, []).append(f)
+        for path, group in late_by_path.items():
+            data = reread.data(path)
+            if data is not None:
+                snippets.attach_file(group, data, options.snippet_lines)
     _last_positions[0] = None
     for finding in sorted(late, key=Finding.sort_key):
         deliver(finding)

@@ -72,6 +72,23 @@ class Severity(IntEnum):
         return self.name.lower()
 
 
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    """The source lines around a finding, for reports people read (HTML).
+
+    ``lines`` are lines ``first``, ``first + 1``, … of the file, each cut to a window around
+    the value when long (``cut`` characters were dropped from the start of each); the value
+    is at line ``line``, characters ``start`` to ``end`` of that line's text as kept.
+    """
+
+    first: int
+    lines: tuple[str, ...]
+    line: int
+    start: int
+    end: int
+    cut: int = 0
+
+
 @dataclass(slots=True)
 class Finding:
     """One problem found in one place.
@@ -79,7 +96,8 @@ class Finding:
     ``pointer`` is a JSON Pointer into the document (RFC 6901); ``line`` and ``column`` are
     1-based positions of the offending value in the file (``None`` until resolved, or when
     the problem concerns the whole file). ``record`` is the 1-based line of the record in a
-    JSON Lines file and ``None`` otherwise.
+    JSON Lines file and ``None`` otherwise. ``snippet`` is filled only when a report asks
+    for it (``engine.Options.snippet_lines``).
     """
 
     path: str
@@ -91,6 +109,7 @@ class Finding:
     line: int | None = None
     column: int | None = None
     code: str = ""
+    snippet: Snippet | None = None
 
     def sort_key(self) -> tuple:
         return (self.path, self.record or 0, self.line or 0, self.column or 0, self.pointer,

@@ -35,7 +35,7 @@ from typing import Protocol
 
 import duckdb
 
-from quizkit import engine, remote
+from quizkit import remote
 from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, connect, one_line, run
 from quizkit.analysis.dataset import write_dataset
@@ -47,12 +47,14 @@ from quizkit.analysis.readers import (
     FORMATS,
     RAW_DDL,
     SHAPE,
+    assign_kinds,
     objects_sql,
     whole_files_sql,
 )
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
+from quizkit.config import Settings
 from quizkit.findings import Report
-from quizkit.sources import expand as expand_sources
+from quizkit.runner import run as validate_run
 
 Progress = Callable[[str, float], None]
 #: Called after each batch with its files, and the files and bytes of the whole load
@@ -198,11 +200,12 @@ def _sql_text(value: str) -> str:
 class LocalRunner:
     """The per-file work of a load in this process (validation with all cores)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, settings: Settings) -> None:
         self.con = con
+        self.settings = settings
 
     def report(self, paths: list[str]) -> Report:
-        return engine.run(expand_sources(paths), engine.Options(), jobs=None)
+        return validate_run(paths, self.settings)
 
     def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
         for batch_no, batch in enumerate(batches):
@@ -211,11 +214,15 @@ class LocalRunner:
 
 
 def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
-         findings: bool = True, progress: Progress | None = None,
+         findings: bool = True, settings: Settings | None = None,
+         progress: Progress | None = None,
          memory_limit: str | None = None, threads: int | None = None,
          on_batch: OnBatch | None = None, runner: Runner | None = None,
          batch_bytes: int = BATCH_BYTES) -> LoadResult:
     """Load the export files under ``paths`` into the tables of ``con``.
+
+    ``settings`` (rule selection, severities, per-path ignores, profile, limits) shape the
+    findings table as they shape ``quizkit validate``'s report; ``None``: the defaults.
 
     ``progress(step, seconds)`` is called after each step and ``on_batch(batch, total_files,
     total_bytes)`` after each batch staged; an exception either raises aborts the load like
@@ -229,7 +236,8 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     with configured(con, memory_limit=memory_limit, threads=threads):
         try:
             inputs = stage_all(con, paths, findings=findings, result=result, clock=clock,
-                               on_batch=on_batch, runner=runner or LocalRunner(con),
+                               on_batch=on_batch,
+                               runner=runner or LocalRunner(con, settings or Settings()),
                                batch_bytes=batch_bytes)
             # In order, and so on one thread: inserted from several threads, a table is
             # written in partly filled row groups that the checkpoint then rewrites. The
@@ -292,6 +300,7 @@ def stage_batch(con: duckdb.DuckDBPyConnection, batch: list[Input], offset: int)
         skipped.extend(Skipped(links[b.path], b.reason) for b in bad)
         files, bad = _stage(con, files)
         skipped.extend(Skipped(links[b.path], b.reason) for b in bad)
+        assign_kinds(con)
         renamed = {local: name for local, name in links.items() if local != name}
         if renamed:
             run(con, "UPDATE raw SET file = m.name FROM (SELECT unnest($local) AS local, "
@@ -721,11 +730,13 @@ def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathL
             con.close()
         if not ok and db is not None and not existed:
             for leftover in (Path(db), Path(f"{os.fspath(db)}.wal")):
-                leftover.unlink(missing_ok=True)
+                with suppress(OSError):  # e.g. never made, on a read-only file system
+                    leftover.unlink(missing_ok=True)
 
 
 def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike[str]], *,
-                 findings: bool = True, progress: Progress | None = None,
+                 findings: bool = True, settings: Settings | None = None,
+                 progress: Progress | None = None,
                  memory_limit: str | None = None, threads: int | None = None,
                  on_batch: OnBatch | None = None, runner: Runner | None = None,
                  batch_bytes: int = BATCH_BYTES) -> LoadResult:
@@ -739,7 +750,8 @@ def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike
         with configured(con, memory_limit=memory_limit, threads=threads):
             try:
                 inputs = stage_all(con, paths, findings=findings, result=result, clock=clock,
-                                   on_batch=on_batch, runner=runner or LocalRunner(con),
+                                   on_batch=on_batch,
+                               runner=runner or LocalRunner(con, settings or Settings()),
                                    batch_bytes=batch_bytes)
                 result.rows = write_dataset(con, root, validated=[i.name for i in inputs])
                 result.rows.pop("findings", None)

@@ -1,7 +1,8 @@
 """Printing sections as an aligned table, CSV, JSON or Markdown.
 
 JSON and CSV carry values as they are (full precision, ISO 8601 timestamps, NULL as ``null`` or
-an empty field); the table and Markdown formats round fractions to two decimals for reading.
+an empty field); the table and Markdown formats are for reading: byte counts in human units
+(``1.5 GB``), counts with thousands separators, fractions rounded to two decimals.
 JSON of several sections is one object keyed by section name; of a single query result, a list.
 """
 
@@ -12,13 +13,13 @@ import datetime as dt
 import decimal
 import io
 import itertools
-import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import orjson
 
 from quizkit.analysis.sections import Section
+from quizkit.numbers import human_bytes, thousands
 
 FORMATS = ("table", "csv", "json", "markdown")
 
@@ -46,14 +47,11 @@ def _raw(value: Any) -> str:
     return str(value)
 
 
-def _human(value: Any) -> str:
-    """A value for reading: fractions rounded, NULL empty."""
-    if isinstance(value, float):
-        if math.isfinite(value) and value == int(value) and abs(value) < 1e15:
-            return str(int(value))
-        return f"{value:.2f}" if math.isfinite(value) else str(value)
-    if isinstance(value, decimal.Decimal):
-        return _human(float(value))
+def human(value: Any, size: bool = False) -> str:
+    """A value for reading: ``size`` (a byte count) in human units, numbers with thousands
+    separators and fractions rounded, NULL empty."""
+    if _is_number(value):
+        return human_bytes(value) if size else thousands(value)
     return _raw(value)
 
 
@@ -69,11 +67,12 @@ def _numeric(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[bool
 class _TableLayout:
     """Column widths and alignment of the table format, taken from the rows seen first."""
 
-    def __init__(self, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    def __init__(self, columns: Sequence[str], rows: Sequence[Sequence[Any]],
+                 sizes: frozenset[str] = frozenset()) -> None:
+        self.sizes = [c in sizes for c in columns]
         self.widths = [len(c) for c in columns]
-        for row in rows:
-            self.widths = [max(w, len(_human(v))) for w, v in zip(self.widths, row,
-                                                                   strict=True)]
+        for row in self.cells(rows):
+            self.widths = [max(w, len(v)) for w, v in zip(self.widths, row, strict=True)]
         self.numeric = _numeric(columns, rows)
 
     def line(self, values: Sequence[str]) -> str:
@@ -83,12 +82,15 @@ class _TableLayout:
     def head(self, columns: Sequence[str]) -> list[str]:
         return [self.line(columns), "  ".join("-" * w for w in self.widths)]
 
+    def cells(self, rows: Sequence[Sequence[Any]]) -> list[list[str]]:
+        return [[human(v, s) for v, s in zip(row, self.sizes, strict=True)] for row in rows]
+
     def body(self, rows: Sequence[Sequence[Any]]) -> list[str]:
-        return [self.line([_human(v) for v in row]) for row in rows]
+        return [self.line(cells) for cells in self.cells(rows)]
 
 
 def render_table(sec: Section) -> str:
-    layout = _TableLayout(sec.columns, sec.rows)
+    layout = _TableLayout(sec.columns, sec.rows, sec.sizes)
     out = layout.head(sec.columns) + layout.body(sec.rows)
     if not sec.rows:
         out.append("(no rows)")
@@ -104,12 +106,16 @@ def _markdown_head(columns: Sequence[str], numeric: Sequence[bool]) -> list[str]
             "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
 
 
-def _markdown_body(rows: Sequence[Sequence[Any]]) -> list[str]:
-    return ["| " + " | ".join(_md_escape(_human(v)) for v in row) + " |" for row in rows]
+def _markdown_body(rows: Sequence[Sequence[Any]], sizes: Sequence[bool] = ()) -> list[str]:
+    flags = list(sizes) or [False] * (len(rows[0]) if rows else 0)
+    return ["| " + " | ".join(_md_escape(human(v, s)) for v, s in zip(row, flags, strict=True))
+            + " |" for row in rows]
 
 
 def render_markdown(sec: Section) -> str:
-    out = _markdown_head(sec.columns, _numeric(sec.columns, sec.rows)) + _markdown_body(sec.rows)
+    sizes = [c in sec.sizes for c in sec.columns]
+    out = (_markdown_head(sec.columns, _numeric(sec.columns, sec.rows))
+           + _markdown_body(sec.rows, sizes))
     return "\n".join(out)
 
 

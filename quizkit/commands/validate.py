@@ -3,28 +3,20 @@
 from __future__ import annotations
 
 import sys
-from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
 
 import click
 
-from quizkit import cluster, engine
+from quizkit import runner
+from quizkit.cluster import ClusterError
 from quizkit.commands.limit_options import limit_options
-from quizkit.commands.rules import rule_options, rule_run
-from quizkit.config import OPTIONS, Settings
-from quizkit.enums import ProfileError, load_profile
+from quizkit.commands.rule_options import config_errors, rule_options
+from quizkit.config import SEVERITIES, resolve
 from quizkit.limits import Limits
-from quizkit.output import refuse_inputs
-from quizkit.progress import Progress
-from quizkit.reporters import REPORTERS, ReportSpecError, open_reporters, parse_reports
-from quizkit.reporters.service import configure as configure_service
+from quizkit.reporters import REPORTERS
+from quizkit.reporters.text import COLOR_CHOICES
 from quizkit.schemas import KINDS
-from quizkit.service import ServiceTableError, load_names
-from quizkit.sources import MissingPath, Source, expand
-
-SEVERITIES = ("error", "warning", "info")
-OPTIONS.update({"exclude", "profile"})
+from quizkit.sources import MissingPath
 
 
 @click.command()
@@ -33,7 +25,7 @@ OPTIONS.update({"exclude", "profile"})
               "detecting it from the document's shape.")
 @click.option("--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text",
               show_default=True, help="Report format.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the report to this file instead of stdout.")
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
               help="Exit 1 when there are findings of this severity or worse "
@@ -49,6 +41,11 @@ OPTIONS.update({"exclude", "profile"})
               help="Worker processes [default: the number of cores; 1 for stdin].")
 @click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
               help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
+@click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
+              help="Colour the text report: auto colours on a terminal unless NO_COLOR is set.")
+@click.option("--show", type=click.Choice(SEVERITIES), default="info", show_default=True,
+              help="List findings of this severity or worse in the text report (the rest are "
+                   "counted in its summary line; --fail-on is separate).")
 @click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
               help="Check the files on this Dask cluster (tcp://host:8786; default "
                    "$DASK_SCHEDULER_ADDRESS); the workers read the inputs themselves.")
@@ -58,57 +55,29 @@ OPTIONS.update({"exclude", "profile"})
 @rule_options
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
              fail_on: str | None, exclude: tuple[str, ...], profile: str | None,
-             jobs: int | None, reports: tuple[str, ...], scheduler: str | None, quiet: bool,
-             verbose: bool, limits: Limits, **rule_opts: Any) -> None:
+             jobs: int | None, reports: tuple[str, ...], color: str, show: str,
+             scheduler: str | None, quiet: bool, verbose: bool, limits: Limits,
+             config_file: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
+             severity: tuple[str, ...], baseline_file: Path | None,
+             write_baseline: Path | None) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
     Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
     error; 3 an input could not be read or parsed.
     """
-    try:
-        with rule_run(fail_on, **rule_opts) as rules, ExitStack() as stack:
-            sources, options = _inputs(paths, exclude, profile, kind, rules.settings, limits)
-            outputs = [s.path for s in parse_reports(fmt, output, reports)]
-            refuse_inputs([*outputs, rule_opts.get("write_baseline")],
-                          [s.path for s in sources])
-            check_many = None
-            if scheduler:
-                check_many = cluster.check_many(stack.enter_context(cluster.connect(scheduler)))
-            progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
-            with open_reporters(fmt, output, reports, progress=progress) as reporter:
-                configure_service(reporter, names=options.service, kind=kind)
-                report = engine.run(sources, options, reporter=reporter, jobs=jobs,
-                                    adjust=rules.adjust, on_file=progress.on_file,
-                                    check_many=check_many)
-    except ReportSpecError as exc:
-        raise click.UsageError(str(exc)) from None
-    except cluster.ClusterError as exc:
-        click.echo(f"quizkit: error: {exc}", err=True)
-        sys.exit(2)
-    sys.exit(rules.finish(report.exit_code(rules.settings.fail_on_severity())))
-
-
-def _inputs(paths: tuple[str, ...], exclude: tuple[str, ...], profile: str | None,
-            kind: str | None, settings: Settings,
-            limits: Limits) -> tuple[list[Source], engine.Options]:
-    """Sources and engine options from the command line, then the config file.
-
-    The config's ``exclude`` adds to ``--exclude``; its ``profile`` (relative to the config
-    file) applies when ``--profile`` is not given.
-    """
-    configured = settings.extra.get("exclude", [])
-    if not isinstance(configured, list) or not all(isinstance(g, str) for g in configured):
-        raise click.UsageError(f"exclude in {settings.source} must be an array of strings")
-    if profile is None and "profile" in settings.extra:
-        base = settings.source.parent if settings.source else Path.cwd()
-        profile = str(base / str(settings.extra["profile"]))
-    try:
-        sources = list(expand(paths, (*exclude, *configured)))
-    except MissingPath as exc:
-        raise click.UsageError(f"no such file or directory: {exc}") from None
-    try:
-        loaded = load_profile(profile) if profile else ()
-        names = load_names(profile) if profile else None
-    except (ProfileError, ServiceTableError) as exc:
-        raise click.UsageError(str(exc)) from None
-    return sources, engine.Options(kind=kind, profile=loaded, limits=limits, service=names)
+    with config_errors():
+        settings = resolve(config_file, kind=kind, profile=profile, select=select,
+                           ignore=ignore, severity=severity, fail_on=fail_on, exclude=exclude,
+                           jobs=jobs, limits=limits, baseline=baseline_file,
+                           write_baseline=write_baseline)
+        try:
+            report = runner.run(paths, settings, format=fmt, output=output, reports=reports,
+                                color=color, show=show, quiet=quiet, verbose=verbose,
+                                notes=lambda line: click.echo(line, err=True),
+                                scheduler=scheduler)
+        except MissingPath as exc:
+            raise click.UsageError(f"no such file or directory: {exc}") from None
+        except ClusterError as exc:
+            click.echo(f"quizkit: error: {exc}", err=True)
+            sys.exit(2)
+    sys.exit(settings.exit_code(report))

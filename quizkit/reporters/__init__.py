@@ -11,26 +11,27 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from quizkit.findings import Finding, Report
-from quizkit.output import AtomicFile
+from quizkit.output import AtomicFile, resolve
+from quizkit.progress import Progress
 from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.reporters.github import GitHubReporter
+from quizkit.reporters.gitlab import GitLabReporter
+from quizkit.reporters.html_report import HtmlReporter
 from quizkit.reporters.json_report import JsonReporter
 from quizkit.reporters.jsonl import JsonLinesReporter
 from quizkit.reporters.junit import JUnitReporter
 from quizkit.reporters.markdown import MarkdownReporter
 from quizkit.reporters.sarif import SarifReporter
 from quizkit.reporters.service import SERVICE_REPORTERS
-from quizkit.reporters.text import TextReporter
-
-if TYPE_CHECKING:
-    from quizkit.progress import Progress
+from quizkit.reporters.text import ConciseReporter, TextReporter
 
 REPORTERS: dict[str, type[Reporter]] = {
-    cls.name: cls for cls in (TextReporter, JsonReporter, JsonLinesReporter, SarifReporter,
-                              JUnitReporter, GitHubReporter, MarkdownReporter, *SERVICE_REPORTERS)
+    cls.name: cls for cls in (TextReporter, ConciseReporter, JsonReporter, JsonLinesReporter,
+                              SarifReporter, JUnitReporter, GitHubReporter, MarkdownReporter,
+                              *SERVICE_REPORTERS, GitLabReporter, HtmlReporter)
 }
 
 STDOUT = "-"
@@ -120,6 +121,7 @@ class ReporterSet(Reporter):
         self.reporters = reporters
         self.needs_findings = any(r.needs_findings for r in reporters)
         self.needs_files = any(r.needs_files for r in reporters)
+        self.snippet_lines = max((r.snippet_lines for r in reporters), default=0)
         self.progress = progress
         self.finished = False
         self._on_terminal = any(_isatty(r.stream) for r in reporters)
@@ -168,6 +170,9 @@ def open_reporters(fmt: str | None, output: str | None = None, reports: Sequence
     temporary file is removed and every previous report is left as it was.
     """
     specs = parse_reports(fmt, output, reports)
+    for spec in specs:  # every target checked before any is opened (a FIFO blocks on open)
+        if spec.path is not None:
+            resolve(spec.path)
     options = options or ReportOptions()
     stdout = stdout if stdout is not None else sys.stdout
     files: list[AtomicFile] = []
