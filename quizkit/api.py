@@ -47,13 +47,14 @@ from quizkit.analysis.sections import Section
 from quizkit.config import ConfigError, ConfigSource
 from quizkit.documents import Skipped, iter_documents
 from quizkit.editor import editor_settings
-from quizkit.enums import Inferred, dumps_schema, profile_toml
-from quizkit.enums import infer as infer_values
+from quizkit.enum_inference import Inferred, profile_toml
+from quizkit.enum_inference import infer as infer_values
+from quizkit.enums import dumps_schema
 from quizkit.findings import Report
 from quizkit.generate import Summary, generate_corpus
 from quizkit.output import atomic_write, make_directory, refuse_inputs
 from quizkit.output import resolve as resolve_output
-from quizkit.runner import expand_paths, read_profile_file, settings, validate
+from quizkit.runner import expand_paths, path_list, read_profile_file, settings, validate
 from quizkit.runner import run as run_validation
 from quizkit.schemas import BASE_URI, KINDS, bundled, schema_id, schema_set
 
@@ -87,15 +88,15 @@ def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
     """
     if format not in (None, *INFER_FORMATS):
         raise ConfigError(f"unknown format {format!r} (use {', '.join(INFER_FORMATS)})")
-    path_list = [paths] if isinstance(paths, str) else list(paths)
-    sources = expand_paths(path_list, exclude)
+    paths = path_list(paths)
+    sources = expand_paths(paths, exclude)
     if output is not None:  # a bad output fails now, not after reading the corpus
         resolve_output(output)
         refuse_inputs([output], [source.path for source in sources])
     seen = infer_values(iter_documents(sources, skipped))
     if output is not None:
         with atomic_write(output) as fh:
-            fh.write(inferred_text(seen, format or "toml", ", ".join(path_list)))
+            fh.write(inferred_text(seen, format or "toml", ", ".join(paths)))
     return seen
 
 
@@ -108,7 +109,6 @@ def inferred_text(seen: Inferred, fmt: str, source: str = "") -> str:
         return orjson.dumps({"files": seen.files, "documents": seen.documents,
                              "enums": seen.to_dict()}, option=orjson.OPT_INDENT_2).decode()
     return profile_toml(seen, source)
-
 
 
 # --- analysis ----------------------------------------------------------------------------------
@@ -137,18 +137,18 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     if scheduler and parquet is None:
         raise ConfigError("--scheduler loads into a Parquet dataset: give --parquet DIR")
     s = replace(settings(config, **options), exclude=())
-    path_list = [paths] if isinstance(paths, str) else list(paths)
-    refuse_inputs([db], path_list)
+    paths = path_list(paths)
+    refuse_inputs([db], paths)
     common = dict(findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
                   threads=threads, on_batch=on_batch)
     if db is not None:
-        return load_paths(db, path_list, **common)
+        return load_paths(db, paths, **common)
     if not scheduler:
-        return load_parquet(parquet, path_list, **common)
+        return load_parquet(parquet, paths, **common)
     with cluster.connect(scheduler) as client:
         def report(names: list[str]) -> Report:
             return run_validation(names, s, scheduler=scheduler)
-        return load_parquet(parquet, path_list, runner=ClusterRunner(client, report), **common)
+        return load_parquet(parquet, paths, runner=ClusterRunner(client, report), **common)
 
 
 @dataclass(frozen=True)
@@ -208,8 +208,8 @@ def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike
     options: dict[str, object] = {"top": top}
     if name != "overview":
         options["by"] = tuple(by) or summaries.GROUP_NAMES
-    path_list = [paths] if isinstance(paths, str) else list(paths)
-    with _tables(path_list, db, findings=False, config=False,
+    paths = path_list(paths)
+    with _tables(paths, db, findings=False, config=False,
                  parquet=parquet) as (con, loaded):
         try:
             sections = summaries.SUMMARIES[name](con, **options)
@@ -243,9 +243,9 @@ def query(sql: str, paths: Iterable[str] | str = (), *,
     ``format`` batch by batch, in constant memory, and the answer holds no rows. Raises
     :class:`~quizkit.analysis.query.QueryError` for refused or failing SQL.
     """
-    path_list = [paths] if isinstance(paths, str) else list(paths)
-    findings = bool(path_list) and bool(_MENTIONS_FINDINGS.search(sql))
-    with _tables(path_list, db, findings=findings, config=config,
+    paths = path_list(paths)
+    findings = bool(paths) and bool(_MENTIONS_FINDINGS.search(sql))
+    with _tables(paths, db, findings=findings, config=config,
                  parquet=parquet) as (con, result):
         if result is not None and loaded is not None:
             loaded(result)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from quizkit import intake, remote, snippets
 from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report
-from quizkit.interrupts import worker_started
+from quizkit.interrupts import signals_deferred, stop_workers, worker_started
 from quizkit.kinds import detect_kind, unknown_kind_message
 from quizkit.limits import Limits
 from quizkit.parsing import BOM, LineIndex
@@ -280,8 +280,9 @@ def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[
                                initializer=_pool_worker_init)
     finished = False
     try:
-        for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
-            pending.append(pool.submit(_check_chunk, chunk, options))
+        with signals_deferred():  # the first submit forks the workers
+            for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
+                pending.append(pool.submit(_check_chunk, chunk, options))
         while pending:
             outcomes = pending.popleft().result()
             nxt = next(chunks, None)
@@ -290,7 +291,9 @@ def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[
             yield from outcomes
         finished = True
     finally:
-        # Stopped (Ctrl-C, SIGTERM, an error): drop the queued chunks, do not wait for them.
+        # Stopped (Ctrl-C, SIGTERM, an error): drop the queued chunks, end the workers.
+        if not finished:
+            stop_workers(pool)
         pool.shutdown(wait=finished, cancel_futures=not finished)
 
 

@@ -80,8 +80,14 @@ def read_profile_file(path: str | os.PathLike[str] | None) -> LoadedProfile:
     return LoadedProfile(enums, names_from_table(data["service"], data.get("enums"), where))
 
 
+def path_list(paths: Iterable[str] | str) -> list[str]:
+    """Paths as the API takes them (one path, or several) → a list."""
+    return [paths] if isinstance(paths, str) else list(paths)
+
+
 def expand_paths(paths: Iterable[str] | str, exclude: Iterable[str]) -> list[Source]:
-    return list(expand([paths] if isinstance(paths, str) else list(paths), tuple(exclude)))
+    """The sources under ``paths`` (directories walked), ``exclude`` patterns left out."""
+    return list(expand(path_list(paths), tuple(exclude)))
 
 
 def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
