@@ -4,6 +4,8 @@
     python benchmarks/bench_scale.py --packages 1000     # a smaller corpus (say so with figures)
     python benchmarks/bench_scale.py --corpus DIR        # an existing corpus
     python benchmarks/bench_scale.py --skip-memory       # only the cluster figures
+    python benchmarks/bench_scale.py --baseline DIR --skip-memory --skip-cluster
+                                                         # load time against quizkit in DIR
 
 Every figure comes from the real ``quizkit`` console script in a child process:
 
@@ -17,6 +19,10 @@ Every figure comes from the real ``quizkit`` console script in a child process:
   ``quizkit load --scheduler --parquet`` timed on each, next to local ``validate --jobs 2``
   and ``load --parquet`` (best of ``--repeat``). Ratios: 2 workers against 1 (target >= 1.7x)
   and against the local run (overhead <= 15%).
+
+* **Against a baseline** (``--baseline DIR``, e.g. ``git archive main | tar -x -C DIR``):
+  ``python -m quizkit load`` with the ``quizkit`` package of DIR and of this tree, rounds
+  interleaved (base then this tree, without then with findings), time and peak RSS of each.
 
 The machine's load average is printed with each figure: on a shared machine compare figures of
 the same run.
@@ -98,6 +104,22 @@ def memory(corpus: Path, work: Path) -> list[dict]:
     return rows
 
 
+def against(baseline: Path, corpus: Path, work: Path, repeat: int) -> None:
+    here = HERE.parent
+    for round_no in range(1, repeat + 1):
+        for label, tree in (("base", baseline), ("this", here)):
+            for findings in ("--no-findings", "--findings"):
+                db = work / f"cmp-{label}.duckdb"
+                env_args = ["env", f"PYTHONPATH={tree.resolve()}", sys.executable, "-m",
+                            "quizkit", "load", str(corpus), "--db", str(db), "-q", findings]
+                code, rss, seconds = peak_rss(env_args)
+                db.unlink(missing_ok=True)
+                print(json.dumps({"round": round_no, "tree": label, "findings": findings,
+                                  "exit": code, "seconds": round(seconds, 2),
+                                  "peak_rss_mb": round(rss / 1e6), "load_avg": load_avg()}),
+                      flush=True)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -175,6 +197,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=HERE / "out")
     ap.add_argument("--skip-memory", action="store_true")
     ap.add_argument("--skip-cluster", action="store_true")
+    ap.add_argument("--baseline", type=Path, metavar="DIR",
+                    help="also time the load of the quizkit package in DIR against this tree")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     corpus = args.corpus or args.out / f"scale-{args.packages}-{args.seed}-{args.broken}"
@@ -189,6 +213,8 @@ def main() -> None:
     try:
         if not args.skip_memory:
             memory(corpus, work)
+        if args.baseline is not None:
+            against(args.baseline, corpus, work, args.repeat)
         if not args.skip_cluster:
             times = cluster_times(corpus, work, args.repeat)
             for name, t in times.items():
