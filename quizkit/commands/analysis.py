@@ -23,8 +23,10 @@ from quizkit.analysis.files import InputError, Skipped
 from quizkit.analysis.load import LoadError, LoadResult, load, load_paths
 from quizkit.analysis.output import FORMATS, render, write_rows
 from quizkit.analysis.query import QueryError, lock_down, stream
+from quizkit.analysis.sections import Section
 from quizkit.numbers import plural, thousands
-from quizkit.output import refuse_inputs
+from quizkit.output import atomic_write, make_directory, refuse_inputs, resolve, write_bytes
+from quizkit.reporters.html_summary import charts_of, render_page
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
@@ -140,62 +142,135 @@ def summary() -> None:
     """
 
 
-def _run_summary(name: str, paths: tuple[str, ...], db: str | None, fmt: str,
-                 section: str | None, **options: Any) -> None:
+SUMMARY_FORMATS = (*FORMATS, "html")
+
+
+def _summaries(names: tuple[str, ...], paths: tuple[str, ...], db: str | None,
+               outputs: list[str | None], **options: Any
+               ) -> tuple[list[tuple[str, list[Section]]], bool]:
+    """The sections of the summaries ``names``, and whether an input file was skipped."""
+    refuse_inputs(outputs, paths)
     with _source(paths, db) as (con, skipped):
         try:
-            sections = summaries.SUMMARIES[name](con, **options)
+            groups = summaries.summarize(con, names, **options)
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
         except duckdb.Error as exc:
             _fail(f"summary failed (is this a quizkit database?): {one_line(exc)}", EXIT_USAGE)
+    return groups, skipped
+
+
+def _run_summary(names: tuple[str, ...], paths: tuple[str, ...], db: str | None, fmt: str,
+                 section: str | None, output: str | None, **options: Any) -> None:
+    if output is not None:
+        resolve(output)  # a bad output fails now, not after loading
+    groups, skipped = _summaries(names, paths, db, [output], **options)
     if section is not None:
-        chosen = [s for s in sections if s.name == section]
-        if not chosen:
-            names = ", ".join(s.name for s in sections)
-            raise click.UsageError(f"no section {section!r} (sections: {names})")
-        sections = chosen
-    click.echo(render(sections, fmt, titles=section is None), nl=False)
+        known = [s.name for s in summaries.flatten(groups)]
+        if section not in known:
+            raise click.UsageError(f"no section {section!r} (sections: {', '.join(known)})")
+        groups = summaries.only(groups, section)
+    if fmt == "html":
+        text = render_page(groups)
+    else:
+        text = render(summaries.flatten(groups), fmt, titles=section is None)
+    if output is not None:
+        with atomic_write(output) as fh:
+            fh.write(text)
+    else:
+        click.echo(text, nl=False)
     if skipped:
         sys.exit(EXIT_INPUT)
 
 
-def _summary_options(grouped: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _summary_options(grouped: bool, every: bool = False
+                     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         fn = click.option("--section", help="Print only this section (e.g. for one clean CSV).")(
             fn)
-        fn = click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
-                          help="Rows of every ranked list; 0 for all.")(fn)
+        fn = click.option("-o", "--output", type=click.Path(dir_okay=False),
+                          help="Write to this file (atomically) instead of stdout.")(fn)
+        fn = _every_option(_top_option(fn)) if every else _top_option(fn)
         if grouped:
-            fn = click.option("--by", "by", multiple=True,
-                              type=click.Choice(summaries.GROUP_NAMES),
-                              help="Groupings to show (repeatable; default: all four).")(fn)
-        return _format_option(_source_options(fn))
+            fn = _by_option(fn)
+        return click.option("--format", "fmt", type=click.Choice(SUMMARY_FORMATS),
+                            default="table", show_default=True,
+                            help="Output format (html: one page with charts).")(
+            _source_options(fn))
     return wrap
+
+
+def _top_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
+                        help="Rows of every ranked list; 0 for all.")(fn)
+
+
+def _by_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--by", "by", multiple=True, type=click.Choice(summaries.GROUP_NAMES),
+                        help="Groupings to show (repeatable; default: all four).")(fn)
+
+
+def _every_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--every", type=click.Choice(summaries.EVERY), default="month",
+                        show_default=True, help="Period of games over time.")(fn)
 
 
 @summary.command("sizes")
 @_summary_options(grouped=True)
 def sizes_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
-                  by: tuple[str, ...], section: str | None) -> None:
-    """Package sizes (meta.size): distribution, largest, media counts, groups."""
-    _run_summary("sizes", paths, db, fmt, section, top=top, by=by or summaries.GROUP_NAMES)
+                  by: tuple[str, ...], section: str | None, output: str | None) -> None:
+    """Package sizes (meta.size): distribution, histogram, largest, media counts, groups."""
+    _run_summary(("sizes",), paths, db, fmt, section, output, top=top,
+                 by=by or summaries.GROUP_NAMES)
 
 
 @summary.command("starts")
-@_summary_options(grouped=True)
-def starts_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
-                   by: tuple[str, ...], section: str | None) -> None:
-    """Starts (meta.starts) and games: totals, top, groups, games per package and version."""
-    _run_summary("starts", paths, db, fmt, section, top=top, by=by or summaries.GROUP_NAMES)
+@_summary_options(grouped=True, every=True)
+def starts_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int, every: str,
+                   by: tuple[str, ...], section: str | None, output: str | None) -> None:
+    """Starts (meta.starts) and games: totals, top, groups, games per package and version,
+    games over time."""
+    _run_summary(("starts",), paths, db, fmt, section, output, top=top,
+                 by=by or summaries.GROUP_NAMES, every=every)
 
 
 @summary.command("overview")
 @_summary_options(grouped=False)
 def overview_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
-                     section: str | None) -> None:
+                     section: str | None, output: str | None) -> None:
     """Counts of every table, shares of published and deleted versions, files, findings."""
-    _run_summary("overview", paths, db, fmt, section, top=top)
+    _run_summary(("overview",), paths, db, fmt, section, output, top=top)
+
+
+@summary.command("all")
+@_summary_options(grouped=True, every=True)
+def all_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int, every: str,
+                by: tuple[str, ...], section: str | None, output: str | None) -> None:
+    """Every summary (overview, sizes, starts) at once; sections are named summary.section."""
+    _run_summary(tuple(summaries.SUMMARIES_ORDER), paths, db, fmt, section, output, top=top,
+                 by=by or summaries.GROUP_NAMES, every=every)
+
+
+@summary.command("charts")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Directory for the charts (created if missing).")
+@_every_option
+@_by_option
+@_top_option
+@_source_options
+def charts_command(paths: tuple[str, ...], db: str | None, top: int, by: tuple[str, ...],
+                   every: str, out_dir: str) -> None:
+    """Write every chart of the summaries as SVG and PNG files (summary.section.svg/.png)."""
+    target = make_directory(out_dir)
+    groups, skipped = _summaries(tuple(summaries.SUMMARIES_ORDER), paths, db, [], top=top,
+                                 by=by or summaries.GROUP_NAMES, every=every)
+    for chart in charts_of(groups):
+        for suffix, data in ((".svg", chart.svg().encode()), (".png", chart.png())):
+            path = target / f"{chart.name}{suffix}"
+            write_bytes(path, data)
+            click.echo(str(path))
+    if skipped:
+        sys.exit(EXIT_INPUT)
 
 
 _MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
