@@ -129,7 +129,7 @@ def test_near_miss_suggestion(tmp_path):
     bad = tmp_path / "banner.json"
     bad.write_text(json.dumps(doc))
     _, report = cli_json("--profile", str(profile), str(bad))
-    assert "did you mean 'header'?" in report["findings"][0]["message"]
+    assert "did you mean \"header\"?" in report["findings"][0]["message"]
 
 
 @pytest.mark.parametrize("text,needle", [
