@@ -15,6 +15,7 @@ import pytest
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
 
+from quizkit import api
 from quizkit.analysis.charts import CHARTS
 from quizkit.numbers import thousands
 from tests.browser import Browser, Page, chromium
@@ -172,3 +173,18 @@ def test_output_file_is_refused_when_it_is_an_input(db: Path, tmp_path: Path) ->
     assert export.read_bytes() == before
     bad = quizkit("summary", "all", "--db", str(db), "--section", "nope")
     assert bad.returncode == 2 and "sizes.largest" in bad.stderr
+
+
+def test_the_api_gives_what_the_cli_gives(db: Path, tmp_path: Path) -> None:
+    for fmt in ("json", "markdown"):
+        cli = quizkit("summary", "all", "--db", str(db), "--format", fmt, "--every", "week",
+                      "--by", "type").stdout
+        assert api.summary("all", db=str(db), format=fmt, every="week", by=["type"]) == cli
+    page = tmp_path / "starts.html"
+    text = api.summary("starts", db=str(db), format="html", output=str(page))
+    assert page.read_text() == text and text.count("<svg") >= 5
+    written = api.charts(str(tmp_path / "c"), db=str(db), by=["type"])
+    assert {Path(p).name for p in written} >= {"starts.games_over_time.svg",
+                                               "starts.games_over_time.png"}
+    with pytest.raises(ValueError, match="no section"):
+        api.summary("sizes", db=str(db), section="nope")

@@ -21,12 +21,12 @@ from quizkit.analysis.connect import DatabaseError, connect, one_line
 from quizkit.analysis.export import export_parquet, foreign_tables
 from quizkit.analysis.files import InputError, Skipped
 from quizkit.analysis.load import LoadError, LoadResult, load, load_paths
-from quizkit.analysis.output import FORMATS, render, write_rows
+from quizkit.analysis.output import FORMATS, write_rows
 from quizkit.analysis.query import QueryError, lock_down, stream
 from quizkit.analysis.sections import Section
+from quizkit.analysis.summary_output import SUMMARY_FORMATS, summary_text, write_charts
 from quizkit.numbers import plural, thousands
-from quizkit.output import atomic_write, make_directory, refuse_inputs, resolve, write_bytes
-from quizkit.reporters.html_summary import charts_of, render_page
+from quizkit.output import atomic_write, make_directory, refuse_inputs, resolve
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
@@ -142,9 +142,6 @@ def summary() -> None:
     """
 
 
-SUMMARY_FORMATS = (*FORMATS, "html")
-
-
 def _summaries(names: tuple[str, ...], paths: tuple[str, ...], db: str | None,
                outputs: list[str | None], **options: Any
                ) -> tuple[list[tuple[str, list[Section]]], bool]:
@@ -165,15 +162,10 @@ def _run_summary(names: tuple[str, ...], paths: tuple[str, ...], db: str | None,
     if output is not None:
         resolve(output)  # a bad output fails now, not after loading
     groups, skipped = _summaries(names, paths, db, [output], **options)
-    if section is not None:
-        known = [s.name for s in summaries.flatten(groups)]
-        if section not in known:
-            raise click.UsageError(f"no section {section!r} (sections: {', '.join(known)})")
-        groups = summaries.only(groups, section)
-    if fmt == "html":
-        text = render_page(groups)
-    else:
-        text = render(summaries.flatten(groups), fmt, titles=section is None)
+    try:
+        text = summary_text(groups, fmt, section)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
     if output is not None:
         with atomic_write(output) as fh:
             fh.write(text)
@@ -261,14 +253,11 @@ def all_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int, ever
 def charts_command(paths: tuple[str, ...], db: str | None, top: int, by: tuple[str, ...],
                    every: str, out_dir: str) -> None:
     """Write every chart of the summaries as SVG and PNG files (summary.section.svg/.png)."""
-    target = make_directory(out_dir)
+    make_directory(out_dir)  # a bad directory fails now, not after loading
     groups, skipped = _summaries(tuple(summaries.SUMMARIES_ORDER), paths, db, [], top=top,
                                  by=by or summaries.GROUP_NAMES, every=every)
-    for chart in charts_of(groups):
-        for suffix, data in ((".svg", chart.svg().encode()), (".png", chart.png())):
-            path = target / f"{chart.name}{suffix}"
-            write_bytes(path, data)
-            click.echo(str(path))
+    for path in write_charts(groups, out_dir):
+        click.echo(str(path))
     if skipped:
         sys.exit(EXIT_INPUT)
 
