@@ -327,6 +327,7 @@ def render_markdown() -> str:
         "each chart as `summary.section.svg` and `.png` for slides and reports.",
         "",
         "```sh",
+        "quizkit load dump/ --db dump.duckdb",
         "quizkit summary all --db dump.duckdb --format html -o summary.html",
         "quizkit summary starts --db dump.duckdb --every week --section games_over_time",
         "quizkit summary charts --db dump.duckdb --out charts/",
