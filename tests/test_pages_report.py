@@ -176,3 +176,28 @@ def test_a_hundred_thousand_findings_open_in_seconds(
     first = page.driver.find_element(By.CSS_SELECTOR, "#finding-list .finding .msg").text
     assert first.startswith("unknown field") and "extra100" in first  # the 101st finding
     _looks_clean(page)
+
+
+def _page_data(html: str) -> dict:
+    start = html.index('<script type="application/json" id="quizkit-data">')
+    body = html[html.index(">", start) + 1:html.index("</script>", start)]
+    assert "<" not in body  # nothing in the data block can close it
+    return json.loads(body)
+
+
+def test_a_minified_file_keeps_a_window_around_each_value(tmp_path: Path) -> None:
+    base = json.loads((ROOT / "samples/banner-create.json").read_text())
+    doc = {**base, **{f"extra{k}": f"<v{k}>" for k in range(3000)}}
+    (tmp_path / "min.json").write_text(json.dumps(doc, separators=(",", ":")))
+    proc = validate("min.json", "--format", "html", "-o", "min.html", "--fail-on", "error",
+                    cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    data = _page_data((tmp_path / "min.html").read_text())
+    assert len(data["findings"]) == 3000
+    for row in data["findings"][::250]:
+        first, last, line, start, end, cut = row[8]
+        assert first == last == line == 1
+        text = data["lines"][str(row[0])][f"1:{cut}"]
+        assert len(text) <= 160
+        key = row[5].rsplit("/", 1)[1]  # the pointer's last token: extraN
+        assert text[start:end] == f'"<v{key.removeprefix("extra")}>"'
