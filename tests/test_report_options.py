@@ -25,7 +25,8 @@ DOCS = Path(__file__).parent.parent / "docs" / "reports.md"
 
 
 def test_all_formats_exist() -> None:
-    assert set(REPORTERS) == {"text", "json", "jsonl", "sarif", "junit", "github", "markdown",
+    assert set(REPORTERS) == {"text", "concise", "json", "jsonl", "sarif", "junit", "github",
+                              "markdown",
                               "service", "service-jsonl", "gitlab", "html"}
     for name, cls in REPORTERS.items():
         assert cls.name == name
@@ -56,7 +57,7 @@ def test_bad_spec_is_a_one_line_value_error(spec: str, words: str) -> None:
 
 
 def test_unknown_main_format_names_the_choices() -> None:
-    with pytest.raises(ReportSpecError, match=r"--format.*choose from text, json, jsonl"):
+    with pytest.raises(ReportSpecError, match=r"--format.*choose from text, concise, json, jsonl"):
         parse_reports("yaml", None, [])
 
 

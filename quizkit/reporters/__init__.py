@@ -25,15 +25,15 @@ from quizkit.reporters.junit import JUnitReporter
 from quizkit.reporters.markdown import MarkdownReporter
 from quizkit.reporters.sarif import SarifReporter
 from quizkit.reporters.service import SERVICE_REPORTERS
-from quizkit.reporters.text import TextReporter
+from quizkit.reporters.text import ConciseReporter, TextReporter
 
 if TYPE_CHECKING:
     from quizkit.progress import Progress
 
 REPORTERS: dict[str, type[Reporter]] = {
-    cls.name: cls for cls in (TextReporter, JsonReporter, JsonLinesReporter, SarifReporter,
-                              JUnitReporter, GitHubReporter, MarkdownReporter, *SERVICE_REPORTERS,
-                              GitLabReporter, HtmlReporter)
+    cls.name: cls for cls in (TextReporter, ConciseReporter, JsonReporter, JsonLinesReporter,
+                              SarifReporter, JUnitReporter, GitHubReporter, MarkdownReporter,
+                              *SERVICE_REPORTERS, GitLabReporter, HtmlReporter)
 }
 
 STDOUT = "-"

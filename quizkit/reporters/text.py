@@ -103,3 +103,25 @@ class TextReporter(Reporter):
             self.stream.write("\n")
         self.stream.write(f"{plural(s['files'], 'file')}, {plural(s['documents'], 'document')}: "
                           f"{', '.join(counts)}{hidden}\n")
+
+
+class ConciseReporter(TextReporter):
+    """One ``path:line:col: severity rule message`` line per finding, for editors and grep.
+
+    Editors and terminals turn ``path:line:col`` into a link; every line stands alone, so
+    ``grep`` and ``sort`` work on it. Colour, ``--show`` and the summary line are the text
+    report's.
+    """
+
+    name = "concise"
+    description = ("one line per finding, path:line:col: severity rule message (for editors "
+                   "and grep), then the summary line")
+
+    def finding(self, f: Finding) -> None:
+        if f.severity < self.options.show:
+            self.hidden += 1
+            return
+        pointer = f" at {f.pointer}" if f.pointer else ""
+        severity = self._paint(str(f.severity), f.severity)
+        self.stream.write(f"{self._paint(location(f), 'path')}: {severity} {rule_label(f)} "
+                          f"{f.message}{pointer}\n")
