@@ -85,6 +85,13 @@ def test_page_is_self_contained_and_counts_match_the_json_report(
     for code, n in by_rule.items():
         cell = page.driver.find_element(By.CSS_SELECTOR, f'[data-count="rule-{code}"]')
         assert int(cell.get_attribute("data-value")) == n, code
+    kinds = page.js("""return Array.from(document.querySelectorAll(
+        '[data-testid="by-kind"] tbody tr'), tr => [tr.cells[0].textContent,
+        Number(tr.cells[1].firstChild.dataset.value),
+        Number(tr.cells[3].firstChild.dataset.value)]);""")
+    files_by_kind = Counter(f["kind"] or "(unknown)" for f in report["files"])
+    assert {k: n for k, n, _ in kinds} == dict(files_by_kind)
+    assert sum(n for _, _, n in kinds) == len(report["findings"])
     assert _shown(page) == len(report["findings"])
     page.screenshot("html-report")
 
