@@ -199,7 +199,10 @@ def test_a_minified_file_keeps_a_window_around_each_value(tmp_path: Path) -> Non
     proc = validate("min.json", "--format", "html", "-o", "min.html", "--fail-on", "error",
                     cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    data = _page_data((tmp_path / "min.html").read_text())
+    page = (tmp_path / "min.html").read_text()
+    assert 'data-count="files" data-value="1">1</span>file</div>' in page  # "1 file"
+    assert 'data-value="3000">3,000</span>warnings</div>' in page
+    data = _page_data(page)
     assert len(data["findings"]) == 3000
     for row in data["findings"][::250]:
         first, last, line, start, end, cut = row[8]
