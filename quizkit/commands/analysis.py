@@ -44,9 +44,9 @@ def _warn_skipped(skipped: list[Skipped]) -> None:
 
 def _warn_unknown(result: LoadResult) -> None:
     if result.unknown_documents:
-        click.echo(f"quizkit: warning: {result.unknown_documents} document(s) of unknown kind or "
-                   "unparsable lines were not loaded (see the files and findings tables)",
-                   err=True)
+        click.echo(f"quizkit: warning: {plural(result.unknown_documents, 'document')} not "
+                   "loaded: unknown kind, or a line that is not JSON (see the files and "
+                   "findings tables)", err=True)
 
 
 @contextmanager
