@@ -1,114 +1,366 @@
-"""The Python API, mirroring ``quizkit validate``.
+"""The Python API: each command of the CLI as a function taking the same options.
 
 >>> import quizkit
 >>> report = quizkit.validate(["samples/"])
 >>> report.summary()["errors"]
 0
+
+The CLI (``quizkit/commands/``) only parses options, calls these functions, prints what they
+return and chooses the exit code. A CLI option ``--some-option`` is the parameter
+``some_option`` here, except for the renames in :data:`CLI_RENAMES`; options that only change
+what a command prints on the terminal are listed in :data:`CLI_ONLY` (a test checks both
+tables against the commands).
+
+Configuration is resolved as on the command line: ``config=None`` looks for ``quizkit.toml``
+or ``pyproject.toml`` from the current directory upward, ``config=False`` uses none, and a
+path, a :class:`~quizkit.config.Settings` or a config table (a dict as in ``quizkit.toml``)
+is used as given. Problems with options or configuration raise
+:class:`~quizkit.config.ConfigError` (the CLI's exit code 2); a path that does not exist
+raises :class:`~quizkit.sources.MissingPath`; a bad report format or file,
+:class:`~quizkit.reporters.ReportSpecError`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from pathlib import Path
 
-from quizkit import engine
-from quizkit.findings import Report
-from quizkit.reporters.base import Reporter
-from quizkit.sources import expand
+import duckdb
+import orjson
 
-if TYPE_CHECKING:
-    import duckdb
+from quizkit import rule_docs
+from quizkit.analysis import summaries
+from quizkit.analysis.connect import DatabaseError, connect, one_line
+from quizkit.analysis.export import export_parquet, foreign_tables
+from quizkit.analysis.load import LoadResult, load_paths
+from quizkit.analysis.load import load as load_into
+from quizkit.analysis.output import render, write_rows
+from quizkit.analysis.query import lock_down, stream
+from quizkit.analysis.query import query as run_query
+from quizkit.analysis.sections import Section
+from quizkit.analysis.summary_output import summary_text, write_charts
+from quizkit.config import ConfigError, ConfigSource
+from quizkit.documents import Skipped, iter_documents
+from quizkit.editor import editor_settings
+from quizkit.enums import Inferred, dumps_schema, profile_toml
+from quizkit.enums import infer as infer_values
+from quizkit.generate import Summary, generate_corpus
+from quizkit.output import atomic_write, make_directory, refuse_inputs
+from quizkit.output import resolve as resolve_output
+from quizkit.runner import expand_paths, read_profile_file, settings, validate
+from quizkit.schemas import BASE_URI, KINDS, bundled, schema_id, schema_set
 
-    from quizkit import analysis
+__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigError", "Exported",
+           "LoadResult", "charts", "editor_settings", "export", "export_schemas", "generate",
+           "infer", "load", "query", "read_profile_file", "rules", "schema", "schemas",
+           "settings", "summary", "validate"]
+
+#: (command, CLI option or argument) → API parameter, where the names differ.
+CLI_RENAMES: dict[tuple[str, str], str] = {
+    ("validate", "report"): "reports",
+    ("rules", "rule_id"): "rule",
+    ("schema list", "all"): "records",
+    ("schema editor", "match"): "matches",
+}
+
+#: (command, CLI option) that have no API parameter, and why.
+CLI_ONLY: dict[tuple[str, str], str] = {
+    ("load", "quiet"): "only silences the one-line summary the command prints",
+    ("export", "quiet"): "only silences the list of files the command prints",
+}
 
 
-def validate(paths: Iterable[str] | str, *, kind: str | None = None, jobs: int | None = 1,
-             reporter: Reporter | None = None, adjust: engine.Adjust | None = None) -> Report:
-    """Validate files or directories (``-`` reads stdin) and return the :class:`Report`.
+def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
+          format: str | None = None, output: str | None = None,
+          skipped: Skipped | None = None) -> Inferred:
+    """The enum values seen in ``paths`` (``quizkit enums infer``), with counts and examples.
 
-    Raises :class:`quizkit.sources.MissingPath` when a path does not exist.
+    With ``output``, also writes them there (atomically) in ``format``: ``toml`` (default, a
+    profile for ``profile=``) or ``json``. Inputs that cannot be read, parsed or recognised
+    are counted in ``skipped``.
     """
-    if isinstance(paths, str):
-        paths = [paths]
-    options = engine.Options(kind=kind)
-    return engine.run(expand(paths), options, reporter=reporter, jobs=jobs, adjust=adjust)
+    if format not in (None, *INFER_FORMATS):
+        raise ConfigError(f"unknown format {format!r} (use {', '.join(INFER_FORMATS)})")
+    path_list = [paths] if isinstance(paths, str) else list(paths)
+    sources = expand_paths(path_list, exclude)
+    if output is not None:  # a bad output fails now, not after reading the corpus
+        resolve_output(output)
+        refuse_inputs([output], [source.path for source in sources])
+    seen = infer_values(iter_documents(sources, skipped))
+    if output is not None:
+        with atomic_write(output) as fh:
+            fh.write(inferred_text(seen, format or "toml", ", ".join(path_list)))
+    return seen
+
+
+INFER_FORMATS = ("toml", "json")
+
+
+def inferred_text(seen: Inferred, fmt: str, source: str = "") -> str:
+    """Inferred values as a TOML profile or as JSON with counts and an example each."""
+    if fmt == "json":
+        return orjson.dumps({"files": seen.files, "documents": seen.documents,
+                             "enums": seen.to_dict()}, option=orjson.OPT_INDENT_2).decode()
+    return profile_toml(seen, source)
 
 
 
-def query(sql: str, paths: Iterable[str] | str = (), *, db: str | None = None,
-          limit: int | None = None, timeout: float | None = None) -> analysis.Section:
-    """Run one reading SQL statement (``quizkit query``) over a ``db`` file or over ``paths``
-    loaded in memory; the rows as a :class:`~quizkit.analysis.sections.Section`.
+# --- analysis ----------------------------------------------------------------------------------
 
-    ``limit`` keeps at most that many rows; ``timeout`` (seconds) stops the query with
-    :class:`~quizkit.analysis.query.QueryTimeout`. Refused or failing SQL raises
-    :class:`~quizkit.analysis.query.QueryError`.
+def load(paths: Iterable[str] | str, db: str | os.PathLike[str], *, findings: bool = True,
+         timings: Callable[[str, float], None] | None = None, config: ConfigSource = None,
+         **options: object) -> LoadResult:
+    """Load exports into the DuckDB database ``db`` (``quizkit load``); the rows per table.
+
+    With ``findings``, the files are also validated and the findings table holds what
+    ``quizkit validate`` would report with the same configuration (``config`` and
+    ``options`` as for :func:`validate`: select, ignore, severity, per-path ignores, profile).
+    ``timings(step, seconds)`` is called after each step; ``LoadResult.timings`` has them all.
     """
-    # Imported here, not at the top: validating must not load DuckDB (as the CLI's lazy
-    # commands, and tests/test_engine.py, make sure).
-    from quizkit import analysis
-    from quizkit.analysis.query import lock_down
+    s = settings(config, **options)
+    path_list = [paths] if isinstance(paths, str) else list(paths)
+    refuse_inputs([db], path_list)
+    return load_paths(db, path_list, findings=findings, settings=replace(s, exclude=()),
+                      progress=timings)
 
-    with _tables(paths, db, findings="findings" in sql.lower()) as con:
-        lock_down(con)
-        return analysis.query(con, sql, limit=limit, timeout=timeout)
+
+@dataclass(frozen=True)
+class Answer:
+    """What ``summary`` and ``query`` give: the sections, and the text in the asked format.
+
+    ``loaded`` tells what was loaded when files were read straight (``None`` for ``db``).
+    """
+
+    sections: list[Section]
+    text: str
+    loaded: LoadResult | None = None
 
 
 @contextmanager
-def _tables(paths: Iterable[str] | str, db: str | None, *,
-            findings: bool) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A connection to ``db`` (read-only), or to memory loaded from ``paths``."""
-    from quizkit import analysis
-
-    path_list = [paths] if isinstance(paths, str) else list(paths)
-    if bool(path_list) == bool(db):
-        raise ValueError("give export paths or db, not both and not neither")
-    con = analysis.connect(db, read_only=True) if db else analysis.connect(None)
+def _tables(paths: Sequence[str], db: str | os.PathLike[str] | None, *, findings: bool,
+            config: ConfigSource) -> Iterator[tuple[duckdb.DuckDBPyConnection,
+                                                      LoadResult | None]]:
+    """A connection to ``db`` (read-only) or to memory loaded from ``paths``."""
+    if paths and db:
+        raise ConfigError("give export files or --db FILE, not both")
+    if not paths and not db:
+        raise ConfigError("give export files to read, or --db FILE")
+    loaded = None
+    if db:
+        con = connect(db, read_only=True)
+    else:
+        con = connect(None)
+        try:
+            s = replace(settings(config), exclude=()) if findings else None
+            loaded = load_into(con, list(paths), findings=findings, settings=s)
+        except BaseException:
+            con.close()
+            raise
     try:
-        if path_list:
-            analysis.load(con, path_list, findings=findings)
-        yield con
+        yield con, loaded
     finally:
         con.close()
 
 
-def summary(name: str, paths: Iterable[str] | str = (), *, db: str | None = None,
+def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike[str] | None = None,
             top: int = 10, by: Iterable[str] = (), every: str = "month",
             section: str | None = None, format: str = "table",
-            output: str | None = None) -> str:
-    """A ready summary (``quizkit summary overview|sizes|starts|all``) of ``paths`` loaded in
-    memory or of a ``db`` file, as text in ``format`` (``html``: a page with charts).
+            output: str | os.PathLike[str] | None = None) -> Answer:
+    """A ready summary (``quizkit summary sizes|starts|overview|all``) of files or of ``db``.
 
-    ``by``: the groupings (default all four); ``every``: the period of games over time;
-    ``section``: only that section. ``output`` also writes the text there, atomically.
-    Raises ValueError for an unknown summary, format, grouping, period or section.
+    ``by`` (sizes and starts): the groupings to show, default all; ``every``: the period of
+    games over time (day, week, month); ``section``: only that one (``summary.section`` for
+    ``all``). ``format`` ``html`` is one page with charts. ``output`` also writes the text
+    there, atomically.
     """
-    # Imported here, not at the top: validating must not load DuckDB (see query above).
-    from quizkit.analysis import summaries
-    from quizkit.analysis.summary_output import summary_text
-    from quizkit.output import atomic_write, refuse_inputs
-
     names = summaries.SUMMARIES_ORDER if name == "all" else (name,)
-    refuse_inputs([output], [paths] if isinstance(paths, str) else list(paths))
-    with _tables(paths, db, findings=False) as con:
-        groups = summaries.summarize(con, names, top=top,
-                                     by=tuple(by) or summaries.GROUP_NAMES, every=every)
-    text = summary_text(groups, format, section)
+    if any(n not in summaries.SUMMARIES for n in names):
+        raise ConfigError(f"no summary {name!r} (summaries: "
+                          f"{', '.join((*summaries.SUMMARIES, 'all'))})")
+    path_list = [paths] if isinstance(paths, str) else list(paths)
+    if output is not None:
+        resolve_output(output)  # a bad output fails now, not after loading
+        refuse_inputs([output], path_list)
+    groups, loaded = _summaries(names, path_list, db, top=top, by=by, every=every)
+    try:
+        text = summary_text(groups, format, section)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     if output is not None:
         with atomic_write(output) as fh:
             fh.write(text)
-    return text
+    shown = summaries.flatten(groups if section is None else summaries.only(groups, section))
+    return Answer(shown, text, loaded)
 
 
-def charts(out: str, paths: Iterable[str] | str = (), *, db: str | None = None,
-           top: int = 10, by: Iterable[str] = (), every: str = "month") -> list[str]:
-    """Every chart of the summaries (``quizkit summary charts``) as SVG and PNG files in
-    ``out``; the paths written."""
-    from quizkit.analysis import summaries
-    from quizkit.analysis.summary_output import write_charts
+@dataclass(frozen=True)
+class Charts:
+    """What ``charts`` wrote (SVG and PNG files), and what was loaded (``None`` for ``db``)."""
 
-    with _tables(paths, db, findings=False) as con:
-        groups = summaries.summarize(con, summaries.SUMMARIES_ORDER, top=top,
-                                     by=tuple(by) or summaries.GROUP_NAMES, every=every)
-    return [str(p) for p in write_charts(groups, out)]
+    written: list[Path]
+    loaded: LoadResult | None = None
+
+
+def charts(out: str | os.PathLike[str], paths: Iterable[str] | str = (), *,
+           db: str | os.PathLike[str] | None = None, top: int = 10, by: Iterable[str] = (),
+           every: str = "month") -> Charts:
+    """Every chart of the summaries (``quizkit summary charts``) as ``summary.section.svg``
+    and ``.png`` in the directory ``out``."""
+    make_directory(out)  # a bad directory fails now, not after loading
+    path_list = [paths] if isinstance(paths, str) else list(paths)
+    groups, loaded = _summaries(summaries.SUMMARIES_ORDER, path_list, db, top=top, by=by,
+                                every=every)
+    return Charts(write_charts(groups, out), loaded)
+
+
+def _summaries(names: Sequence[str], paths: Sequence[str], db: str | os.PathLike[str] | None,
+               *, top: int, by: Iterable[str], every: str
+               ) -> tuple[list[tuple[str, list[Section]]], LoadResult | None]:
+    with _tables(paths, db, findings=False, config=False) as (con, loaded):
+        try:
+            groups = summaries.summarize(con, names, top=top,
+                                         by=tuple(by) or summaries.GROUP_NAMES, every=every)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        except duckdb.Error as exc:
+            raise DatabaseError(f"summary failed (is this a quizkit database?): "
+                                f"{one_line(exc)}") from None
+    return groups, loaded
+
+
+def query(sql: str, paths: Iterable[str] | str = (), *,
+          db: str | os.PathLike[str] | None = None, format: str = "table",
+          limit: int | None = None, timeout: float | None = None,
+          config: ConfigSource = None, write: Callable[[str], object] | None = None,
+          loaded: Callable[[LoadResult], None] | None = None) -> Answer:
+    """Run one reading SQL statement (``quizkit query``) over files or ``db``.
+
+    ``limit`` keeps at most that many rows; ``timeout`` (seconds) stops the query with
+    :class:`~quizkit.analysis.query.QueryTimeout`. Reading files straight, the findings table
+    is filled (with ``config`` applied) only when the SQL mentions it, and ``loaded`` is told
+    what was loaded before the rows come. With ``write``, the rows are written to it in
+    ``format`` batch by batch, in constant memory, and the answer holds no rows. Raises
+    :class:`~quizkit.analysis.query.QueryError` for refused or failing SQL.
+    """
+    path_list = [paths] if isinstance(paths, str) else list(paths)
+    findings = bool(path_list) and bool(_MENTIONS_FINDINGS.search(sql))
+    with _tables(path_list, db, findings=findings, config=config) as (con, result):
+        if result is not None and loaded is not None:
+            loaded(result)
+        lock_down(con)
+        if write is not None:
+            with stream(con, sql, limit=limit, timeout=timeout) as rows:
+                write_rows(rows.columns, rows.batches, format, write)
+            return Answer([], "", result)
+        section = run_query(con, sql, limit=limit, timeout=timeout)
+    return Answer([section], render([section], format, single=True), result)
+
+
+_MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Exported:
+    """What ``export`` wrote: (table, path, rows) per table, and the tables left out because
+    they are not quizkit's."""
+
+    written: list[tuple[str, Path, int]]
+    foreign: list[str]
+
+
+def export(db: str | os.PathLike[str], parquet: str | os.PathLike[str]) -> Exported:
+    """Write one Parquet file per quizkit table of ``db`` into the directory ``parquet``."""
+    con = connect(db, read_only=True)
+    try:
+        foreign = foreign_tables(con)
+        return Exported(export_parquet(con, parquet), foreign)
+    except duckdb.Error as exc:
+        raise DatabaseError(f"export failed: {one_line(exc)}") from None
+    finally:
+        con.close()
+
+
+# --- schemas, rules, samples -------------------------------------------------------------------
+
+def schemas(*, records: bool = False) -> list[tuple[str, str, str]]:
+    """(name, ``$id``, description) of each document kind's schema, and with ``records`` of
+    each record schema too (named ``record:NAME``)."""
+    everything = bundled()
+    out = [(kind, schema_id(kind), everything[schema_id(kind)]["description"]) for kind in KINDS]
+    if records:
+        out += [(f"record:{uri.rsplit('/', 1)[1].removesuffix('.json')}", uri, s["title"])
+                for uri, s in sorted(everything.items())
+                if uri.startswith(BASE_URI + "records/")]
+    return out
+
+
+def schema(name: str) -> dict:
+    """The schema of a document kind, or of a record given as ``record:NAME``."""
+    if name.startswith("record:"):
+        uri = f"{BASE_URI}records/{name.removeprefix('record:')}.json"
+    else:
+        uri = schema_id(name)
+    everything = bundled()
+    if uri not in everything:
+        raise ConfigError(f"unknown schema {name!r}; kinds: {', '.join(KINDS)} (records: "
+                          "record:NAME, see `quizkit schema list --all`)")
+    return everything[uri]
+
+
+def export_schemas(out: str | os.PathLike[str], *,
+                   profile: str | os.PathLike[str] | None = None
+                   ) -> tuple[list[Path], tuple[str, ...]]:
+    """Write the bundled schemas (records/, documents/) into ``out``, a profile's enums
+    closed, for other tools; the files written and the enums the profile closed."""
+    loaded = read_profile_file(profile)
+    root = Path(out)
+    written = []
+    for uri, s in sorted(schema_set(loaded.enums).items()):
+        target = root / uri.removeprefix(BASE_URI)
+        make_directory(target.parent)
+        if profile is not None:
+            refuse_inputs([target], [profile])
+        with atomic_write(target) as fh:
+            fh.write(dumps_schema(s).decode())
+        written.append(target)
+    return written, tuple(name for name, _ in loaded.enums)
+
+
+def rules(rule: str | None = None, *, format: str = "text") -> str:
+    """The rule catalog, or one rule explained, as text, JSON or Markdown (``quizkit rules``)."""
+    if format not in rule_docs.FORMATS:
+        raise ConfigError(f"unknown format {format!r} (use {', '.join(rule_docs.FORMATS)})")
+    if rule is None:
+        return rule_docs.render(rule_docs.catalog.all_rules(), format)
+    try:
+        return rule_docs.render_one(rule_docs.find(rule), format)
+    except KeyError:
+        raise ConfigError(f"no rule {rule!r} (see `quizkit rules`)") from None
+
+
+def generate(out: str | os.PathLike[str], *, packages: int = 100, seed: int = 0,
+             broken: float = 0.0, gzip_share: float = 0.0, jsonl: bool = False,
+             workers: int | None = None, force: bool = False) -> Summary:
+    """Write a deterministic corpus (``quizkit samples generate``); ``force`` replaces a
+    corpus written before in ``out``."""
+    try:
+        return generate_corpus(out, packages=packages, seed=seed, broken=broken,
+                               gzip_share=gzip_share, jsonl=jsonl, workers=workers,
+                               overwrite=force)
+    except FileExistsError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+#: Each CLI command → its API function (the test of options walks this).
+COMMANDS: dict[str, Callable[..., object]] = {
+    "validate": validate, "load": load, "query": query, "export": export,
+    "summary sizes": summary, "summary starts": summary, "summary overview": summary,
+    "summary all": summary, "summary charts": charts,
+    "enums infer": infer, "rules": rules, "samples generate": generate,
+    "schema list": schemas, "schema show": schema, "schema export": export_schemas,
+    "schema editor": editor_settings,
+}

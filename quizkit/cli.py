@@ -14,9 +14,9 @@ from typing import Any, NoReturn
 
 import click
 
-from quizkit import __version__
 from quizkit.interrupts import EXIT_SIGINT, StopSignals, Terminated
 from quizkit.output import OutputError
+from quizkit.version import __version__
 
 #: Exit code of a usage or configuration error, and of an output that cannot be written.
 EXIT_USAGE = 2

@@ -15,25 +15,33 @@ An enum the profile leaves out stays open.
 
 from __future__ import annotations
 
-import copy
-import tomllib
+import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
 from typing import Any
 
 import orjson
+import tomlkit
 
-from quizkit.schemas import BASE_URI, KINDS, Profile, bundled, registry, schema_id
+from quizkit.configfiles import ConfigError, read_toml, type_name
+from quizkit.pointers import escape_token
+from quizkit.schemas import (
+    ENUMS_ID,
+    KINDS,
+    Profile,
+    apply_profile,
+    bundled,
+    registry,
+    schema_id,
+)
 
-ENUMS_ID = f"{BASE_URI}records/enums.json"
 WILDCARD = "*"
 KEY = "<key>"  # the path step that stands for an object's keys (membership flags)
 
 
-class ProfileError(Exception):
+class ProfileError(ConfigError):
     """The profile cannot be read or names an unknown enum (a configuration error)."""
 
 
@@ -48,7 +56,6 @@ def _enum_ref(schema: dict) -> str | None:
     return ref.split("#/$defs/", 1)[1] if "enums.json#/$defs/" in ref else None
 
 
-@cache
 def enum_paths(kind: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(enum name, path) pairs of a document kind; paths use ``*`` for array items and
     ``<key>`` for the keys of an object."""
@@ -95,20 +102,26 @@ def _values(doc: Any, path: tuple[str, ...], where: str = "") -> Iterator[tuple[
     elif step == KEY:
         if isinstance(doc, dict):
             for k in doc:
-                yield k, f"{where}/{_escape(k)}"
+                yield k, f"{where}/{escape_token(k)}"
     elif isinstance(doc, dict) and step in doc:
-        yield from _values(doc[step], rest, f"{where}/{_escape(step)}")
+        yield from _values(doc[step], rest, f"{where}/{escape_token(step)}")
 
 
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+class EnumPlaces:
+    """Where the enum-typed values of each kind are, read from the schemas once per kind (for
+    one run: the object is passed along, nothing is kept in the module)."""
 
+    def __init__(self) -> None:
+        self._by_kind: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {}
 
-def document_enum_values(kind: str, doc: Any) -> Iterator[tuple[str, str, str]]:
-    """(enum name, value, pointer) for every enum-typed value of one document."""
-    for name, path in enum_paths(kind):
-        for value, where in _values(doc, path):
-            yield name, value, where
+    def values(self, kind: str, doc: Any) -> Iterator[tuple[str, str, str]]:
+        """(enum name, value, pointer) for every enum-typed value of one document."""
+        paths = self._by_kind.get(kind)
+        if paths is None:
+            paths = self._by_kind[kind] = enum_paths(kind)
+        for name, path in paths:
+            for value, where in _values(doc, path):
+                yield name, value, where
 
 
 # --- inference --------------------------------------------------------------------------------
@@ -135,12 +148,13 @@ class Inferred:
 def infer(documents: Iterable[tuple[str, int | None, str, Any]]) -> Inferred:
     """Collect enum values from (path, record, kind, document) tuples."""
     seen = Inferred()
+    places = EnumPlaces()
     paths: set[str] = set()
     for path, record, kind, doc in documents:
         paths.add(path)
         seen.documents += 1
         where = f"{path}:{record}" if record is not None else path
-        for name, value, pointer in document_enum_values(kind, doc):
+        for name, value, pointer in places.values(kind, doc):
             seen.add(name, value, f"{where}#{pointer}")
     seen.files = len(paths)
     return seen
@@ -148,8 +162,6 @@ def infer(documents: Iterable[tuple[str, int | None, str, Any]]) -> Inferred:
 
 def profile_toml(seen: Inferred, source: str = "") -> str:
     """The inferred values as a TOML profile, each value commented with count and example."""
-    import tomlkit
-
     doc = tomlkit.document()
     doc.add(tomlkit.comment(f"quizkit enum profile, inferred from {seen.files} files "
                             f"({seen.documents} documents){' in ' + source if source else ''}"))
@@ -170,52 +182,57 @@ def profile_toml(seen: Inferred, source: str = "") -> str:
 
 # --- profiles ---------------------------------------------------------------------------------
 
-def load_profile(path: str) -> Profile:
-    """Read a TOML profile. Raises :class:`ProfileError` naming the problem."""
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        raise ProfileError(f"cannot read profile {path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"profile {path} is not valid TOML: {exc}") from None
-    # [service] names validation levels and entities (read by quizkit.service.load_names).
+def read_profile(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The tables of a TOML profile file, read safely (see :mod:`quizkit.configfiles`)."""
+    data = read_toml(path, "profile")
+    # [service] names validation levels and entities (read by quizkit.service.names_from_table).
     unknown_tables = set(data) - {"enums", "service"}
     if unknown_tables:
         raise ProfileError(f"profile {path}: unknown table(s) {', '.join(sorted(unknown_tables))}"
                            " (expected [enums], [service])")
+    return data
+
+
+def profile_from_table(data: dict[str, Any], where: str) -> Profile:
+    """The enum profile of a profile's tables; ``where`` names the profile in messages."""
     enums = data.get("enums", {})
+    if not isinstance(enums, dict):
+        raise ProfileError(f"{where}: enums must be a table of NAME = [values], "
+                           f"not {type_name(enums)}")
     known = set(enum_names())
     out = []
     for name, values in sorted(enums.items()):
         if name not in known:
-            raise ProfileError(f"profile {path}: unknown enum {name!r} "
+            raise ProfileError(f"{where}: unknown enum {name!r} "
                                f"(known: {', '.join(sorted(known))})")
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-            raise ProfileError(f"profile {path}: enums.{name} must be an array of strings")
+            raise ProfileError(f"{where}: enums.{name} must be an array of strings, "
+                               f"not {type_name(values)}")
         out.append((name, tuple(values)))
     return tuple(out)
 
 
-def apply_profile(schemas: dict[str, dict], profile: Profile) -> dict[str, dict]:
-    """A copy of the bundled schemas with the profile's enums closed."""
-    if not profile:
-        return schemas
-    out = dict(schemas)
-    enums = copy.deepcopy(out[ENUMS_ID])
-    for name, values in profile:
-        enums["$defs"][name]["enum"] = list(values)
-        enums["$defs"][name]["description"] = (
-            enums["$defs"][name]["description"].split(" Open:", 1)[0]
-            + " Closed by an enum profile."
-        )
-    out[ENUMS_ID] = enums
-    return out
+def load_profile(path: str | os.PathLike[str]) -> Profile:
+    """Read a TOML profile. Raises :class:`ProfileError` naming the problem."""
+    return profile_from_table(read_profile(path), f"profile {path}")
 
 
 def dumps_schema(schema: dict) -> bytes:
     return orjson.dumps(schema, option=orjson.OPT_INDENT_2) + b"\n"
 
 
-__all__ = ["KINDS", "Inferred", "Profile", "ProfileError", "apply_profile", "document_enum_values",
-           "enum_names", "enum_paths", "infer", "load_profile", "profile_toml"]
+__all__ = [
+    "KINDS",
+    "EnumPlaces",
+    "Inferred",
+    "Profile",
+    "ProfileError",
+    "apply_profile",
+    "enum_names",
+    "enum_paths",
+    "infer",
+    "load_profile",
+    "profile_from_table",
+    "profile_toml",
+    "read_profile",
+]

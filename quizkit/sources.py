@@ -71,7 +71,7 @@ def printable(path: str) -> str:
     return "".join(out)
 
 
-def _kind_of(mode: int) -> str:
+def file_type(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -162,7 +162,7 @@ def _read_file(path: str, limit: int) -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             hint = "; to read a stream, pipe it to stdin (-)" if stat.S_ISFIFO(st.st_mode) else ""
-            raise ReadError(f"{_kind_of(st.st_mode)}, not a regular file{hint}")
+            raise ReadError(f"{file_type(st.st_mode)}, not a regular file{hint}")
         if st.st_size > limit:
             raise _too_large(limit)
         with os.fdopen(fd, "rb", closefd=False) as fh:

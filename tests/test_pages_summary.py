@@ -17,6 +17,7 @@ from selenium.webdriver.common.by import By
 
 from quizkit import api
 from quizkit.analysis.charts import CHARTS
+from quizkit.config import ConfigError
 from quizkit.numbers import thousands
 from tests.browser import Browser, Page, chromium
 
@@ -179,12 +180,13 @@ def test_the_api_gives_what_the_cli_gives(db: Path, tmp_path: Path) -> None:
     for fmt in ("json", "markdown"):
         cli = quizkit("summary", "all", "--db", str(db), "--format", fmt, "--every", "week",
                       "--by", "type").stdout
-        assert api.summary("all", db=str(db), format=fmt, every="week", by=["type"]) == cli
+        answer = api.summary("all", db=str(db), format=fmt, every="week", by=["type"])
+        assert answer.text == cli
     page = tmp_path / "starts.html"
-    text = api.summary("starts", db=str(db), format="html", output=str(page))
+    text = api.summary("starts", db=str(db), format="html", output=str(page)).text
     assert page.read_text() == text and text.count("<svg") >= 5
-    written = api.charts(str(tmp_path / "c"), db=str(db), by=["type"])
-    assert {Path(p).name for p in written} >= {"starts.games_over_time.svg",
-                                               "starts.games_over_time.png"}
-    with pytest.raises(ValueError, match="no section"):
+    written = api.charts(str(tmp_path / "c"), db=str(db), by=["type"]).written
+    assert {p.name for p in written} >= {"starts.games_over_time.svg",
+                                         "starts.games_over_time.png"}
+    with pytest.raises(ConfigError, match="no section"):
         api.summary("sizes", db=str(db), section="nope")

@@ -24,7 +24,7 @@ from pathlib import Path
 import duckdb
 
 from quizkit.analysis import transform
-from quizkit.analysis.connect import DatabaseError, one_line, run
+from quizkit.analysis.connect import DatabaseError, connect, one_line, run
 from quizkit.analysis.files import ExportFile, Skipped, expand, inspect
 from quizkit.analysis.readers import (
     DERIVED_SQL,
@@ -33,10 +33,13 @@ from quizkit.analysis.readers import (
     FORMATS,
     RAW_DDL,
     SHAPE,
+    assign_kinds,
     objects_sql,
     whole_files_sql,
 )
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
+from quizkit.config import Settings
+from quizkit.runner import run as validate_run
 
 Progress = Callable[[str, float], None]
 
@@ -77,8 +80,12 @@ class _Clock:
 
 
 def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
-         findings: bool = True, progress: Progress | None = None) -> LoadResult:
+         findings: bool = True, settings: Settings | None = None,
+         progress: Progress | None = None) -> LoadResult:
     """Load the export files under ``paths`` into the tables of ``con``.
+
+    ``settings`` (rule selection, severities, per-path ignores, profile, limits) shape the
+    findings table as they shape ``quizkit validate``'s report; ``None``: the defaults.
 
     ``progress(step, seconds)`` is called after each step; an exception it raises aborts the
     load like any other failure (the database is left unchanged).
@@ -93,13 +100,14 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     clock.tick("discover")
     try:
         files = _stage(con, files, result, clock)
+        assign_kinds(con)
         _register_files(con, files)
         # No statement of the transform depends on the order of rows.
         with _setting(con, "preserve_insertion_order", "false"):
             for name, sql in transform.STEPS:
                 run(con, sql)
                 clock.tick(f"transform:{name}")
-        report_rows = _findings_rows(paths) if findings else None
+        report_rows = _findings_rows(paths, settings or Settings()) if findings else None
         _stage_findings(con, report_rows)
         clock.tick("validate")
         # In order, and so on one thread (see transform.DIRECT). The commit checkpoints
@@ -342,17 +350,14 @@ def _register_files(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> 
     """, {"empty_array_kind": EMPTY_ARRAY_KIND})
 
 
-def _findings_rows(paths: Sequence[str | os.PathLike[str]]) -> tuple[list, ...]:
-    """Validate with quizkit's engine; the findings as column lists.
+def _findings_rows(paths: Sequence[str | os.PathLike[str]],
+                   settings: Settings) -> tuple[list, ...]:
+    """Validate as ``quizkit validate`` does, with ``settings``; the findings as column lists.
 
     The paths go to the engine as the user gave them, so that cross-file findings (which
     depend on the order files are met) are the ones ``quizkit validate PATH...`` reports.
     """
-    try:
-        from quizkit import validate
-        report = validate([os.fspath(p) for p in paths], jobs=None)
-    except ImportError as exc:  # the validation engine is not installed in this build
-        raise LoadError(f"validation is not available ({exc}); load with --no-findings") from None
+    report = validate_run([os.fspath(p) for p in paths], settings)
     cols: tuple[list, ...] = tuple([] for _ in range(9))
     for f in report.findings:
         values = (os.path.abspath(f.path) if f.path else f.path, f.record, f.pointer, f.line,
@@ -438,8 +443,6 @@ def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathL
 
     A database file that did not exist before and whose first load fails is removed again.
     """
-    from quizkit.analysis.connect import connect
-
     existed = db is not None and Path(db).exists()
     con = None
     ok = False
@@ -453,4 +456,5 @@ def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathL
             con.close()
         if not ok and db is not None and not existed:
             for leftover in (Path(db), Path(f"{os.fspath(db)}.wal")):
-                leftover.unlink(missing_ok=True)
+                with suppress(OSError):  # e.g. never made, on a read-only file system
+                    leftover.unlink(missing_ok=True)

@@ -7,26 +7,25 @@ cannot be read are skipped with a warning; the rest is loaded and the exit code 
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
-import duckdb
 
+from quizkit import api
 from quizkit.analysis import summaries
-from quizkit.analysis.connect import DatabaseError, connect, one_line
-from quizkit.analysis.export import export_parquet, foreign_tables
+from quizkit.analysis.connect import DatabaseError
 from quizkit.analysis.files import InputError, Skipped
-from quizkit.analysis.load import LoadError, LoadResult, load, load_paths
-from quizkit.analysis.output import FORMATS, write_rows
-from quizkit.analysis.query import QueryError, lock_down, stream
-from quizkit.analysis.sections import Section
-from quizkit.analysis.summary_output import SUMMARY_FORMATS, summary_text, write_charts
+from quizkit.analysis.load import LoadError, LoadResult
+from quizkit.analysis.output import FORMATS
+from quizkit.analysis.query import QueryError
+from quizkit.analysis.summary_output import SUMMARY_FORMATS
+from quizkit.commands.rule_options import config_errors, config_option
 from quizkit.numbers import plural, thousands
-from quizkit.output import atomic_write, make_directory, refuse_inputs, resolve
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
@@ -50,36 +49,33 @@ def _warn_unknown(result: LoadResult) -> None:
 
 
 @contextmanager
-def _source(paths: tuple[str, ...], db: str | None, *,
-            findings: bool = False) -> Iterator[tuple[duckdb.DuckDBPyConnection, bool]]:
-    """A connection to ``--db`` (read-only) or to memory loaded from ``paths``.
-
-    Yields (connection, whether some input file was skipped).
-    """
-    if paths and db:
-        raise click.UsageError("give export files or --db FILE, not both")
-    if not paths and not db:
-        raise click.UsageError("give export files to read, or --db FILE")
-    skipped = False
+def _errors(load_failed: str = "could not load the files") -> Iterator[None]:
+    """The analysis errors → one line and the exit code of the contract."""
     try:
-        if db:
-            con = connect(db, read_only=True)
-        else:
-            con = connect(None)
-            result = load(con, paths, findings=findings)
-            _warn_skipped(result.skipped)
-            _warn_unknown(result)
-            skipped = bool(result.skipped)
+        with config_errors():
+            yield
     except InputError as exc:
         _fail(str(exc), EXIT_INPUT)
     except LoadError as exc:
-        _fail(f"could not load the files: {exc}", EXIT_INPUT)
-    except DatabaseError as exc:
+        _fail(f"{load_failed}: {exc}", EXIT_INPUT)
+    except (DatabaseError, QueryError) as exc:
+        sys.stdout.flush()  # the rows written before a query failed, then the error
         _fail(str(exc), EXIT_USAGE)
-    try:
-        yield con, skipped
-    finally:
-        con.close()
+
+
+def _warn_loaded(result: LoadResult) -> None:
+    _warn_skipped(result.skipped)
+    _warn_unknown(result)
+
+
+def _print(answer: api.Answer) -> None:
+    """The answer on stdout, after the warnings about what was loaded; exit 3 if files were
+    skipped."""
+    if answer.loaded is not None:
+        _warn_loaded(answer.loaded)
+    click.echo(answer.text, nl=False)
+    if answer.loaded is not None and answer.loaded.skipped:
+        sys.exit(EXIT_INPUT)
 
 
 def _source_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -99,29 +95,24 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--db", required=True, type=click.Path(dir_okay=False),
               help="DuckDB database file to load into (created if missing).")
 @click.option("--findings/--no-findings", default=True, show_default=True,
-              help="Also validate the files and load the findings (slower).")
+              help="Also validate the files and load the findings (slower), with the "
+                   "configuration applied as by `quizkit validate`.")
 @click.option("--timings", is_flag=True, help="Print the time of each step to stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but warnings and errors.")
+@config_option
 def load_command(paths: tuple[str, ...], db: str, findings: bool, timings: bool,
-                 quiet: bool) -> None:
+                 quiet: bool, config_file: Path | None) -> None:
     """Load exports of any kind (files, directories; .json, .jsonl, .ndjson, .gz) into DuckDB.
 
     Loading runs in one transaction: on failure the database is left as it was. Loading the
     same files again replaces their rows. The tables are described in docs/tables.md.
     """
-    progress = None
-    if timings:
-        def progress(step: str, seconds: float) -> None:
-            click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
-    refuse_inputs([db], paths)
-    try:
-        result = load_paths(db, paths, findings=findings, progress=progress)
-    except InputError as exc:
-        _fail(str(exc), EXIT_INPUT)
-    except LoadError as exc:
-        _fail(f"load failed, the database is unchanged: {exc}", EXIT_INPUT)
-    except DatabaseError as exc:
-        _fail(str(exc), EXIT_USAGE)
+    def show_step(step: str, seconds: float) -> None:
+        click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
+
+    with _errors("load failed, the database is unchanged"):
+        result = api.load(paths, db, findings=findings, timings=show_step if timings else None,
+                          config=config_file)
     _warn_skipped(result.skipped)
     _warn_unknown(result)
     if not quiet:
@@ -142,37 +133,14 @@ def summary() -> None:
     """
 
 
-def _summaries(names: tuple[str, ...], paths: tuple[str, ...], db: str | None,
-               outputs: list[str | None], **options: Any
-               ) -> tuple[list[tuple[str, list[Section]]], bool]:
-    """The sections of the summaries ``names``, and whether an input file was skipped."""
-    refuse_inputs(outputs, paths)
-    with _source(paths, db) as (con, skipped):
-        try:
-            groups = summaries.summarize(con, names, **options)
-        except ValueError as exc:
-            raise click.UsageError(str(exc)) from None
-        except duckdb.Error as exc:
-            _fail(f"summary failed (is this a quizkit database?): {one_line(exc)}", EXIT_USAGE)
-    return groups, skipped
-
-
-def _run_summary(names: tuple[str, ...], paths: tuple[str, ...], db: str | None, fmt: str,
+def _run_summary(name: str, paths: tuple[str, ...], db: str | None, fmt: str,
                  section: str | None, output: str | None, **options: Any) -> None:
-    if output is not None:
-        resolve(output)  # a bad output fails now, not after loading
-    groups, skipped = _summaries(names, paths, db, [output], **options)
-    try:
-        text = summary_text(groups, fmt, section)
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    if output is not None:
-        with atomic_write(output) as fh:
-            fh.write(text)
-    else:
-        click.echo(text, nl=False)
-    if skipped:
-        sys.exit(EXIT_INPUT)
+    with _errors():
+        answer = api.summary(name, paths, db=db, format=fmt, section=section, output=output,
+                             **options)
+    if output is not None:  # written; only the warnings and the exit code are left
+        answer = replace(answer, text="")
+    _print(answer)
 
 
 def _summary_options(grouped: bool, every: bool = False
@@ -212,8 +180,7 @@ def _every_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 def sizes_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
                   by: tuple[str, ...], section: str | None, output: str | None) -> None:
     """Package sizes (meta.size): distribution, histogram, largest, media counts, groups."""
-    _run_summary(("sizes",), paths, db, fmt, section, output, top=top,
-                 by=by or summaries.GROUP_NAMES)
+    _run_summary("sizes", paths, db, fmt, section, output, top=top, by=by)
 
 
 @summary.command("starts")
@@ -222,8 +189,7 @@ def starts_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int, e
                    by: tuple[str, ...], section: str | None, output: str | None) -> None:
     """Starts (meta.starts) and games: totals, top, groups, games per package and version,
     games over time."""
-    _run_summary(("starts",), paths, db, fmt, section, output, top=top,
-                 by=by or summaries.GROUP_NAMES, every=every)
+    _run_summary("starts", paths, db, fmt, section, output, top=top, by=by, every=every)
 
 
 @summary.command("overview")
@@ -231,7 +197,7 @@ def starts_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int, e
 def overview_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
                      section: str | None, output: str | None) -> None:
     """Counts of every table, shares of published and deleted versions, files, findings."""
-    _run_summary(("overview",), paths, db, fmt, section, output, top=top)
+    _run_summary("overview", paths, db, fmt, section, output, top=top)
 
 
 @summary.command("all")
@@ -239,30 +205,23 @@ def overview_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
 def all_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int, every: str,
                 by: tuple[str, ...], section: str | None, output: str | None) -> None:
     """Every summary (overview, sizes, starts) at once; sections are named summary.section."""
-    _run_summary(tuple(summaries.SUMMARIES_ORDER), paths, db, fmt, section, output, top=top,
-                 by=by or summaries.GROUP_NAMES, every=every)
+    _run_summary("all", paths, db, fmt, section, output, top=top, by=by, every=every)
 
 
 @summary.command("charts")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False),
               help="Directory for the charts (created if missing).")
 @_every_option
 @_by_option
 @_top_option
 @_source_options
 def charts_command(paths: tuple[str, ...], db: str | None, top: int, by: tuple[str, ...],
-                   every: str, out_dir: str) -> None:
+                   every: str, out: str) -> None:
     """Write every chart of the summaries as SVG and PNG files (summary.section.svg/.png)."""
-    make_directory(out_dir)  # a bad directory fails now, not after loading
-    groups, skipped = _summaries(tuple(summaries.SUMMARIES_ORDER), paths, db, [], top=top,
-                                 by=by or summaries.GROUP_NAMES, every=every)
-    for path in write_charts(groups, out_dir):
-        click.echo(str(path))
-    if skipped:
-        sys.exit(EXIT_INPUT)
-
-
-_MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
+    with _errors():
+        done = api.charts(out, paths, db=db, top=top, by=by, every=every)
+    text = "".join(f"{path}\n" for path in done.written)
+    _print(api.Answer([], text, done.loaded))
 
 
 @click.command("query")
@@ -273,24 +232,20 @@ _MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
               help="Write at most this many rows.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS", help="Stop the query after this long (exit 2).")
+@config_option
 def query_command(sql: str, paths: tuple[str, ...], db: str | None, fmt: str,
-                  limit: int | None, timeout: float | None) -> None:
+                  limit: int | None, timeout: float | None, config_file: Path | None) -> None:
     """Run one reading SQL statement (SELECT) over the tables of docs/tables.md.
 
     A database file is opened read-only; statements that write are refused (exit 2). Reading
-    files straight, the findings table is filled only when the SQL mentions it. Rows are
-    written as they come, in batches, so a result of any size takes little memory.
+    files straight, the findings table is filled only when the SQL mentions it, with the
+    configuration applied as by `quizkit validate`. Rows are written as they come, in
+    batches, so a result of any size takes little memory.
     """
-    findings = bool(paths) and bool(_MENTIONS_FINDINGS.search(sql))
-    with _source(paths, db, findings=findings) as (con, skipped):
-        try:
-            lock_down(con)
-            with stream(con, sql, limit=limit, timeout=timeout) as rows:
-                write_rows(rows.columns, rows.batches, fmt, sys.stdout.write)
-        except QueryError as exc:
-            sys.stdout.flush()
-            _fail(str(exc), EXIT_USAGE)
-    if skipped:
+    with _errors():
+        answer = api.query(sql, paths, db=db, format=fmt, limit=limit, timeout=timeout,
+                           config=config_file, write=sys.stdout.write, loaded=_warn_loaded)
+    if answer.loaded is not None and answer.loaded.skipped:
         sys.exit(EXIT_INPUT)
 
 
@@ -305,22 +260,13 @@ def export_command(db: str, out_dir: str, quiet: bool) -> None:
 
     Other tables in the database are left out (named in a warning).
     """
-    try:
-        con = connect(db, read_only=True)
-    except DatabaseError as exc:
-        _fail(str(exc), EXIT_USAGE)
-    try:
-        foreign = foreign_tables(con)
-        written = export_parquet(con, out_dir)
-    except duckdb.Error as exc:
-        _fail(f"export failed: {one_line(exc)}", EXIT_USAGE)
-    finally:
-        con.close()
-    if foreign:
+    with _errors():
+        exported = api.export(db, out_dir)
+    if exported.foreign:
         click.echo(f"quizkit: warning: not exported, not quizkit's tables: "
-                   f"{', '.join(map(ascii, foreign))}", err=True)
+                   f"{', '.join(map(ascii, exported.foreign))}", err=True)
     if not quiet:
-        for _table, path, rows in written:
+        for _table, path, rows in exported.written:
             click.echo(f"{path}  {rows} rows")
 
 

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import click
-import orjson
 
-from quizkit.documents import Skipped, iter_documents
-from quizkit.enums import infer, profile_toml
-from quizkit.output import atomic_write, refuse_inputs, resolve
-from quizkit.sources import MissingPath, expand
+from quizkit import api
+from quizkit.documents import Skipped
+from quizkit.sources import MissingPath
 
 
 @click.group()
@@ -28,26 +26,16 @@ def enums() -> None:
 def infer_command(paths: tuple[str, ...], output: str | None, fmt: str,
                   exclude: tuple[str, ...]) -> None:
     """Report every enum-typed field's values seen in PATHS, with counts and examples."""
+    skipped = Skipped()
     try:
-        sources = list(expand(paths, exclude))
+        seen = api.infer(paths, exclude=exclude, format=fmt, output=output, skipped=skipped)
     except MissingPath as exc:
         raise click.UsageError(f"no such file or directory: {exc}") from None
-    if output:  # a bad output fails now, not after reading the corpus
-        resolve(output)
-        refuse_inputs([output], [s.path for s in sources])
-    skipped = Skipped()
-    seen = infer(iter_documents(sources, skipped))
-    if fmt == "json":
-        text = orjson.dumps({"files": seen.files, "documents": seen.documents,
-                             "enums": seen.to_dict()}, option=orjson.OPT_INDENT_2).decode()
-    else:
-        text = profile_toml(seen, ", ".join(paths))
     if output:
-        with atomic_write(output) as fh:
-            fh.write(text)
         click.echo(f"wrote {output}: {len(seen.counts)} enums from {seen.documents} documents",
                    err=True)
     else:
+        text = api.inferred_text(seen, fmt, ", ".join(paths))
         click.echo(text, nl=not text.endswith("\n"))
     lost = skipped.unreadable + skipped.unparseable + skipped.unknown_kind
     if lost:

@@ -20,10 +20,10 @@ from urllib.parse import quote
 
 import orjson
 
-from quizkit import __version__
 from quizkit.findings import Finding, Report, Severity
 from quizkit.reporters.base import Reporter, relative_path, rule_code, rule_of
 from quizkit.rules.catalog import Rule, all_rules
+from quizkit.version import __version__
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://quizkit.dev/"
