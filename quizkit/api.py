@@ -32,11 +32,13 @@ from pathlib import Path
 import duckdb
 import orjson
 
-from quizkit import rule_docs
+from quizkit import cluster, rule_docs
 from quizkit.analysis import summaries
+from quizkit.analysis.cluster_load import ClusterRunner
 from quizkit.analysis.connect import DatabaseError, connect, one_line
+from quizkit.analysis.dataset import open_dataset
 from quizkit.analysis.export import export_parquet, foreign_tables
-from quizkit.analysis.load import LoadResult, load_paths
+from quizkit.analysis.load import LoadResult, OnBatch, load_parquet, load_paths
 from quizkit.analysis.load import load as load_into
 from quizkit.analysis.output import render, write_rows
 from quizkit.analysis.query import lock_down, stream
@@ -46,12 +48,15 @@ from quizkit.analysis.summary_output import summary_text, write_charts
 from quizkit.config import ConfigError, ConfigSource
 from quizkit.documents import Skipped, iter_documents
 from quizkit.editor import editor_settings
-from quizkit.enums import Inferred, dumps_schema, profile_toml
-from quizkit.enums import infer as infer_values
+from quizkit.enum_inference import Inferred, profile_toml
+from quizkit.enum_inference import infer as infer_values
+from quizkit.enums import dumps_schema
+from quizkit.findings import Report
 from quizkit.generate import Summary, generate_corpus
 from quizkit.output import atomic_write, make_directory, refuse_inputs
 from quizkit.output import resolve as resolve_output
-from quizkit.runner import expand_paths, read_profile_file, settings, validate
+from quizkit.runner import expand_paths, path_list, read_profile_file, settings, validate
+from quizkit.runner import run as run_validation
 from quizkit.schemas import BASE_URI, KINDS, bundled, schema_id, schema_set
 
 __all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigError", "Exported",
@@ -85,15 +90,15 @@ def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
     """
     if format not in (None, *INFER_FORMATS):
         raise ConfigError(f"unknown format {format!r} (use {', '.join(INFER_FORMATS)})")
-    path_list = [paths] if isinstance(paths, str) else list(paths)
-    sources = expand_paths(path_list, exclude)
+    paths = path_list(paths)
+    sources = expand_paths(paths, exclude)
     if output is not None:  # a bad output fails now, not after reading the corpus
         resolve_output(output)
         refuse_inputs([output], [source.path for source in sources])
     seen = infer_values(iter_documents(sources, skipped))
     if output is not None:
         with atomic_write(output) as fh:
-            fh.write(inferred_text(seen, format or "toml", ", ".join(path_list)))
+            fh.write(inferred_text(seen, format or "toml", ", ".join(paths)))
     return seen
 
 
@@ -108,24 +113,44 @@ def inferred_text(seen: Inferred, fmt: str, source: str = "") -> str:
     return profile_toml(seen, source)
 
 
-
 # --- analysis ----------------------------------------------------------------------------------
 
-def load(paths: Iterable[str] | str, db: str | os.PathLike[str], *, findings: bool = True,
-         timings: Callable[[str, float], None] | None = None, config: ConfigSource = None,
+def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *,
+         parquet: str | os.PathLike[str] | None = None, findings: bool = True,
+         memory_limit: str | None = None, threads: int | None = None,
+         scheduler: str | None = None,
+         timings: Callable[[str, float], None] | None = None,
+         on_batch: OnBatch | None = None, config: ConfigSource = None,
          **options: object) -> LoadResult:
-    """Load exports into the DuckDB database ``db`` (``quizkit load``); the rows per table.
+    """Load exports (files, directories, ``s3://`` URLs) into the DuckDB database ``db`` or
+    the Parquet dataset ``parquet`` (one of them; ``quizkit load``); the rows per table.
 
     With ``findings``, the files are also validated and the findings table holds what
     ``quizkit validate`` would report with the same configuration (``config`` and
     ``options`` as for :func:`validate`: select, ignore, severity, per-path ignores, profile).
-    ``timings(step, seconds)`` is called after each step; ``LoadResult.timings`` has them all.
+    ``memory_limit`` and ``threads`` are DuckDB's (memory stays bounded whatever the dump's
+    size); ``scheduler`` (``tcp://host:8786``) runs the per-file work on that Dask cluster
+    (``parquet`` only). ``timings(step, seconds)`` is called after each step
+    (``LoadResult.timings`` has them all), ``on_batch(batch, total_files, total_bytes)`` after
+    each batch of files read.
     """
-    s = settings(config, **options)
-    path_list = [paths] if isinstance(paths, str) else list(paths)
-    refuse_inputs([db], path_list)
-    return load_paths(db, path_list, findings=findings, settings=replace(s, exclude=()),
-                      progress=timings)
+    if (db is None) == (parquet is None):
+        raise ConfigError("give --db FILE or --parquet DIR (one of them)")
+    if scheduler and parquet is None:
+        raise ConfigError("--scheduler loads into a Parquet dataset: give --parquet DIR")
+    s = replace(settings(config, **options), exclude=())
+    paths = path_list(paths)
+    refuse_inputs([db], paths)
+    common = dict(findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
+                  threads=threads, on_batch=on_batch)
+    if db is not None:
+        return load_paths(db, paths, **common)
+    if not scheduler:
+        return load_parquet(parquet, paths, **common)
+    with cluster.connect(scheduler) as client:
+        def report(names: list[str]) -> Report:
+            return run_validation(names, s, scheduler=scheduler)
+        return load_parquet(parquet, paths, runner=ClusterRunner(client, report), **common)
 
 
 @dataclass(frozen=True)
@@ -142,13 +167,18 @@ class Answer:
 
 @contextmanager
 def _tables(paths: Sequence[str], db: str | os.PathLike[str] | None, *, findings: bool,
-            config: ConfigSource) -> Iterator[tuple[duckdb.DuckDBPyConnection,
-                                                      LoadResult | None]]:
-    """A connection to ``db`` (read-only) or to memory loaded from ``paths``."""
-    if paths and db:
-        raise ConfigError("give export files or --db FILE, not both")
-    if not paths and not db:
-        raise ConfigError("give export files to read, or --db FILE")
+            config: ConfigSource, parquet: str | os.PathLike[str] | None = None
+            ) -> Iterator[tuple[duckdb.DuckDBPyConnection, LoadResult | None]]:
+    """A connection to ``db`` (read-only), to the dataset ``parquet``, or to memory loaded
+    from ``paths``."""
+    if sum(map(bool, (paths, db, parquet))) > 1:
+        raise ConfigError("give export files, --db FILE or --parquet DIR, not both")
+    if not paths and not db and not parquet:
+        raise ConfigError("give export files to read, or --db FILE, or --parquet DIR")
+    if parquet:
+        with open_dataset(parquet) as con:
+            yield con, None
+        return
     loaded = None
     if db:
         con = connect(db, read_only=True)
@@ -167,10 +197,11 @@ def _tables(paths: Sequence[str], db: str | os.PathLike[str] | None, *, findings
 
 
 def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike[str] | None = None,
-            top: int = 10, by: Iterable[str] = (), every: str = "month",
-            section: str | None = None, format: str = "table",
-            output: str | os.PathLike[str] | None = None) -> Answer:
-    """A ready summary (``quizkit summary sizes|starts|overview|all``) of files or of ``db``.
+            parquet: str | os.PathLike[str] | None = None, top: int = 10,
+            by: Iterable[str] = (), every: str = "month", section: str | None = None,
+            format: str = "table", output: str | os.PathLike[str] | None = None) -> Answer:
+    """A ready summary (``quizkit summary sizes|starts|overview|all``) of files, of ``db`` or
+    of the Parquet dataset ``parquet``.
 
     ``by`` (sizes and starts): the groupings to show, default all; ``every``: the period of
     games over time (day, week, month); ``section``: only that one (``summary.section`` for
@@ -181,11 +212,11 @@ def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike
     if any(n not in summaries.SUMMARIES for n in names):
         raise ConfigError(f"no summary {name!r} (summaries: "
                           f"{', '.join((*summaries.SUMMARIES, 'all'))})")
-    path_list = [paths] if isinstance(paths, str) else list(paths)
+    paths = path_list(paths)
     if output is not None:
         resolve_output(output)  # a bad output fails now, not after loading
-        refuse_inputs([output], path_list)
-    groups, loaded = _summaries(names, path_list, db, top=top, by=by, every=every)
+        refuse_inputs([output], paths)
+    groups, loaded = _summaries(names, paths, db, parquet, top=top, by=by, every=every)
     try:
         text = summary_text(groups, format, section)
     except ValueError as exc:
@@ -206,21 +237,21 @@ class Charts:
 
 
 def charts(out: str | os.PathLike[str], paths: Iterable[str] | str = (), *,
-           db: str | os.PathLike[str] | None = None, top: int = 10, by: Iterable[str] = (),
-           every: str = "month") -> Charts:
+           db: str | os.PathLike[str] | None = None,
+           parquet: str | os.PathLike[str] | None = None, top: int = 10,
+           by: Iterable[str] = (), every: str = "month") -> Charts:
     """Every chart of the summaries (``quizkit summary charts``) as ``summary.section.svg``
     and ``.png`` in the directory ``out``."""
     make_directory(out)  # a bad directory fails now, not after loading
-    path_list = [paths] if isinstance(paths, str) else list(paths)
-    groups, loaded = _summaries(summaries.SUMMARIES_ORDER, path_list, db, top=top, by=by,
-                                every=every)
+    groups, loaded = _summaries(summaries.SUMMARIES_ORDER, path_list(paths), db, parquet,
+                                top=top, by=by, every=every)
     return Charts(write_charts(groups, out), loaded)
 
 
 def _summaries(names: Sequence[str], paths: Sequence[str], db: str | os.PathLike[str] | None,
-               *, top: int, by: Iterable[str], every: str
-               ) -> tuple[list[tuple[str, list[Section]]], LoadResult | None]:
-    with _tables(paths, db, findings=False, config=False) as (con, loaded):
+               parquet: str | os.PathLike[str] | None, *, top: int, by: Iterable[str],
+               every: str) -> tuple[list[tuple[str, list[Section]]], LoadResult | None]:
+    with _tables(paths, db, findings=False, config=False, parquet=parquet) as (con, loaded):
         try:
             groups = summaries.summarize(con, names, top=top,
                                          by=tuple(by) or summaries.GROUP_NAMES, every=every)
@@ -233,11 +264,13 @@ def _summaries(names: Sequence[str], paths: Sequence[str], db: str | os.PathLike
 
 
 def query(sql: str, paths: Iterable[str] | str = (), *,
-          db: str | os.PathLike[str] | None = None, format: str = "table",
+          db: str | os.PathLike[str] | None = None,
+          parquet: str | os.PathLike[str] | None = None, format: str = "table",
           limit: int | None = None, timeout: float | None = None,
           config: ConfigSource = None, write: Callable[[str], object] | None = None,
           loaded: Callable[[LoadResult], None] | None = None) -> Answer:
-    """Run one reading SQL statement (``quizkit query``) over files or ``db``.
+    """Run one reading SQL statement (``quizkit query``) over files, ``db`` or the Parquet
+    dataset ``parquet``.
 
     ``limit`` keeps at most that many rows; ``timeout`` (seconds) stops the query with
     :class:`~quizkit.analysis.query.QueryTimeout`. Reading files straight, the findings table
@@ -246,9 +279,10 @@ def query(sql: str, paths: Iterable[str] | str = (), *,
     ``format`` batch by batch, in constant memory, and the answer holds no rows. Raises
     :class:`~quizkit.analysis.query.QueryError` for refused or failing SQL.
     """
-    path_list = [paths] if isinstance(paths, str) else list(paths)
-    findings = bool(path_list) and bool(_MENTIONS_FINDINGS.search(sql))
-    with _tables(path_list, db, findings=findings, config=config) as (con, result):
+    paths = path_list(paths)
+    findings = bool(paths) and bool(_MENTIONS_FINDINGS.search(sql))
+    with _tables(paths, db, findings=findings, config=config,
+                 parquet=parquet) as (con, result):
         if result is not None and loaded is not None:
             loaded(result)
         lock_down(con)

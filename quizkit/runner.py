@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import nullcontext
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass
 
+from quizkit import cluster, engine
 from quizkit import config as config_mod
-from quizkit import engine
 from quizkit.baseline import Baseline, Recorder
 from quizkit.config import ConfigError, ConfigSource, Rules, Settings
 from quizkit.enums import profile_from_table, read_profile
@@ -80,8 +80,14 @@ def read_profile_file(path: str | os.PathLike[str] | None) -> LoadedProfile:
     return LoadedProfile(enums, names_from_table(data["service"], data.get("enums"), where))
 
 
+def path_list(paths: Iterable[str] | str) -> list[str]:
+    """Paths as the API takes them (one path, or several) → a list."""
+    return [paths] if isinstance(paths, str) else list(paths)
+
+
 def expand_paths(paths: Iterable[str] | str, exclude: Iterable[str]) -> list[Source]:
-    return list(expand([paths] if isinstance(paths, str) else list(paths), tuple(exclude)))
+    """The sources under ``paths`` (directories walked), ``exclude`` patterns left out."""
+    return list(expand(path_list(paths), tuple(exclude)))
 
 
 def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
@@ -96,8 +102,11 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
              format: str | None = None, output: str | None = None,
              reports: Sequence[str] = (), color: str = "auto", show: str = "info",
              quiet: bool = True, verbose: bool = False,
-             reporter: Reporter | None = None, notes: Notes | None = None) -> Report:
-    """Validate files or directories (``-`` reads stdin) and return the :class:`Report`.
+             reporter: Reporter | None = None, notes: Notes | None = None,
+             scheduler: str | None = None) -> Report:
+    """Validate files, directories or ``s3://`` URLs (``-`` reads stdin) and return the
+    :class:`Report`. ``scheduler`` (``tcp://host:8786``) checks the files on that Dask
+    cluster (:mod:`quizkit.cluster`; the cross-file checks still run here).
 
     The options are those of ``quizkit validate``. ``format``/``output``/``reports`` write
     reports as the CLI does (``None``: none); ``reporter`` receives the findings instead.
@@ -112,13 +121,15 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
         limits=limits_of(max_file_size, max_decompressed_size, max_depth),
         baseline=baseline, write_baseline=write_baseline)
     return run(paths, s, format=format, output=output, reports=reports, color=color,
-               show=show, quiet=quiet, verbose=verbose, reporter=reporter, notes=notes)
+               show=show, quiet=quiet, verbose=verbose, reporter=reporter, notes=notes,
+               scheduler=scheduler)
 
 
 def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         output: str | None = None, reports: Sequence[str] = (), color: str = "auto",
         show: str = "info", quiet: bool = True, verbose: bool = False,
-        reporter: Reporter | None = None, notes: Notes | None = None) -> Report:
+        reporter: Reporter | None = None, notes: Notes | None = None,
+        scheduler: str | None = None) -> Report:
     """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving)."""
     sources = expand_paths(paths, s.exclude)
     loaded = read_profile_file(s.profile)
@@ -135,11 +146,15 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"))
     opened = open_reporters(format, output, reports, options=view, progress=progress) \
         if writing else nullcontext(reporter)
-    with opened as target:
+    with ExitStack() as stack:
+        check_many = None
+        if scheduler:  # before any output is opened: an unreachable cluster writes nothing
+            check_many = cluster.check_many(stack.enter_context(cluster.connect(scheduler)))
+        target = stack.enter_context(opened)
         if target is not None:
             configure_service(target, names=loaded.service, kind=s.kind)
         report = engine.run(sources, options, reporter=target, jobs=s.jobs, adjust=adjust,
-                            on_file=progress.on_file)
+                            on_file=progress.on_file, check_many=check_many)
     say = notes or (lambda _line: None)
     if recorder is not None:
         recorder.write()

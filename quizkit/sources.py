@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatch
 
+from quizkit import remote
 from quizkit.limits import DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_FILE_SIZE, format_size
 
 SUFFIXES = (".json", ".jsonl", ".ndjson")
@@ -115,7 +116,7 @@ class Source:
         return name.endswith(LINE_SUFFIXES)
 
     def size(self) -> int:
-        if self.is_stdin:
+        if self.is_stdin or remote.is_url(self.path):
             return 0
         try:
             return os.stat(self.path).st_size
@@ -127,7 +128,12 @@ class Source:
         """The source's bytes, decompressed. Raises :class:`ReadError`, never blocks."""
         if self.error is not None:
             raise ReadError(self.error)
-        read = _read_stdin if self.is_stdin else functools.partial(_read_file, self.path)
+        if self.is_stdin:
+            read = _read_stdin
+        elif remote.is_url(self.path):
+            read = functools.partial(_read_remote, self.path)
+        else:
+            read = functools.partial(_read_file, self.path)
         data = read(max_file_size)
         if self.compressed or (self.is_stdin and data[:2] == b"\x1f\x8b"):
             return gunzip(data, max_decompressed)
@@ -144,6 +150,17 @@ def _read_stdin(limit: int) -> bytes:
         data = sys.stdin.buffer.read(limit + 1)
     except OSError as exc:
         raise ReadError(exc.strerror or str(exc)) from None
+    if len(data) > limit:
+        raise _too_large(limit)
+    return data
+
+
+def _read_remote(url: str, limit: int) -> bytes:
+    """Read an object of object storage (quizkit.remote)."""
+    try:
+        data = remote.read(url, limit)
+    except remote.RemoteError as exc:
+        raise ReadError(str(exc)) from None
     if len(data) > limit:
         raise _too_large(limit)
     return data
@@ -223,6 +240,12 @@ def expand(paths: Iterable[str], exclude: Iterable[str] = ()) -> Iterator[Source
     for raw in paths:
         if raw == STDIN:
             yield Source(STDIN)
+            continue
+        if remote.is_url(raw):
+            try:
+                yield from (Source(url) for url, _ in remote.list_files(raw, is_candidate))
+            except remote.RemoteError as exc:
+                raise MissingPath(str(exc)) from None
             continue
         try:
             is_dir = stat.S_ISDIR(os.stat(raw).st_mode)

@@ -66,10 +66,15 @@ def device_like(directory: Path, system: str = "/dev/null") -> Path:
     (not root: no quizkit can replace it) the system's device itself."""
     node = directory / Path(system).name
     try:
-        os.mknod(node, stat.S_IFCHR | 0o666, os.stat(system).st_rdev)
-    except (PermissionError, AttributeError):
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(*_LINUX_DEVICES[system]))
+    except (PermissionError, AttributeError, KeyError):
         return Path(system)
     return node
+
+
+#: Device numbers of the memory devices on Linux (not read from /dev: another program on
+#: the machine may have replaced a node there).
+_LINUX_DEVICES = {"/dev/null": (1, 3), "/dev/zero": (1, 5), "/dev/full": (1, 7)}
 
 
 class FifoReader:

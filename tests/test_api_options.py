@@ -12,7 +12,7 @@ import sys
 
 import click
 import pytest
-from conftest import INVALID, run_script
+from conftest import INVALID, SAMPLES, run_script
 
 from quizkit import api
 from quizkit.config import ConfigError
@@ -135,3 +135,23 @@ def test_the_api_reads_every_config_key_without_the_cli_imported(tmp_path):
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["1", "0", "False", "False"]
+
+
+def test_api_analysis_gives_what_the_cli_prints(tmp_path):
+    db = tmp_path / "s.duckdb"
+    result = api.load([str(SAMPLES)], db, findings=False)
+    assert result.files >= 10 and result.findings is None
+    sql = "SELECT kind, count(*) AS n FROM files GROUP BY ALL ORDER BY ALL"
+    for fmt in ("json", "csv", "table"):
+        cli = run_script("query", sql, "--db", str(db), "--format", fmt)
+        assert api.query(sql, db=db, format=fmt).text.encode() == cli.stdout
+        streamed: list[str] = []
+        answer = api.query(sql, db=db, format=fmt, write=streamed.append)
+        assert "".join(streamed).encode() == cli.stdout and answer.sections == []
+    cli = run_script("summary", "overview", "--db", str(db), "--format", "json")
+    assert api.summary("overview", db=db, format="json").text.encode() == cli.stdout
+    with pytest.raises(ConfigError, match="no section 'nope'"):
+        api.summary("sizes", db=db, section="nope")
+    exported = api.export(db, tmp_path / "parquet")
+    assert {table for table, _, _ in exported.written} >= {"files", "packages"}
+    assert exported.foreign == []

@@ -20,12 +20,14 @@ from quizkit import api
 from quizkit.analysis import summaries
 from quizkit.analysis.connect import DatabaseError
 from quizkit.analysis.files import InputError, Skipped
-from quizkit.analysis.load import LoadError, LoadResult
+from quizkit.analysis.load import DEFAULT_MEMORY_LIMIT, Input, LoadError, LoadResult
 from quizkit.analysis.output import FORMATS
 from quizkit.analysis.query import QueryError
 from quizkit.analysis.summary_output import SUMMARY_FORMATS
+from quizkit.cluster import ClusterError
 from quizkit.commands.rule_options import config_errors, config_option
 from quizkit.numbers import plural, thousands
+from quizkit.progress import Progress
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
@@ -58,7 +60,7 @@ def _errors(load_failed: str = "could not load the files") -> Iterator[None]:
         _fail(str(exc), EXIT_INPUT)
     except LoadError as exc:
         _fail(f"{load_failed}: {exc}", EXIT_INPUT)
-    except (DatabaseError, QueryError) as exc:
+    except (DatabaseError, QueryError, ClusterError) as exc:
         sys.stdout.flush()  # the rows written before a query failed, then the error
         _fail(str(exc), EXIT_USAGE)
 
@@ -79,6 +81,9 @@ def _print(answer: api.Answer) -> None:
 
 
 def _source_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = click.option("--parquet", type=click.Path(file_okay=False),
+                      help="Read this Parquet dataset (from `quizkit load --parquet`) "
+                           "instead of files.")(fn)
     fn = click.option("--db", type=click.Path(dir_okay=False),
                       help="Read this database (from `quizkit load`) instead of files.")(fn)
     fn = click.argument("paths", nargs=-1, type=click.Path())(fn)
@@ -92,33 +97,62 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 @click.command("load")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--db", required=True, type=click.Path(dir_okay=False),
+@click.option("--db", type=click.Path(dir_okay=False),
               help="DuckDB database file to load into (created if missing).")
+@click.option("--parquet", type=click.Path(file_okay=False),
+              help="Parquet dataset directory to load into instead (one folder per table; "
+                   "created if missing; docs/scaling.md).")
 @click.option("--findings/--no-findings", default=True, show_default=True,
               help="Also validate the files and load the findings (slower), with the "
                    "configuration applied as by `quizkit validate`.")
+@click.option("--memory-limit", metavar="SIZE", default=DEFAULT_MEMORY_LIMIT,
+              show_default=True,
+              help="DuckDB's memory limit (e.g. 512MB, 2GB); beyond it DuckDB spills to a "
+                   "temporary directory.")
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              help="DuckDB threads [default: the number of cores].")
+@click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
+              help="Run the per-file work on this Dask cluster (tcp://host:8786; default "
+                   "$DASK_SCHEDULER_ADDRESS, used with --parquet only); needs --parquet.")
 @click.option("--timings", is_flag=True, help="Print the time of each step to stderr.")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing but warnings and errors.")
+@click.option("-q", "--quiet", is_flag=True,
+              help="Print nothing but warnings and errors (no progress display).")
 @config_option
-def load_command(paths: tuple[str, ...], db: str, findings: bool, timings: bool,
+def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, findings: bool,
+                 memory_limit: str, threads: int | None, scheduler: str | None, timings: bool,
                  quiet: bool, config_file: Path | None) -> None:
-    """Load exports of any kind (files, directories; .json, .jsonl, .ndjson, .gz) into DuckDB.
+    """Load exports of any kind (files, directories, s3:// URLs; .json, .jsonl, .ndjson, .gz)
+    into DuckDB or a Parquet dataset.
 
-    Loading runs in one transaction: on failure the database is left as it was. Loading the
-    same files again replaces their rows. The tables are described in docs/tables.md.
+    Memory stays bounded whatever the size of the dump (--memory-limit). Loading into --db
+    runs in one transaction: on failure or interruption the database is left as it was.
+    Loading the same files again replaces their rows. The tables are described in
+    docs/tables.md, the dataset and clusters in docs/scaling.md.
     """
+    if scheduler and not parquet and click.get_current_context().get_parameter_source(
+            "scheduler") == click.core.ParameterSource.ENVIRONMENT:
+        scheduler = None  # DASK_SCHEDULER_ADDRESS is for the loads a cluster can do
+
     def show_step(step: str, seconds: float) -> None:
         click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
 
-    with _errors("load failed, the database is unchanged"):
-        result = api.load(paths, db, findings=findings, timings=show_step if timings else None,
+    with _errors(f"load failed, the {'database' if db else 'dataset'} is unchanged"), \
+            Progress.for_run(quiet=quiet) as progress:
+        def on_batch(batch: list[Input], total_files: int, total_bytes: int) -> None:
+            progress.set_totals(total_files, total_bytes)
+            for item in batch:
+                progress.advance(item.name, item.size)
+
+        result = api.load(paths, db, parquet=parquet, findings=findings,
+                          memory_limit=memory_limit, threads=threads, scheduler=scheduler,
+                          timings=show_step if timings else None, on_batch=on_batch,
                           config=config_file)
     _warn_skipped(result.skipped)
     _warn_unknown(result)
     if not quiet:
         rows = ", ".join(f"{thousands(n)} {t}" for t, n in result.rows.items() if t != "files")
         click.echo(f"Loaded {plural(result.files, 'file')} "
-                   f"({plural(result.documents, 'document')}) into {db}: "
+                   f"({plural(result.documents, 'document')}) into {db or parquet}: "
                    f"{rows}" + ("" if result.findings is None
                                 else f", {plural(result.findings, 'finding')}") + ".")
     if result.skipped:
@@ -133,11 +167,11 @@ def summary() -> None:
     """
 
 
-def _run_summary(name: str, paths: tuple[str, ...], db: str | None, fmt: str,
-                 section: str | None, output: str | None, **options: Any) -> None:
+def _run_summary(name: str, paths: tuple[str, ...], db: str | None, parquet: str | None,
+                 fmt: str, section: str | None, output: str | None, **options: Any) -> None:
     with _errors():
-        answer = api.summary(name, paths, db=db, format=fmt, section=section, output=output,
-                             **options)
+        answer = api.summary(name, paths, db=db, parquet=parquet, format=fmt, section=section,
+                             output=output, **options)
     if output is not None:  # written; only the warnings and the exit code are left
         answer = replace(answer, text="")
     _print(answer)
@@ -177,35 +211,39 @@ def _every_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 @summary.command("sizes")
 @_summary_options(grouped=True)
-def sizes_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
-                  by: tuple[str, ...], section: str | None, output: str | None) -> None:
+def sizes_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
+                  top: int, by: tuple[str, ...], section: str | None,
+                  output: str | None) -> None:
     """Package sizes (meta.size): distribution, histogram, largest, media counts, groups."""
-    _run_summary("sizes", paths, db, fmt, section, output, top=top, by=by)
+    _run_summary("sizes", paths, db, parquet, fmt, section, output, top=top, by=by)
 
 
 @summary.command("starts")
 @_summary_options(grouped=True, every=True)
-def starts_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int, every: str,
-                   by: tuple[str, ...], section: str | None, output: str | None) -> None:
+def starts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
+                   top: int, every: str, by: tuple[str, ...], section: str | None,
+                   output: str | None) -> None:
     """Starts (meta.starts) and games: totals, top, groups, games per package and version,
     games over time."""
-    _run_summary("starts", paths, db, fmt, section, output, top=top, by=by, every=every)
+    _run_summary("starts", paths, db, parquet, fmt, section, output, top=top, by=by,
+                 every=every)
 
 
 @summary.command("overview")
 @_summary_options(grouped=False)
-def overview_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
-                     section: str | None, output: str | None) -> None:
+def overview_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
+                     top: int, section: str | None, output: str | None) -> None:
     """Counts of every table, shares of published and deleted versions, files, findings."""
-    _run_summary("overview", paths, db, fmt, section, output, top=top)
+    _run_summary("overview", paths, db, parquet, fmt, section, output, top=top)
 
 
 @summary.command("all")
 @_summary_options(grouped=True, every=True)
-def all_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int, every: str,
-                by: tuple[str, ...], section: str | None, output: str | None) -> None:
+def all_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
+                top: int, every: str, by: tuple[str, ...], section: str | None,
+                output: str | None) -> None:
     """Every summary (overview, sizes, starts) at once; sections are named summary.section."""
-    _run_summary("all", paths, db, fmt, section, output, top=top, by=by, every=every)
+    _run_summary("all", paths, db, parquet, fmt, section, output, top=top, by=by, every=every)
 
 
 @summary.command("charts")
@@ -215,11 +253,11 @@ def all_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int, ever
 @_by_option
 @_top_option
 @_source_options
-def charts_command(paths: tuple[str, ...], db: str | None, top: int, by: tuple[str, ...],
-                   every: str, out: str) -> None:
+def charts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, top: int,
+                   by: tuple[str, ...], every: str, out: str) -> None:
     """Write every chart of the summaries as SVG and PNG files (summary.section.svg/.png)."""
     with _errors():
-        done = api.charts(out, paths, db=db, top=top, by=by, every=every)
+        done = api.charts(out, paths, db=db, parquet=parquet, top=top, by=by, every=every)
     text = "".join(f"{path}\n" for path in done.written)
     _print(api.Answer([], text, done.loaded))
 
@@ -233,7 +271,8 @@ def charts_command(paths: tuple[str, ...], db: str | None, top: int, by: tuple[s
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS", help="Stop the query after this long (exit 2).")
 @config_option
-def query_command(sql: str, paths: tuple[str, ...], db: str | None, fmt: str,
+def query_command(sql: str, paths: tuple[str, ...], db: str | None, parquet: str | None,
+                  fmt: str,
                   limit: int | None, timeout: float | None, config_file: Path | None) -> None:
     """Run one reading SQL statement (SELECT) over the tables of docs/tables.md.
 
@@ -243,8 +282,9 @@ def query_command(sql: str, paths: tuple[str, ...], db: str | None, fmt: str,
     batches, so a result of any size takes little memory.
     """
     with _errors():
-        answer = api.query(sql, paths, db=db, format=fmt, limit=limit, timeout=timeout,
-                           config=config_file, write=sys.stdout.write, loaded=_warn_loaded)
+        answer = api.query(sql, paths, db=db, parquet=parquet, format=fmt, limit=limit,
+                           timeout=timeout, config=config_file, write=sys.stdout.write,
+                           loaded=_warn_loaded)
     if answer.loaded is not None and answer.loaded.skipped:
         sys.exit(EXIT_INPUT)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from quizkit import runner
+from quizkit.cluster import ClusterError
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.rule_options import config_errors, rule_options
 from quizkit.config import SEVERITIES, resolve
@@ -45,15 +46,19 @@ from quizkit.sources import MissingPath
 @click.option("--show", type=click.Choice(SEVERITIES), default="info", show_default=True,
               help="List findings of this severity or worse in the text report (the rest are "
                    "counted in its summary line; --fail-on is separate).")
+@click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
+              help="Check the files on this Dask cluster (tcp://host:8786; default "
+                   "$DASK_SCHEDULER_ADDRESS); the workers read the inputs themselves.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
 @limit_options
 @rule_options
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
              fail_on: str | None, exclude: tuple[str, ...], profile: str | None,
-             jobs: int | None, reports: tuple[str, ...], color: str, show: str, quiet: bool,
-             verbose: bool, limits: Limits, config_file: Path | None, select: tuple[str, ...],
-             ignore: tuple[str, ...], severity: tuple[str, ...], baseline_file: Path | None,
+             jobs: int | None, reports: tuple[str, ...], color: str, show: str,
+             scheduler: str | None, quiet: bool, verbose: bool, limits: Limits,
+             config_file: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
+             severity: tuple[str, ...], baseline_file: Path | None,
              write_baseline: Path | None) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
@@ -68,7 +73,11 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
         try:
             report = runner.run(paths, settings, format=fmt, output=output, reports=reports,
                                 color=color, show=show, quiet=quiet, verbose=verbose,
-                                notes=lambda line: click.echo(line, err=True))
+                                notes=lambda line: click.echo(line, err=True),
+                                scheduler=scheduler)
         except MissingPath as exc:
             raise click.UsageError(f"no such file or directory: {exc}") from None
+        except ClusterError as exc:
+            click.echo(f"quizkit: error: {exc}", err=True)
+            sys.exit(2)
     sys.exit(settings.exit_code(report))
