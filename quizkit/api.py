@@ -44,6 +44,7 @@ from quizkit.analysis.output import render, write_rows
 from quizkit.analysis.query import lock_down, stream
 from quizkit.analysis.query import query as run_query
 from quizkit.analysis.sections import Section
+from quizkit.analysis.summary_output import summary_text, write_charts
 from quizkit.config import ConfigError, ConfigSource
 from quizkit.documents import Skipped, iter_documents
 from quizkit.editor import editor_settings
@@ -58,9 +59,10 @@ from quizkit.runner import expand_paths, path_list, read_profile_file, settings,
 from quizkit.runner import run as run_validation
 from quizkit.schemas import BASE_URI, KINDS, bundled, schema_id, schema_set
 
-__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "ConfigError", "Exported", "LoadResult",
-           "editor_settings", "export", "export_schemas", "generate", "infer", "load", "query",
-           "read_profile_file", "rules", "schema", "schemas", "settings", "summary", "validate"]
+__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigError", "Exported",
+           "LoadResult", "charts", "editor_settings", "export", "export_schemas", "generate",
+           "infer", "load", "query", "read_profile_file", "rules", "schema", "schemas",
+           "settings", "summary", "validate"]
 
 #: (command, CLI option or argument) → API parameter, where the names differ.
 CLI_RENAMES: dict[tuple[str, str], str] = {
@@ -196,35 +198,69 @@ def _tables(paths: Sequence[str], db: str | os.PathLike[str] | None, *, findings
 
 def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike[str] | None = None,
             parquet: str | os.PathLike[str] | None = None, top: int = 10,
-            by: Iterable[str] = (), section: str | None = None,
-            format: str = "table") -> Answer:
-    """A ready summary (``quizkit summary sizes|starts|overview``) of files, of ``db`` or of
-    the Parquet dataset ``parquet``.
+            by: Iterable[str] = (), every: str = "month", section: str | None = None,
+            format: str = "table", output: str | os.PathLike[str] | None = None) -> Answer:
+    """A ready summary (``quizkit summary sizes|starts|overview|all``) of files, of ``db`` or
+    of the Parquet dataset ``parquet``.
 
-    ``by`` (sizes and starts): the groupings to show, default all; ``section``: only that one.
+    ``by`` (sizes and starts): the groupings to show, default all; ``every``: the period of
+    games over time (day, week, month); ``section``: only that one (``summary.section`` for
+    ``all``). ``format`` ``html`` is one page with charts. ``output`` also writes the text
+    there, atomically.
     """
-    if name not in summaries.SUMMARIES:
-        raise ConfigError(f"no summary {name!r} (summaries: {', '.join(summaries.SUMMARIES)})")
-    options: dict[str, object] = {"top": top}
-    if name != "overview":
-        options["by"] = tuple(by) or summaries.GROUP_NAMES
+    names = summaries.SUMMARIES_ORDER if name == "all" else (name,)
+    if any(n not in summaries.SUMMARIES for n in names):
+        raise ConfigError(f"no summary {name!r} (summaries: "
+                          f"{', '.join((*summaries.SUMMARIES, 'all'))})")
     paths = path_list(paths)
-    with _tables(paths, db, findings=False, config=False,
-                 parquet=parquet) as (con, loaded):
+    if output is not None:
+        resolve_output(output)  # a bad output fails now, not after loading
+        refuse_inputs([output], paths)
+    groups, loaded = _summaries(names, paths, db, parquet, top=top, by=by, every=every)
+    try:
+        text = summary_text(groups, format, section)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    if output is not None:
+        with atomic_write(output) as fh:
+            fh.write(text)
+    shown = summaries.flatten(groups if section is None else summaries.only(groups, section))
+    return Answer(shown, text, loaded)
+
+
+@dataclass(frozen=True)
+class Charts:
+    """What ``charts`` wrote (SVG and PNG files), and what was loaded (``None`` for ``db``)."""
+
+    written: list[Path]
+    loaded: LoadResult | None = None
+
+
+def charts(out: str | os.PathLike[str], paths: Iterable[str] | str = (), *,
+           db: str | os.PathLike[str] | None = None,
+           parquet: str | os.PathLike[str] | None = None, top: int = 10,
+           by: Iterable[str] = (), every: str = "month") -> Charts:
+    """Every chart of the summaries (``quizkit summary charts``) as ``summary.section.svg``
+    and ``.png`` in the directory ``out``."""
+    make_directory(out)  # a bad directory fails now, not after loading
+    groups, loaded = _summaries(summaries.SUMMARIES_ORDER, path_list(paths), db, parquet,
+                                top=top, by=by, every=every)
+    return Charts(write_charts(groups, out), loaded)
+
+
+def _summaries(names: Sequence[str], paths: Sequence[str], db: str | os.PathLike[str] | None,
+               parquet: str | os.PathLike[str] | None, *, top: int, by: Iterable[str],
+               every: str) -> tuple[list[tuple[str, list[Section]]], LoadResult | None]:
+    with _tables(paths, db, findings=False, config=False, parquet=parquet) as (con, loaded):
         try:
-            sections = summaries.SUMMARIES[name](con, **options)
+            groups = summaries.summarize(con, names, top=top,
+                                         by=tuple(by) or summaries.GROUP_NAMES, every=every)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
         except duckdb.Error as exc:
             raise DatabaseError(f"summary failed (is this a quizkit database?): "
                                 f"{one_line(exc)}") from None
-    if section is not None:
-        chosen = [s for s in sections if s.name == section]
-        if not chosen:
-            names = ", ".join(s.name for s in sections)
-            raise ConfigError(f"no section {section!r} (sections: {names})")
-        sections = chosen
-    return Answer(sections, render(sections, format, titles=section is None), loaded)
+    return groups, loaded
 
 
 def query(sql: str, paths: Iterable[str] | str = (), *,
@@ -357,6 +393,7 @@ def generate(out: str | os.PathLike[str], *, packages: int = 100, seed: int = 0,
 COMMANDS: dict[str, Callable[..., object]] = {
     "validate": validate, "load": load, "query": query, "export": export,
     "summary sizes": summary, "summary starts": summary, "summary overview": summary,
+    "summary all": summary, "summary charts": charts,
     "enums infer": infer, "rules": rules, "samples generate": generate,
     "schema list": schemas, "schema show": schema, "schema export": export_schemas,
     "schema editor": editor_settings,

@@ -70,6 +70,7 @@ def attach(findings: Iterable[Finding], text: str, shift: int, context: int) -> 
     record's text starts at its record's line).
     """
     starts: list[int] | None = None
+    cache: dict[int, str] = {}  # many findings on one long line (a minified file) cut it once
     for f in findings:
         if f.line is None:
             continue
@@ -80,7 +81,8 @@ def attach(findings: Iterable[Finding], text: str, shift: int, context: int) -> 
             continue
         first = max(1, at - context)
         last = min(len(starts), at + context)
-        raw = [_line(text, starts, n) for n in range(first, last + 1)]
+        raw = [cache[n] if n in cache else cache.setdefault(n, _line(text, starts, n))
+               for n in range(first, last + 1)]
         line = raw[at - first]
         start = min(max((f.column or 1) - 1, 0), len(line))
         end = min(value_end(line, start), start + LONGEST_MARK)

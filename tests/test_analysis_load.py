@@ -302,7 +302,7 @@ def test_bad_files_are_skipped_with_a_warning(fixture_corpus: Path, tmp_path: Pa
     assert any("broken.json: malformed JSON at byte" in w for w in warned)
     assert any("empty.json: is empty" in w for w in warned)
     assert any("fake.json.gz: cannot be read" in w for w in warned)
-    assert "1 document(s) of unknown kind" in err  # the broken line of lines.jsonl
+    assert "1 document not loaded: unknown kind" in err  # the broken line of lines.jsonl
     got = counts(db)
     assert got["packages"] == 6 and got["files"] == 16
     assert got["banners"] == expected_counts(fixture_corpus)["banners"]

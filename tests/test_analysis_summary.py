@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -124,9 +125,31 @@ def test_media_section(corpus: Corpus) -> None:
         if s["payload"].get("backgroundMedia", {}).get("type") == "audio")
 
 
+def test_size_histogram_and_media_per_package(corpus: Corpus) -> None:
+    out = summary(corpus, "sizes", "--by", "type")
+    sizes = sorted(corpus.size(p, "size_total") for p in corpus.packages.values())
+    bins = out["size_histogram"]
+    assert len(bins) == 20 and sum(b["packages"] for b in bins) == len(sizes)
+    assert bins[0]["bin_start"] == sizes[0] and bins[-1]["bin_end"] == sizes[-1]
+    width = (sizes[-1] - sizes[0]) / 20  # equal-width bins, the last one closed
+    counts = [0] * 20
+    for s in sizes:
+        counts[min(math.floor((s - sizes[0]) / width), 19)] += 1
+    assert [b["packages"] for b in bins] == counts
+    want: dict[tuple[str, int], int] = defaultdict(int)
+    for p in corpus.packages.values():
+        steps = corpus.current_steps(p)
+        for media in ("image", "audio", "video"):
+            n = sum(1 for s in steps if (s["payload"].get("media") or {}).get("type") == media)
+            want[(media, n)] += 1
+    got = {(r["media"], r["steps"]): r["packages"] for r in out["media_per_package"]}
+    assert got == dict(want)
+
+
 def test_size_groups(corpus: Corpus) -> None:
     out = summary(corpus, "sizes", "--top", "0", "--by", "type", "--by", "category")
-    assert set(out) == {"distribution", "largest", "media", "by_type", "by_category"}
+    assert set(out) == {"distribution", "size_histogram", "media_per_package", "largest",
+                        "media", "by_type", "by_category"}
     want: dict[str, list[int]] = defaultdict(list)
     for p in corpus.packages.values():
         want[p["type"]].append(corpus.size(p, "size_total"))

@@ -80,3 +80,14 @@ def test_counts_get_separators_and_load_says_one_file(db: Path, tmp_path: Path) 
                                        "--no-findings"])
     assert loaded.exit_code == 0, loaded.output
     assert "Loaded 1 file (1 document)" in loaded.output
+
+
+def test_validation_reports_for_people_use_separators(tmp_path: Path) -> None:
+    base = orjson.loads((Path(__file__).parent.parent / "samples/banner-create.json").read_bytes())
+    (tmp_path / "many.json").write_bytes(orjson.dumps({**base, **{f"x{k}": k
+                                                                  for k in range(1500)}}))
+    runner = CliRunner()
+    md = runner.invoke(main, ["validate", str(tmp_path), "--format", "markdown", "-q"]).stdout
+    assert "**1,500** warnings" in md and "| warning | 1,500 |" in md
+    text = runner.invoke(main, ["validate", str(tmp_path), "-q"]).stdout
+    assert text.splitlines()[-1] == "1 file, 1 document: 0 errors, 1,500 warnings, 0 infos"

@@ -85,6 +85,13 @@ def test_page_is_self_contained_and_counts_match_the_json_report(
     for code, n in by_rule.items():
         cell = page.driver.find_element(By.CSS_SELECTOR, f'[data-count="rule-{code}"]')
         assert int(cell.get_attribute("data-value")) == n, code
+    kinds = page.js("""return Array.from(document.querySelectorAll(
+        '[data-testid="by-kind"] tbody tr'), tr => [tr.cells[0].textContent,
+        Number(tr.cells[1].firstChild.dataset.value),
+        Number(tr.cells[3].firstChild.dataset.value)]);""")
+    files_by_kind = Counter(f["kind"] or "(unknown)" for f in report["files"])
+    assert {k: n for k, n, _ in kinds} == dict(files_by_kind)
+    assert sum(n for _, _, n in kinds) == len(report["findings"])
     assert _shown(page) == len(report["findings"])
     page.screenshot("html-report")
 
@@ -174,5 +181,33 @@ def test_a_hundred_thousand_findings_open_in_seconds(
     assert len(page.driver.find_elements(By.CSS_SELECTOR, "#finding-list .finding")) == 100
     page.driver.find_element(By.CSS_SELECTOR, "#pager-top button:last-child").click()
     first = page.driver.find_element(By.CSS_SELECTOR, "#finding-list .finding .msg").text
-    assert first == 'unknown field "extra100"'
+    assert first == 'unknown field "extra100"'  # the 101st finding
     _looks_clean(page)
+
+
+def _page_data(html: str) -> dict:
+    start = html.index('<script type="application/json" id="quizkit-data">')
+    body = html[html.index(">", start) + 1:html.index("</script>", start)]
+    assert "<" not in body  # nothing in the data block can close it
+    return json.loads(body)
+
+
+def test_a_minified_file_keeps_a_window_around_each_value(tmp_path: Path) -> None:
+    base = json.loads((ROOT / "samples/banner-create.json").read_text())
+    doc = {**base, **{f"extra{k}": f"<v{k}>" for k in range(3000)}}
+    (tmp_path / "min.json").write_text(json.dumps(doc, separators=(",", ":")))
+    proc = validate("min.json", "--format", "html", "-o", "min.html", "--fail-on", "error",
+                    cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "min.html").read_text()
+    assert 'data-count="files" data-value="1">1</span>file</div>' in page  # "1 file"
+    assert 'data-value="3000">3,000</span>warnings</div>' in page
+    data = _page_data(page)
+    assert len(data["findings"]) == 3000
+    for row in data["findings"][::250]:
+        first, last, line, start, end, cut = row[8]
+        assert first == last == line == 1
+        text = data["lines"][str(row[0])][f"1:{cut}"]
+        assert len(text) <= 160
+        key = row[5].rsplit("/", 1)[1]  # the pointer's last token: extraN
+        assert text[start:end] == f'"<v{key.removeprefix("extra")}>"'

@@ -66,7 +66,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float | decimal.Decimal) and not isinstance(value, bool)
 
 
-def _numeric(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[bool]:
+def numeric_columns(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[bool]:
     return [bool(rows) and all(_is_number(r[i]) or r[i] is None for r in rows)
             for i in range(len(columns))]
 
@@ -80,7 +80,7 @@ class _TableLayout:
         self.widths = [len(c) for c in columns]
         for row in self.cells(rows):
             self.widths = [max(w, len(v)) for w, v in zip(self.widths, row, strict=True)]
-        self.numeric = _numeric(columns, rows)
+        self.numeric = numeric_columns(columns, rows)
 
     def line(self, values: Sequence[str]) -> str:
         return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num
@@ -121,7 +121,7 @@ def _markdown_body(rows: Sequence[Sequence[Any]], sizes: Sequence[bool] = ()) ->
 
 def render_markdown(sec: Section) -> str:
     sizes = [c in sec.sizes for c in sec.columns]
-    out = (_markdown_head(sec.columns, _numeric(sec.columns, sec.rows))
+    out = (_markdown_head(sec.columns, numeric_columns(sec.columns, sec.rows))
            + _markdown_body(sec.rows, sizes))
     return "\n".join(out)
 
@@ -161,7 +161,7 @@ def write_rows(columns: Sequence[str], batches: Iterable[Sequence[Sequence[Any]]
         layout = _TableLayout(columns, first)
         write("\n".join(layout.head(columns)) + "\n")
     elif fmt == "markdown":
-        write("\n".join(_markdown_head(columns, _numeric(columns, first))) + "\n")
+        write("\n".join(_markdown_head(columns, numeric_columns(columns, first))) + "\n")
     elif fmt == "csv":
         write(_csv_lines([columns]))
     for batch in itertools.chain([first], it):

@@ -8,10 +8,14 @@ Definitions (also in ``docs/tables.md``):
   deleted, preferring a published one, then the latest ``created_at`` (then the greatest id).
 * ``--top N`` limits every ranked list (largest packages, groups, games per package/version);
   0 means no limit.
+* The size histogram has :data:`BINS` bins of equal width from the smallest to the largest
+  ``meta.size`` total; games over time count games by the period (``--every``) of their
+  ``createdAt``, every period from the first to the last listed, empty ones with 0.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 import duckdb
@@ -62,6 +66,10 @@ game_counts AS (
 """
 
 
+BINS = 20
+EVERY = ("day", "week", "month")
+
+
 def _limit(top: int) -> str:
     return f"LIMIT {int(top)}" if top and top > 0 else ""
 
@@ -89,6 +97,27 @@ def sizes(con: duckdb.DuckDBPyConnection, *, top: int = 10,
         f"FROM packages" for m in MEASURES)
     out = [section(con, "distribution", "Package size distribution (bytes, meta.size)", dist,
                    sizes=("total", "min", "p50", "p90", "p99", "max", "mean"))]
+    out.append(section(con, "size_histogram", "Packages by size (meta.size total)", f"""
+        WITH s AS (SELECT min(size_total) AS lo, max(size_total) AS hi FROM packages),
+        w AS (SELECT lo, greatest((hi - lo) / {BINS}.0, 1.0) AS width FROM s
+              WHERE lo IS NOT NULL),
+        b AS (SELECT least(CAST(floor((p.size_total - w.lo) / w.width) AS BIGINT), {BINS - 1})
+                         AS i, count(*) AS packages
+              FROM packages p CROSS JOIN w WHERE p.size_total IS NOT NULL GROUP BY 1)
+        SELECT CAST(round(w.lo + r.i * w.width) AS BIGINT) AS bin_start,
+               CAST(round(w.lo + (r.i + 1) * w.width) AS BIGINT) AS bin_end,
+               coalesce(b.packages, 0) AS packages
+        FROM w CROSS JOIN range({BINS}) r(i) LEFT JOIN b ON b.i = r.i ORDER BY r.i""",
+        sizes=("bin_start", "bin_end")))
+    out.append(section(con, "media_per_package",
+                       "Media steps per package (current versions)", f"""
+        WITH {CURRENT},
+        pm AS (SELECT p.id, coalesce(m.image_steps, 0) AS image,
+                      coalesce(m.audio_steps, 0) AS audio, coalesce(m.video_steps, 0) AS video
+               FROM packages p LEFT JOIN package_media m ON m.package_id = p.id)
+        SELECT media, steps, count(*) AS packages
+        FROM (UNPIVOT pm ON image, audio, video INTO NAME media VALUE steps)
+        GROUP BY ALL ORDER BY media, steps"""))
     out.append(section(con, "largest", f"Largest packages (top {top or 'all'})", f"""
         WITH {CURRENT}
         SELECT p.id, p.name, p.author_username AS author, p.type, p.difficulty,
@@ -133,9 +162,12 @@ def sizes(con: duckdb.DuckDBPyConnection, *, top: int = 10,
 
 
 def starts(con: duckdb.DuckDBPyConnection, *, top: int = 10,
-           by: Iterable[str] = GROUP_NAMES) -> list[Section]:
-    """``meta.starts`` totals, top packages and groups; games per package and version."""
+           by: Iterable[str] = GROUP_NAMES, every: str = "month") -> list[Section]:
+    """``meta.starts`` totals, top packages and groups; games per package and version, and
+    games over time (per ``every``: day, week or month)."""
     groups = _check_groups(by)
+    if every not in EVERY:
+        raise ValueError(f"unknown period {every!r} (use {', '.join(EVERY)})")
     out = [section(con, "totals", "Starts (meta.starts) over packages", f"""
         SELECT count(*) AS packages, sum(starts) AS starts,
                count(*) FILTER (WHERE starts > 0) AS packages_started, {_quantiles('starts')}
@@ -172,6 +204,19 @@ def starts(con: duckdb.DuckDBPyConnection, *, top: int = 10,
                count(*) FILTER (WHERE status = 'open') AS open
         FROM games GROUP BY version_id ORDER BY games DESC, version_id NULLS LAST
         {_limit(top)}"""))
+    out.append(section(con, "games_over_time", f"Games per {every} (createdAt)", f"""
+        WITH g AS (SELECT date_trunc('{every}', created_at) AS period, count(*) AS games,
+                          count(*) FILTER (WHERE status = 'completed') AS completed,
+                          count(*) FILTER (WHERE status = 'stopped') AS stopped,
+                          count(*) FILTER (WHERE status = 'open') AS open
+                   FROM games WHERE created_at IS NOT NULL GROUP BY 1),
+        periods AS (SELECT unnest(generate_series(min(period), max(period),
+                                                  INTERVAL 1 {every})) AS period
+                    FROM g HAVING count(*) > 0)
+        SELECT CAST(p.period AS DATE) AS period, coalesce(g.games, 0) AS games,
+               coalesce(g.completed, 0) AS completed, coalesce(g.stopped, 0) AS stopped,
+               coalesce(g.open, 0) AS open
+        FROM periods p LEFT JOIN g ON g.period = p.period ORDER BY p.period"""))
     out.append(section(con, "game_status", "Completed against stopped games", """
         SELECT s.status, count(g.id) AS games,
                100.0 * count(g.id) / nullif((SELECT count(*) FROM games), 0) AS percent
@@ -228,3 +273,44 @@ def overview(con: duckdb.DuckDBPyConnection, *, top: int = 10) -> list[Section]:
 
 
 SUMMARIES = {"sizes": sizes, "starts": starts, "overview": overview}
+#: The order of ``summary all``.
+SUMMARIES_ORDER = ("overview", "sizes", "starts")
+
+
+def summarize(con: duckdb.DuckDBPyConnection, names: Iterable[str], *, top: int = 10,
+              by: Iterable[str] = GROUP_NAMES,
+              every: str = "month") -> list[tuple[str, list[Section]]]:
+    """The summaries ``names`` (of :data:`SUMMARIES`), each with its sections."""
+    by = tuple(by)
+    out = []
+    for name in names:
+        if name == "overview":
+            out.append((name, overview(con, top=top)))
+        elif name == "sizes":
+            out.append((name, sizes(con, top=top, by=by)))
+        elif name == "starts":
+            out.append((name, starts(con, top=top, by=by, every=every)))
+        else:
+            raise ValueError(f"unknown summary {name!r} (use {', '.join(SUMMARIES)})")
+    return out
+
+
+def _full_name(summary: str, sec: Section, several: bool) -> str:
+    return f"{summary}.{sec.name}" if several else sec.name
+
+
+def flatten(groups: list[tuple[str, list[Section]]]) -> list[Section]:
+    """The sections of several summaries in one list, named ``summary.section`` (one summary:
+    its sections as they are)."""
+    several = len(groups) > 1
+    return [dataclasses.replace(s, name=_full_name(summary, s, several))
+            for summary, secs in groups for s in secs]
+
+
+def only(groups: list[tuple[str, list[Section]]],
+         section: str) -> list[tuple[str, list[Section]]]:
+    """``groups`` keeping the one section named ``section`` (as :func:`flatten` names it)."""
+    several = len(groups) > 1
+    kept = [(summary, [s for s in secs if _full_name(summary, s, several) == section])
+            for summary, secs in groups]
+    return [(summary, secs) for summary, secs in kept if secs]

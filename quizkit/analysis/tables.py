@@ -305,6 +305,35 @@ def render_markdown() -> str:
         "- **Groups**: `author` groups by `user_id` (showing the username), `category` by "
         "category (a package counts once in each of its categories; `(none)` for packages "
         "without one).",
+        "- **Size histogram** (`sizes`, section `size_histogram`): 20 bins of equal width from "
+        "the smallest to the largest `size_total`, the last one closed. **Media per package** "
+        "(`media_per_package`): how many packages have n image, audio or video steps in their "
+        "current version.",
+        "- **Games over time** (`starts`, section `games_over_time`): games by the day, ISO "
+        "week (from Monday) or month of their `createdAt` (`--every day|week|month`, default "
+        "month), every period from the first to the last, empty ones with 0.",
+        "",
+        "## Summary output",
+        "",
+        "- `--format table` and `markdown` are for people: byte counts in decimal units "
+        "(`1.5 GB`, 1 kB = 1000 B), counts with thousands separators (`12,345`), fractions "
+        "rounded to two decimals. `csv` and `json` keep the exact numbers.",
+        "- `--format html` writes one self-contained page: each section's chart (rendered to "
+        "inline SVG when the page is written; no script, nothing fetched when it is opened) "
+        "above its table. `-o FILE` writes any format to a file, atomically.",
+        "- `quizkit summary all` gives every section of `overview`, `sizes` and `starts` in "
+        "one output, in every format; its sections are named `summary.section` "
+        "(`--section sizes.largest`, JSON keys). `quizkit summary charts --out DIR` writes "
+        "each chart as `summary.section.svg` and `.png` for slides and reports.",
+        "",
+        "```sh",
+        "quizkit load dump/ --db dump.duckdb",
+        "quizkit summary all --db dump.duckdb --format html -o summary.html",
+        "quizkit summary starts --db dump.duckdb --every week --section games_over_time",
+        "quizkit summary charts --db dump.duckdb --out charts/",
+        "```",
+        "",
+        "![A summary page: package sizes](img/summary-sizes.png)",
         "",
     ]
     return "\n".join(out)

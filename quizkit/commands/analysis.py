@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -22,6 +23,7 @@ from quizkit.analysis.files import InputError, Skipped
 from quizkit.analysis.load import DEFAULT_MEMORY_LIMIT, Input, LoadError, LoadResult
 from quizkit.analysis.output import FORMATS
 from quizkit.analysis.query import QueryError
+from quizkit.analysis.summary_output import SUMMARY_FORMATS
 from quizkit.cluster import ClusterError
 from quizkit.commands.rule_options import config_errors, config_option
 from quizkit.numbers import plural, thousands
@@ -43,9 +45,9 @@ def _warn_skipped(skipped: list[Skipped]) -> None:
 
 def _warn_unknown(result: LoadResult) -> None:
     if result.unknown_documents:
-        click.echo(f"quizkit: warning: {result.unknown_documents} document(s) of unknown kind or "
-                   "unparsable lines were not loaded (see the files and findings tables)",
-                   err=True)
+        click.echo(f"quizkit: warning: {plural(result.unknown_documents, 'document')} not "
+                   "loaded: unknown kind, or a line that is not JSON (see the files and "
+                   "findings tables)", err=True)
 
 
 @contextmanager
@@ -166,50 +168,98 @@ def summary() -> None:
 
 
 def _run_summary(name: str, paths: tuple[str, ...], db: str | None, parquet: str | None,
-                 fmt: str,
-                 section: str | None, **options: Any) -> None:
+                 fmt: str, section: str | None, output: str | None, **options: Any) -> None:
     with _errors():
         answer = api.summary(name, paths, db=db, parquet=parquet, format=fmt, section=section,
-                             **options)
+                             output=output, **options)
+    if output is not None:  # written; only the warnings and the exit code are left
+        answer = replace(answer, text="")
     _print(answer)
 
 
-def _summary_options(grouped: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _summary_options(grouped: bool, every: bool = False
+                     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         fn = click.option("--section", help="Print only this section (e.g. for one clean CSV).")(
             fn)
-        fn = click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
-                          help="Rows of every ranked list; 0 for all.")(fn)
+        fn = click.option("-o", "--output", type=click.Path(dir_okay=False),
+                          help="Write to this file (atomically) instead of stdout.")(fn)
+        fn = _every_option(_top_option(fn)) if every else _top_option(fn)
         if grouped:
-            fn = click.option("--by", "by", multiple=True,
-                              type=click.Choice(summaries.GROUP_NAMES),
-                              help="Groupings to show (repeatable; default: all four).")(fn)
-        return _format_option(_source_options(fn))
+            fn = _by_option(fn)
+        return click.option("--format", "fmt", type=click.Choice(SUMMARY_FORMATS),
+                            default="table", show_default=True,
+                            help="Output format (html: one page with charts).")(
+            _source_options(fn))
     return wrap
+
+
+def _top_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
+                        help="Rows of every ranked list; 0 for all.")(fn)
+
+
+def _by_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--by", "by", multiple=True, type=click.Choice(summaries.GROUP_NAMES),
+                        help="Groupings to show (repeatable; default: all four).")(fn)
+
+
+def _every_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--every", type=click.Choice(summaries.EVERY), default="month",
+                        show_default=True, help="Period of games over time.")(fn)
 
 
 @summary.command("sizes")
 @_summary_options(grouped=True)
-def sizes_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str, top: int,
-                  by: tuple[str, ...], section: str | None) -> None:
-    """Package sizes (meta.size): distribution, largest, media counts, groups."""
-    _run_summary("sizes", paths, db, parquet, fmt, section, top=top, by=by)
+def sizes_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
+                  top: int, by: tuple[str, ...], section: str | None,
+                  output: str | None) -> None:
+    """Package sizes (meta.size): distribution, histogram, largest, media counts, groups."""
+    _run_summary("sizes", paths, db, parquet, fmt, section, output, top=top, by=by)
 
 
 @summary.command("starts")
-@_summary_options(grouped=True)
-def starts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str, top: int,
-                   by: tuple[str, ...], section: str | None) -> None:
-    """Starts (meta.starts) and games: totals, top, groups, games per package and version."""
-    _run_summary("starts", paths, db, parquet, fmt, section, top=top, by=by)
+@_summary_options(grouped=True, every=True)
+def starts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
+                   top: int, every: str, by: tuple[str, ...], section: str | None,
+                   output: str | None) -> None:
+    """Starts (meta.starts) and games: totals, top, groups, games per package and version,
+    games over time."""
+    _run_summary("starts", paths, db, parquet, fmt, section, output, top=top, by=by,
+                 every=every)
 
 
 @summary.command("overview")
 @_summary_options(grouped=False)
 def overview_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
-                     top: int, section: str | None) -> None:
+                     top: int, section: str | None, output: str | None) -> None:
     """Counts of every table, shares of published and deleted versions, files, findings."""
-    _run_summary("overview", paths, db, parquet, fmt, section, top=top)
+    _run_summary("overview", paths, db, parquet, fmt, section, output, top=top)
+
+
+@summary.command("all")
+@_summary_options(grouped=True, every=True)
+def all_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
+                top: int, every: str, by: tuple[str, ...], section: str | None,
+                output: str | None) -> None:
+    """Every summary (overview, sizes, starts) at once; sections are named summary.section."""
+    _run_summary("all", paths, db, parquet, fmt, section, output, top=top, by=by, every=every)
+
+
+@summary.command("charts")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False),
+              help="Directory for the charts (created if missing).")
+@_every_option
+@_by_option
+@_top_option
+@_source_options
+def charts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, top: int,
+                   by: tuple[str, ...], every: str, out: str) -> None:
+    """Write every chart of the summaries as SVG and PNG files (summary.section.svg/.png)."""
+    with _errors():
+        done = api.charts(out, paths, db=db, parquet=parquet, top=top, by=by, every=every)
+    text = "".join(f"{path}\n" for path in done.written)
+    _print(api.Answer([], text, done.loaded))
 
 
 @click.command("query")

@@ -59,12 +59,13 @@ class _Page:
     # -- at a glance ---------------------------------------------------------------------
     def glance(self) -> str:
         s = self.report.summary()
-        cards = [("files", "files", ""), ("documents", "documents", ""),
-                 ("errors", "errors", "error"), ("warnings", "warnings", "warning"),
-                 ("infos", "infos", "info")]
+        cards = [("files", "file", ""), ("documents", "document", ""),
+                 ("errors", "error", "error"), ("warnings", "warning", "warning"),
+                 ("infos", "info", "info")]
         html_cards = "".join(
             f'<div class="card {cls}"><span class="n" data-count="{key}" data-value="{s[key]}">'
-            f"{thousands(s[key])}</span>{esc(label)}</div>" for key, label, cls in cards)
+            f"{thousands(s[key])}</span>{esc(word if s[key] == 1 else key)}</div>"
+            for key, word, cls in cards)
         return (f'<section id="glance"><h2>At a glance</h2><div class="cards">{html_cards}</div>'
                 f'<div class="grid">{self._by_severity()}{self._by_kind()}</div>'
                 f'<div class="grid">{self._by_rule()}{self._by_file()}</div></section>')

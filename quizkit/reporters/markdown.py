@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from quizkit.findings import Finding, Report, Severity
-from quizkit.numbers import plural
+from quizkit.numbers import plural, thousands
 from quizkit.reporters.base import Reporter, rule_code, rule_of
 from quizkit.reporters.text import location
 
@@ -36,7 +36,7 @@ def code(text: str) -> str:
 
 
 def _bold_count(n: int, word: str) -> str:
-    return f"**{n}** {word}" + ("" if n == 1 else "s")
+    return f"**{thousands(n)}** {word}" + ("" if n == 1 else "s")
 
 
 class MarkdownReporter(Reporter):
@@ -78,7 +78,7 @@ class MarkdownReporter(Reporter):
     def _by_severity(report: Report) -> list[str]:
         lines = ["| severity | findings |", "|---|---:|"]
         for sev in (Severity.ERROR, Severity.WARNING, Severity.INFO):
-            lines.append(f"| {sev} | {report.count(sev)} |")
+            lines.append(f"| {sev} | {thousands(report.count(sev))} |")
         return [*lines, ""]
 
     @staticmethod
@@ -95,7 +95,7 @@ class MarkdownReporter(Reporter):
                  "|---|---|---|---:|"]
         for key in ordered:
             lines.append(f"| {code(key[0])} | {cell(key[1])} | {severities[key]} | "
-                         f"{counts[key]} |")
+                         f"{thousands(counts[key])} |")
         return [*lines, ""]
 
     def _worst_files(self, report: Report) -> list[str]:
@@ -113,8 +113,8 @@ class MarkdownReporter(Reporter):
         lines = [title, "", "| file | errors | warnings | infos |", "|---|---:|---:|---:|"]
         for path in shown:
             c = per_file[path]
-            lines.append(f"| {code(path)} | {c[Severity.ERROR]} | {c[Severity.WARNING]} | "
-                         f"{c[Severity.INFO]} |")
+            lines.append(f"| {code(path)} | {thousands(c[Severity.ERROR])} | "
+                         f"{thousands(c[Severity.WARNING])} | {thousands(c[Severity.INFO])} |")
         return [*lines, ""]
 
     def _listing(self, report: Report) -> list[str]:

@@ -16,6 +16,7 @@ only: the summary line still counts every finding, and says how many were hidden
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import TextIO
 
 from quizkit.findings import Finding, Report, Severity
@@ -45,7 +46,7 @@ def _line_col(f: Finding) -> list[str]:
     return [str(f.line)] + ([str(f.column)] if f.column is not None else [])
 
 
-def use_color(choice: str, stream: TextIO, environ: os._Environ[str] | dict[str, str]) -> bool:
+def use_color(choice: str, stream: TextIO, environ: Mapping[str, str]) -> bool:
     """``always``/``never`` as said; ``auto``: a terminal, unless ``NO_COLOR`` is set
     (https://no-color.org: present and not empty)."""
     if choice == "always":

@@ -1,0 +1,43 @@
+"""What ``quizkit summary`` writes, for the CLI and the API alike: the text of the summaries
+in a format (``html``: a page with charts), or every chart as files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from quizkit.analysis import summaries
+from quizkit.analysis.output import FORMATS, render
+from quizkit.analysis.sections import Section
+from quizkit.output import make_directory, write_bytes
+from quizkit.reporters.html_summary import charts_of, render_page
+
+SUMMARY_FORMATS = (*FORMATS, "html")
+
+
+def summary_text(groups: list[tuple[str, list[Section]]], fmt: str,
+                 section: str | None = None) -> str:
+    """The summaries in ``groups`` as ``fmt``; ``section``: only that section (named as
+    :func:`quizkit.analysis.summaries.flatten` names it). Raises ValueError for an unknown
+    format or section."""
+    if fmt not in SUMMARY_FORMATS:
+        raise ValueError(f"unknown format {fmt!r} (use {', '.join(SUMMARY_FORMATS)})")
+    if section is not None:
+        known = [s.name for s in summaries.flatten(groups)]
+        if section not in known:
+            raise ValueError(f"no section {section!r} (sections: {', '.join(known)})")
+        groups = summaries.only(groups, section)
+    if fmt == "html":
+        return render_page(groups)
+    return render(summaries.flatten(groups), fmt, titles=section is None)
+
+
+def write_charts(groups: list[tuple[str, list[Section]]], out_dir: str | Path) -> list[Path]:
+    """Every chart of ``groups`` as ``DIR/summary.section.svg`` and ``.png``; the paths."""
+    target = make_directory(out_dir)
+    written = []
+    for chart in charts_of(groups):
+        for suffix, data in ((".svg", chart.svg().encode()), (".png", chart.png())):
+            path = target / f"{chart.name}{suffix}"
+            write_bytes(path, data)
+            written.append(path)
+    return written
