@@ -1,4 +1,4 @@
-"""Every TOML, JSON and shell snippet of README.md and docs/ is parsed or run.
+"""Every TOML, JSON, shell and Python snippet of README.md and docs/ is parsed or run.
 
 TOML and JSON blocks must parse; a TOML block that is a config file (its first line names
 ``pyproject.toml`` or ``quizkit.toml``) or an enum profile (``[enums]``/``[service]``) must also
@@ -6,7 +6,8 @@ be accepted by quizkit. Shell blocks (``sh``, and the ``$`` lines of ``console``
 in a fresh directory holding the samples (``samples/``, ``dump/``, ``exports/``, ``export.json``,
 ``schemas/``), block after block in the order of the page, each command within a time bound.
 A ``sh`` command must not end in a usage error (exit 2) or an unknown command; no command may
-print a traceback or an unknown-option error. A block that cannot run here carries
+print a traceback or an unknown-option error. A ``python`` block runs as a script there and
+must exit 0. A block that cannot run here carries
 ``<!-- snippet: not run (reason) -->`` on the line before it.
 """
 
@@ -107,12 +108,19 @@ def run_shell(lang: str, body: str, where: str, workspace: Path) -> None:
                 f"{done.returncode}\n{err}"
 
 
+def run_python(body: str, where: str, workspace: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", body], cwd=workspace, capture_output=True,
+                          timeout=COMMAND_TIMEOUT, env={**os.environ, "CI": "true"})
+    assert done.returncode == 0, f"{where}:\n{done.stderr.decode(errors='replace')}"
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_snippets_parse_and_run(page: Path, workspace: Path) -> None:
     for lang, body, not_run, line in blocks(page):
         where = f"{page.name}:{line}"
         if not_run is not None:
-            assert lang in SHELL, f"{where}: only shell blocks may be left unrun"
+            assert lang in SHELL | {"python"}, f"{where}: only shell and Python blocks may " \
+                "be left unrun"
             continue
         if lang == "toml":
             check_toml(body, where, workspace)
@@ -120,6 +128,8 @@ def test_snippets_parse_and_run(page: Path, workspace: Path) -> None:
             json.loads(body)
         elif lang in SHELL:
             run_shell(lang, body, where, workspace)
+        elif lang == "python":
+            run_python(body, where, workspace)
 
 
 def test_the_snippet_checks_can_fail(workspace: Path) -> None:
