@@ -13,17 +13,20 @@ from collections.abc import Iterable
 from quizkit import engine
 from quizkit.findings import Report
 from quizkit.reporters.base import Reporter
-from quizkit.sources import expand
+from quizkit.walk import WalkRules, expand
 
 
 def validate(paths: Iterable[str] | str, *, kind: str | None = None, jobs: int | None = 1,
-             reporter: Reporter | None = None, adjust: engine.Adjust | None = None) -> Report:
+             reporter: Reporter | None = None, adjust: engine.Adjust | None = None,
+             exclude: Iterable[str] = (), include_hidden: bool = False) -> Report:
     """Validate files or directories (``-`` reads stdin) and return the :class:`Report`.
 
-    Raises :class:`quizkit.sources.MissingPath` when a path does not exist.
+    ``exclude`` and ``include_hidden`` shape the walk of directories (:mod:`quizkit.walk`).
+    Raises :class:`quizkit.walk.MissingPath` when a path does not exist.
     """
     if isinstance(paths, str):
         paths = [paths]
     options = engine.Options(kind=kind)
-    return engine.run(expand(paths), options, reporter=reporter, jobs=jobs, adjust=adjust)
+    inputs = expand(paths, WalkRules(tuple(exclude), include_hidden))
+    return engine.run(inputs.sources, options, reporter=reporter, jobs=jobs, adjust=adjust)
 

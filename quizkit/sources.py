@@ -1,4 +1,5 @@
-"""Inputs → sources: paths, directories (recursive), stdin, ``.gz``, JSON Lines.
+"""Sources: reading one input (a file or stdin), ``.gz``, JSON Lines; the walk is in
+:mod:`quizkit.walk`.
 
 A :class:`Source` knows how to read its bytes; reading happens in the worker that checks it,
 so a parallel run never ships file contents between processes.
@@ -15,9 +16,7 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from fnmatch import fnmatch
 
 from quizkit.limits import DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_FILE_SIZE, format_size
 
@@ -37,10 +36,6 @@ class ReadError(Exception):
     def __init__(self, message: str, limit: bool = False) -> None:
         super().__init__(message)
         self.limit = limit
-
-
-class MissingPath(Exception):
-    """A path named on the command line does not exist."""
 
 
 def is_candidate(name: str) -> bool:
@@ -71,7 +66,8 @@ def printable(path: str) -> str:
     return "".join(out)
 
 
-def _kind_of(mode: int) -> str:
+def describe_mode(mode: int) -> str:
+    """What a non-regular file is, for messages ("a FIFO (named pipe)")."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -162,7 +158,7 @@ def _read_file(path: str, limit: int) -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             hint = "; to read a stream, pipe it to stdin (-)" if stat.S_ISFIFO(st.st_mode) else ""
-            raise ReadError(f"{_kind_of(st.st_mode)}, not a regular file{hint}")
+            raise ReadError(f"{describe_mode(st.st_mode)}, not a regular file{hint}")
         if st.st_size > limit:
             raise _too_large(limit)
         with os.fdopen(fd, "rb", closefd=False) as fh:
@@ -210,78 +206,5 @@ def gunzip(data: bytes, limit: int) -> bytes:
     return b"".join(parts)
 
 
-def expand(paths: Iterable[str], exclude: Iterable[str] = ()) -> Iterator[Source]:
-    """Sources for the given paths, directories walked recursively in sorted order.
-
-    ``exclude`` holds glob patterns matched against each name below a walked directory and
-    against the path relative to it; like linters do, they never drop a file named
-    explicitly. Walking skips anything that is not a regular file (FIFOs, sockets, devices,
-    broken links); a file named explicitly is always a source, and reading it says what is
-    wrong with it. Raises :class:`MissingPath` for a path that does not exist.
-    """
-    exclude = tuple(exclude)
-    for raw in paths:
-        if raw == STDIN:
-            yield Source(STDIN)
-            continue
-        try:
-            is_dir = stat.S_ISDIR(os.stat(raw).st_mode)
-        except FileNotFoundError:
-            if not os.path.islink(raw):
-                raise MissingPath(printable(raw)) from None
-            is_dir = False  # a broken link: reading it reports it
-        except (OSError, ValueError):
-            is_dir = False  # no permission, a link loop, a NUL in the name: reported on read
-        if is_dir:
-            yield from _walk(raw, exclude)
-        else:
-            yield Source(raw)
-
-
-def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
-    if not patterns:
-        return False
-    parts = rel.split(os.sep)
-    return any(fnmatch(rel, p) or any(fnmatch(part, p) for part in parts) for p in patterns)
-
-
-def _walk(root: str, exclude: tuple[str, ...]) -> Iterator[Source]:
-    """Regular candidate files below ``root``, depth first in sorted order.
-
-    Links to directories are followed once: a directory already visited (a symlink loop) is
-    not entered again. A directory that cannot be listed becomes a source that reports it.
-    """
-    seen: set[tuple[int, int]] = set()
-    stack = [root]
-    while stack:
-        directory = stack.pop()
-        try:
-            st = os.stat(directory)
-            if (st.st_dev, st.st_ino) in seen:
-                continue
-            seen.add((st.st_dev, st.st_ino))
-            with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError as exc:
-            yield Source(directory, error=f"cannot list directory: {exc.strerror or exc}")
-            continue
-        subdirs = []
-        # Paths relative to the root, for the patterns only (none: nothing to compute).
-        rel_dir = os.path.relpath(directory, root) if exclude else ""
-        for entry in entries:
-            if exclude:
-                rel = entry.name if rel_dir == os.curdir else os.path.join(rel_dir, entry.name)
-                if _excluded(rel, exclude):
-                    continue
-            try:
-                if entry.is_dir():
-                    subdirs.append(entry.path)
-                elif is_candidate(entry.name) and entry.is_file():
-                    yield Source(entry.path)
-            except OSError:
-                continue  # vanished or a link loop: nothing to read
-        stack.extend(reversed(subdirs))
-
-
-__all__ = ["DEFAULT_MAX_DECOMPRESSED", "MissingPath", "ReadError", "Source", "expand", "gunzip",
-           "printable"]
+__all__ = ["DEFAULT_MAX_DECOMPRESSED", "ReadError", "Source", "describe_mode", "gunzip",
+           "is_candidate", "printable"]

@@ -184,7 +184,7 @@ def test_streaming_reports_keep_no_per_file_results(broken_corpus):
 
     from quizkit.reporters.jsonl import JsonLinesReporter
     from quizkit.reporters.text import TextReporter
-    from quizkit.sources import expand
+    from quizkit.walk import expand
 
     def sources() -> list[Source]:
         return list(expand([str(broken_corpus)]))

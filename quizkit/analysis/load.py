@@ -35,6 +35,7 @@ from quizkit.analysis.readers import (
     whole_files_sql,
 )
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
+from quizkit.walk import WalkRules
 
 Progress = Callable[[str, float], None]
 
@@ -54,6 +55,7 @@ class LoadResult:
     documents: int = 0
     unknown_documents: int = 0
     skipped: list[Skipped] = field(default_factory=list)
+    unmatched: list[str] = field(default_factory=list)  # exclude patterns that matched nothing
     rows: dict[str, int] = field(default_factory=dict)
     findings: int | None = None
     timings: dict[str, float] = field(default_factory=dict)
@@ -75,8 +77,12 @@ class _Clock:
 
 
 def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
-         findings: bool = True, progress: Progress | None = None) -> LoadResult:
+         findings: bool = True, progress: Progress | None = None,
+         exclude: Sequence[str] = (), include_hidden: bool = False) -> LoadResult:
     """Load the export files under ``paths`` into the tables of ``con``.
+
+    Directories are walked as every command walks them (:mod:`quizkit.walk`, with
+    ``exclude`` and ``include_hidden``); what the walk could not read is in ``skipped``.
 
     ``progress(step, seconds)`` is called after each step; an exception it raises aborts the
     load like any other failure (the database is left unchanged).
@@ -85,9 +91,10 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     """
     result = LoadResult()
     clock = _Clock(result, progress)
-    all_files = expand(list(paths))
+    rules = WalkRules(tuple(exclude), include_hidden)
+    all_files, unreadable, result.unmatched = expand(paths, rules)
     files, skipped = inspect(all_files)
-    result.skipped.extend(skipped)
+    result.skipped.extend(unreadable + skipped)
     clock.tick("discover")
     try:
         files = _stage(con, files, result, clock)
@@ -97,7 +104,7 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
             for name, sql in transform.STEPS:
                 run(con, sql)
                 clock.tick(f"transform:{name}")
-        report_rows = _findings_rows(paths) if findings else None
+        report_rows = _findings_rows(paths, rules) if findings else None
         _stage_findings(con, report_rows)
         clock.tick("validate")
         # In order, and so on one thread (see transform.DIRECT). The commit checkpoints
@@ -335,7 +342,7 @@ def _register_files(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> 
     """)
 
 
-def _findings_rows(paths: Sequence[str | os.PathLike[str]]) -> tuple[list, ...]:
+def _findings_rows(paths: Sequence[str | os.PathLike[str]], rules: WalkRules) -> tuple[list, ...]:
     """Validate with quizkit's engine; the findings as column lists.
 
     The paths go to the engine as the user gave them, so that cross-file findings (which
@@ -343,7 +350,8 @@ def _findings_rows(paths: Sequence[str | os.PathLike[str]]) -> tuple[list, ...]:
     """
     try:
         from quizkit import validate
-        report = validate([os.fspath(p) for p in paths], jobs=None)
+        report = validate([os.fspath(p) for p in paths], jobs=None, exclude=rules.exclude,
+                          include_hidden=rules.include_hidden)
     except ImportError as exc:  # the validation engine is not installed in this build
         raise LoadError(f"validation is not available ({exc}); load with --no-findings") from None
     cols: tuple[list, ...] = tuple([] for _ in range(9))

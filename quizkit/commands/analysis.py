@@ -23,6 +23,7 @@ from quizkit.analysis.files import InputError, Skipped
 from quizkit.analysis.load import LoadError, LoadResult, load, load_paths
 from quizkit.analysis.output import FORMATS, render
 from quizkit.analysis.query import QueryError, lock_down, query
+from quizkit.commands.walk_options import walk_options
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
@@ -45,9 +46,18 @@ def _warn_unknown(result: LoadResult) -> None:
                    err=True)
 
 
+def _warn_walk(result: LoadResult) -> None:
+    """The warnings of a load: skipped files, documents of unknown kind, unused excludes."""
+    _warn_skipped(result.skipped)
+    _warn_unknown(result)
+    for pattern in result.unmatched:
+        click.echo(f"quizkit: warning: exclude pattern {pattern!r} matched nothing", err=True)
+
+
 @contextmanager
-def _source(paths: tuple[str, ...], db: str | None, *,
-            findings: bool = False) -> Iterator[tuple[duckdb.DuckDBPyConnection, bool]]:
+def _source(paths: tuple[str, ...], db: str | None, *, findings: bool = False,
+            exclude: tuple[str, ...] = (), include_hidden: bool = False,
+            ) -> Iterator[tuple[duckdb.DuckDBPyConnection, bool]]:
     """A connection to ``--db`` (read-only) or to memory loaded from ``paths``.
 
     Yields (connection, whether some input file was skipped).
@@ -62,9 +72,9 @@ def _source(paths: tuple[str, ...], db: str | None, *,
             con = connect(db, read_only=True)
         else:
             con = connect(None)
-            result = load(con, paths, findings=findings)
-            _warn_skipped(result.skipped)
-            _warn_unknown(result)
+            result = load(con, paths, findings=findings, exclude=exclude,
+                          include_hidden=include_hidden)
+            _warn_walk(result)
             skipped = bool(result.skipped)
     except InputError as exc:
         _fail(str(exc), EXIT_INPUT)
@@ -78,7 +88,13 @@ def _source(paths: tuple[str, ...], db: str | None, *,
         con.close()
 
 
+def _walk(exclude: tuple[str, ...], include_hidden: bool) -> dict[str, Any]:
+    """The walk options of a command reading files, as keyword arguments of :func:`_source`."""
+    return {"exclude": exclude, "include_hidden": include_hidden}
+
+
 def _source_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = walk_options(fn)
     fn = click.option("--db", type=click.Path(dir_okay=False),
                       help="Read this database (from `quizkit load`) instead of files.")(fn)
     fn = click.argument("paths", nargs=-1, type=click.Path())(fn)
@@ -98,8 +114,9 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
               help="Also validate the files and load the findings (slower).")
 @click.option("--timings", is_flag=True, help="Print the time of each step to stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but warnings and errors.")
+@walk_options
 def load_command(paths: tuple[str, ...], db: str, findings: bool, timings: bool,
-                 quiet: bool) -> None:
+                 quiet: bool, exclude: tuple[str, ...], include_hidden: bool) -> None:
     """Load exports of any kind (files, directories; .json, .jsonl, .ndjson, .gz) into DuckDB.
 
     Loading runs in one transaction: on failure the database is left as it was. Loading the
@@ -110,15 +127,15 @@ def load_command(paths: tuple[str, ...], db: str, findings: bool, timings: bool,
         def progress(step: str, seconds: float) -> None:
             click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
     try:
-        result = load_paths(db, paths, findings=findings, progress=progress)
+        result = load_paths(db, paths, findings=findings, progress=progress, exclude=exclude,
+                            include_hidden=include_hidden)
     except InputError as exc:
         _fail(str(exc), EXIT_INPUT)
     except LoadError as exc:
         _fail(f"load failed, the database is unchanged: {exc}", EXIT_INPUT)
     except DatabaseError as exc:
         _fail(str(exc), EXIT_USAGE)
-    _warn_skipped(result.skipped)
-    _warn_unknown(result)
+    _warn_walk(result)
     if not quiet:
         rows = ", ".join(f"{n} {t}" for t, n in result.rows.items() if t != "files")
         click.echo(f"Loaded {result.files} files ({result.documents} documents) into {db}: "
@@ -137,8 +154,8 @@ def summary() -> None:
 
 
 def _run_summary(name: str, paths: tuple[str, ...], db: str | None, fmt: str,
-                 section: str | None, **options: Any) -> None:
-    with _source(paths, db) as (con, skipped):
+                 section: str | None, walk: dict[str, Any], **options: Any) -> None:
+    with _source(paths, db, **walk) as (con, skipped):
         try:
             sections = summaries.SUMMARIES[name](con, **options)
         except ValueError as exc:
@@ -173,25 +190,30 @@ def _summary_options(grouped: bool) -> Callable[[Callable[..., Any]], Callable[.
 @summary.command("sizes")
 @_summary_options(grouped=True)
 def sizes_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
-                  by: tuple[str, ...], section: str | None) -> None:
+                  by: tuple[str, ...], section: str | None, exclude: tuple[str, ...],
+                  include_hidden: bool) -> None:
     """Package sizes (meta.size): distribution, largest, media counts, groups."""
-    _run_summary("sizes", paths, db, fmt, section, top=top, by=by or summaries.GROUP_NAMES)
+    _run_summary("sizes", paths, db, fmt, section, _walk(exclude, include_hidden), top=top,
+                 by=by or summaries.GROUP_NAMES)
 
 
 @summary.command("starts")
 @_summary_options(grouped=True)
 def starts_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
-                   by: tuple[str, ...], section: str | None) -> None:
+                   by: tuple[str, ...], section: str | None, exclude: tuple[str, ...],
+                   include_hidden: bool) -> None:
     """Starts (meta.starts) and games: totals, top, groups, games per package and version."""
-    _run_summary("starts", paths, db, fmt, section, top=top, by=by or summaries.GROUP_NAMES)
+    _run_summary("starts", paths, db, fmt, section, _walk(exclude, include_hidden), top=top,
+                 by=by or summaries.GROUP_NAMES)
 
 
 @summary.command("overview")
 @_summary_options(grouped=False)
 def overview_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
-                     section: str | None) -> None:
+                     section: str | None, exclude: tuple[str, ...],
+                     include_hidden: bool) -> None:
     """Counts of every table, shares of published and deleted versions, files, findings."""
-    _run_summary("overview", paths, db, fmt, section, top=top)
+    _run_summary("overview", paths, db, fmt, section, _walk(exclude, include_hidden), top=top)
 
 
 _MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
@@ -201,14 +223,16 @@ _MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
 @click.argument("sql")
 @_source_options
 @_format_option
-def query_command(sql: str, paths: tuple[str, ...], db: str | None, fmt: str) -> None:
+def query_command(sql: str, paths: tuple[str, ...], db: str | None, fmt: str,
+                  exclude: tuple[str, ...], include_hidden: bool) -> None:
     """Run one reading SQL statement (SELECT) over the tables of docs/tables.md.
 
     A database file is opened read-only; statements that write are refused (exit 2). Reading
     files straight, the findings table is filled only when the SQL mentions it.
     """
     findings = bool(paths) and bool(_MENTIONS_FINDINGS.search(sql))
-    with _source(paths, db, findings=findings) as (con, skipped):
+    with _source(paths, db, findings=findings,
+                 **_walk(exclude, include_hidden)) as (con, skipped):
         try:
             lock_down(con)
             result = query(con, sql)

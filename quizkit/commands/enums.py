@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 import orjson
 
+from quizkit.commands.walk_options import walk_options, warn_unmatched
 from quizkit.documents import Skipped, iter_documents
 from quizkit.enums import infer, profile_toml
 from quizkit.output import atomic_write
-from quizkit.sources import MissingPath, expand
+from quizkit.walk import MissingPath, PatternError, WalkRules, expand
+
+EXIT_INPUT = 3  # an input could not be read or parsed
 
 
 @click.group()
@@ -23,17 +28,23 @@ def enums() -> None:
 @click.option("--format", "fmt", type=click.Choice(["toml", "json"]), default="toml",
               show_default=True, help="toml: a profile for --profile; json: values with counts "
               "and an example location each.")
-@click.option("--exclude", multiple=True, metavar="GLOB",
-              help="Skip matching files and directories while walking directories.")
+@walk_options
 def infer_command(paths: tuple[str, ...], output: str | None, fmt: str,
-                  exclude: tuple[str, ...]) -> None:
-    """Report every enum-typed field's values seen in PATHS, with counts and examples."""
+                  exclude: tuple[str, ...], include_hidden: bool) -> None:
+    """Report every enum-typed field's values seen in PATHS, with counts and examples.
+
+    An input that cannot be read or parsed is named on stderr and makes the exit code 3
+    (the profile is still written from the rest).
+    """
     try:
-        sources = list(expand(paths, exclude))
+        inputs = expand(paths, WalkRules(exclude, include_hidden))
     except MissingPath as exc:
         raise click.UsageError(f"no such file or directory: {exc}") from None
+    except PatternError as exc:
+        raise click.UsageError(str(exc)) from None
+    warn_unmatched(inputs)
     skipped = Skipped()
-    seen = infer(iter_documents(sources, skipped))
+    seen = infer(iter_documents(inputs, skipped))
     if fmt == "json":
         text = orjson.dumps({"files": seen.files, "documents": seen.documents,
                              "enums": seen.to_dict()}, option=orjson.OPT_INDENT_2).decode()
@@ -46,7 +57,10 @@ def infer_command(paths: tuple[str, ...], output: str | None, fmt: str,
                    err=True)
     else:
         click.echo(text, nl=not text.endswith("\n"))
-    lost = skipped.unreadable + skipped.unparseable + skipped.unknown_kind
-    if lost:
-        click.echo(f"skipped {lost} inputs that could not be read, parsed or recognised "
-                   "(run quizkit validate on them)", err=True)
+    for path, reason in skipped.failed():
+        click.echo(f"quizkit: error: skipped {path}: {reason}", err=True)
+    if skipped.unknown_kind:
+        click.echo(f"quizkit: warning: skipped {skipped.unknown_kind} document(s) of unknown "
+                   "kind (run quizkit validate on them)", err=True)
+    if skipped.failed():
+        sys.exit(EXIT_INPUT)

@@ -12,6 +12,7 @@ import click
 from quizkit import engine
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.rules import rule_options, rule_run
+from quizkit.commands.walk_options import walk_options, warn_unmatched
 from quizkit.config import OPTIONS, Settings
 from quizkit.enums import ProfileError, load_profile
 from quizkit.limits import Limits
@@ -20,10 +21,11 @@ from quizkit.reporters import REPORTERS, ReportSpecError, open_reporters
 from quizkit.reporters.service import configure as configure_service
 from quizkit.schemas import KINDS
 from quizkit.service import ServiceTableError, load_names
-from quizkit.sources import MissingPath, Source, expand
+from quizkit.sources import Source
+from quizkit.walk import MissingPath, PatternError, WalkRules, expand
 
 SEVERITIES = ("error", "warning", "info")
-OPTIONS.update({"exclude", "profile"})
+OPTIONS.update({"exclude", "include-hidden", "profile"})
 
 
 @click.command()
@@ -37,9 +39,6 @@ OPTIONS.update({"exclude", "profile"})
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
               help="Exit 1 when there are findings of this severity or worse "
                    "[default: the config's fail-on, else error].")
-@click.option("--exclude", multiple=True, metavar="GLOB",
-              help="Skip files and directories matching GLOB while walking directories "
-              "(repeatable). Files named explicitly are always checked.")
 @click.option("--profile", type=click.Path(dir_okay=False),
               help="Enum profile (TOML, from `quizkit enums infer`): values outside it are "
               "unknown-enum-value findings. Its [service] table names validation levels and "
@@ -50,12 +49,13 @@ OPTIONS.update({"exclude", "profile"})
               help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
+@walk_options
 @limit_options
 @rule_options
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
-             fail_on: str | None, exclude: tuple[str, ...], profile: str | None,
-             jobs: int | None, reports: tuple[str, ...], quiet: bool, verbose: bool,
-             limits: Limits, **rule_opts: Any) -> None:
+             fail_on: str | None, exclude: tuple[str, ...], include_hidden: bool,
+             profile: str | None, jobs: int | None, reports: tuple[str, ...], quiet: bool,
+             verbose: bool, limits: Limits, **rule_opts: Any) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
     Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
@@ -63,7 +63,8 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
     """
     try:
         with rule_run(fail_on, **rule_opts) as rules:
-            sources, options = _inputs(paths, exclude, profile, kind, rules.settings, limits)
+            sources, options = _inputs(paths, exclude, include_hidden, profile, kind,
+                                       rules.settings, limits)
             progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
             with open_reporters(fmt, output, reports, progress=progress) as reporter:
                 configure_service(reporter, names=options.service, kind=kind)
@@ -81,27 +82,35 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
     sys.exit(rules.finish(report.exit_code(rules.settings.fail_on_severity())))
 
 
-def _inputs(paths: tuple[str, ...], exclude: tuple[str, ...], profile: str | None,
-            kind: str | None, settings: Settings,
+def _inputs(paths: tuple[str, ...], exclude: tuple[str, ...], include_hidden: bool,
+            profile: str | None, kind: str | None, settings: Settings,
             limits: Limits) -> tuple[list[Source], engine.Options]:
     """Sources and engine options from the command line, then the config file.
 
-    The config's ``exclude`` adds to ``--exclude``; its ``profile`` (relative to the config
-    file) applies when ``--profile`` is not given.
+    The config's ``exclude`` adds to ``--exclude``; its ``include-hidden`` applies unless
+    ``--include-hidden`` is given; its ``profile`` (relative to the config file) applies when
+    ``--profile`` is not given.
     """
     configured = settings.extra.get("exclude", [])
     if not isinstance(configured, list) or not all(isinstance(g, str) for g in configured):
         raise click.UsageError(f"exclude in {settings.source} must be an array of strings")
+    hidden = settings.extra.get("include-hidden", False)
+    if not isinstance(hidden, bool):
+        raise click.UsageError(f"include-hidden in {settings.source} must be true or false")
+    rules = WalkRules(exclude=(*exclude, *configured), include_hidden=include_hidden or hidden)
     if profile is None and "profile" in settings.extra:
         base = settings.source.parent if settings.source else Path.cwd()
         profile = str(base / str(settings.extra["profile"]))
     try:
-        sources = list(expand(paths, (*exclude, *configured)))
+        inputs = expand(paths, rules)
     except MissingPath as exc:
         raise click.UsageError(f"no such file or directory: {exc}") from None
+    except PatternError as exc:
+        raise click.UsageError(str(exc)) from None
+    warn_unmatched(inputs)
     try:
         loaded = load_profile(profile) if profile else ()
         names = load_names(profile) if profile else None
     except (ProfileError, ServiceTableError) as exc:
         raise click.UsageError(str(exc)) from None
-    return sources, engine.Options(kind=kind, profile=loaded, limits=limits, service=names)
+    return inputs.sources, engine.Options(kind=kind, profile=loaded, limits=limits, service=names)
