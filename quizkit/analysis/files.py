@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from quizkit.sources import STDIN
-from quizkit.walk import MissingPath, PatternError, WalkRules
+from quizkit.walk import MissingPath, WalkRules
 from quizkit.walk import expand as expand_paths
 
 LINE_SUFFIXES = (".jsonl", ".ndjson")
@@ -47,7 +47,8 @@ def expand(paths: Sequence[str | os.PathLike[str]],
     unreadable, and the exclude patterns that matched nothing.
 
     The walk is :func:`quizkit.walk.expand`, the one of every command. A path that does not
-    exist, stdin and an unusable exclude pattern are an :class:`InputError`.
+    exist and stdin are an :class:`InputError`; an unusable exclude pattern is a
+    :class:`quizkit.walk.PatternError`.
     """
     names = [os.fspath(p) for p in paths]
     if STDIN in names:
@@ -56,8 +57,6 @@ def expand(paths: Sequence[str | os.PathLike[str]],
         inputs = expand_paths(names, rules)
     except MissingPath as exc:
         raise InputError(f"no such file or directory: {exc}") from None
-    except PatternError as exc:
-        raise InputError(str(exc)) from None
     found = dict.fromkeys(sorted({os.path.abspath(s.path) for s in inputs if s.error is None}))
     skipped = [Skipped(os.path.abspath(s.path), str(s.error)) for s in inputs.unreadable()]
     return list(found), skipped, inputs.unmatched

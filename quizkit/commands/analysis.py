@@ -23,7 +23,8 @@ from quizkit.analysis.files import InputError, Skipped
 from quizkit.analysis.load import LoadError, LoadResult, load, load_paths
 from quizkit.analysis.output import FORMATS, render
 from quizkit.analysis.query import QueryError, lock_down, query
-from quizkit.commands.walk_options import walk_options
+from quizkit.commands.walk_options import walk_options, warn_unmatched
+from quizkit.walk import PatternError
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
@@ -50,8 +51,7 @@ def _warn_walk(result: LoadResult) -> None:
     """The warnings of a load: skipped files, documents of unknown kind, unused excludes."""
     _warn_skipped(result.skipped)
     _warn_unknown(result)
-    for pattern in result.unmatched:
-        click.echo(f"quizkit: warning: exclude pattern {pattern!r} matched nothing", err=True)
+    warn_unmatched(result.unmatched)
 
 
 @contextmanager
@@ -78,6 +78,8 @@ def _source(paths: tuple[str, ...], db: str | None, *, findings: bool = False,
             skipped = bool(result.skipped)
     except InputError as exc:
         _fail(str(exc), EXIT_INPUT)
+    except PatternError as exc:
+        _fail(str(exc), EXIT_USAGE)
     except LoadError as exc:
         _fail(f"could not load the files: {exc}", EXIT_INPUT)
     except DatabaseError as exc:
@@ -131,6 +133,8 @@ def load_command(paths: tuple[str, ...], db: str, findings: bool, timings: bool,
                             include_hidden=include_hidden)
     except InputError as exc:
         _fail(str(exc), EXIT_INPUT)
+    except PatternError as exc:
+        _fail(str(exc), EXIT_USAGE)
     except LoadError as exc:
         _fail(f"load failed, the database is unchanged: {exc}", EXIT_INPUT)
     except DatabaseError as exc:

@@ -42,7 +42,7 @@ def infer_command(paths: tuple[str, ...], output: str | None, fmt: str,
         raise click.UsageError(f"no such file or directory: {exc}") from None
     except PatternError as exc:
         raise click.UsageError(str(exc)) from None
-    warn_unmatched(inputs)
+    warn_unmatched(inputs.unmatched)
     skipped = Skipped()
     seen = infer(iter_documents(inputs, skipped))
     if fmt == "json":

@@ -107,7 +107,7 @@ def _inputs(paths: tuple[str, ...], exclude: tuple[str, ...], include_hidden: bo
         raise click.UsageError(f"no such file or directory: {exc}") from None
     except PatternError as exc:
         raise click.UsageError(str(exc)) from None
-    warn_unmatched(inputs)
+    warn_unmatched(inputs.unmatched)
     try:
         loaded = load_profile(profile) if profile else ()
         names = load_names(profile) if profile else None

@@ -12,8 +12,6 @@ from typing import Any
 
 import click
 
-from quizkit.walk import Inputs
-
 
 def walk_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Add ``--exclude`` and ``--include-hidden`` to a click command."""
@@ -28,7 +26,17 @@ def walk_options(command: Callable[..., Any]) -> Callable[..., Any]:
         "explicitly are always read. A pattern that matches nothing is a warning.")(command)
 
 
-def warn_unmatched(inputs: Inputs) -> None:
-    """One warning on stderr per exclude pattern that matched nothing (the exit code stays)."""
-    for pattern in inputs.unmatched:
+#: Unmatched patterns named one by one; past these, one line counts the rest.
+WARN_AT_MOST = 10
+
+
+def warn_unmatched(patterns: list[str]) -> None:
+    """A warning on stderr for each exclude pattern that matched nothing (the exit code stays).
+
+    A generated list of thousands of patterns gets :data:`WARN_AT_MOST` lines and a count.
+    """
+    for pattern in patterns[:WARN_AT_MOST]:
         click.echo(f"quizkit: warning: exclude pattern {pattern!r} matched nothing", err=True)
+    if len(patterns) > WARN_AT_MOST:
+        click.echo(f"quizkit: warning: ... and {len(patterns) - WARN_AT_MOST} more exclude "
+                   "patterns matched nothing", err=True)
