@@ -13,6 +13,7 @@ The work happens in three phases:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import time
@@ -25,7 +26,7 @@ import duckdb
 
 from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, one_line, run
-from quizkit.analysis.files import ExportFile, Skipped, expand, inspect
+from quizkit.analysis.files import ExportFile, Skipped, expand, inspect, literal_names
 from quizkit.analysis.readers import (
     DERIVED_SQL,
     DOCUMENT,
@@ -97,7 +98,9 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     result.skipped.extend(unreadable + skipped)
     clock.tick("discover")
     try:
-        files = _stage(con, files, result, clock)
+        with literal_names(files) as (aliased, real):
+            files = _stage(con, aliased, result, clock)
+        files = _real_names(con, files, real, result)
         _register_files(con, files)
         # No statement of the transform depends on the order of rows.
         with _setting(con, "preserve_insertion_order", "false"):
@@ -155,6 +158,18 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
         _read_objects(con, good, first_doc_no=(len(whole) + 1) << 32, clock=clock)
         skipped = {b.path for b in bad}
         return [f for f in files if f.path not in skipped]
+
+
+def _real_names(con: duckdb.DuckDBPyConnection, files: list[ExportFile], real: dict[str, str],
+                result: LoadResult) -> list[ExportFile]:
+    """Put the real paths back where :func:`literal_names` put links (``raw``, skips)."""
+    if not real:
+        return files
+    run(con, "UPDATE raw SET file = m.path FROM (SELECT unnest($links) AS link, "
+             "unnest($paths) AS path) m WHERE raw.file = m.link",
+        {"links": list(real), "paths": list(real.values())})
+    result.skipped = [Skipped(real.get(s.path, s.path), s.reason) for s in result.skipped]
+    return [dataclasses.replace(f, path=real.get(f.path, f.path)) for f in files]
 
 
 # Files up to this size are typed in batches (see _read_whole).
