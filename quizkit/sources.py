@@ -18,7 +18,10 @@ import sys
 import zlib
 from dataclasses import dataclass
 
+import orjson
+
 from quizkit.limits import DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_FILE_SIZE, format_size
+from quizkit.parsing import BOM
 
 SUFFIXES = (".json", ".jsonl", ".ndjson")
 LINE_SUFFIXES = (".jsonl", ".ndjson")
@@ -85,11 +88,13 @@ class Source:
 
     ``path`` is the real name (it may hold undecodable bytes); ``display`` is what reports
     show. ``error`` is set when listing already found the source unreadable (a directory that
-    could not be opened while walking).
+    could not be opened while walking). ``lines`` forces JSON Lines on or off (stdin's
+    ``--stdin-format``).
     """
 
     path: str
     error: str | None = None
+    lines: bool | None = None  # JSON Lines or not, when the name cannot tell (stdin)
 
     @property
     def is_stdin(self) -> bool:
@@ -103,8 +108,14 @@ class Source:
     def compressed(self) -> bool:
         return self.path.lower().endswith(".gz")
 
-    @property
-    def is_lines(self) -> bool:
+    def is_lines(self, data: bytes) -> bool:
+        """Whether ``data``, this source's bytes, is JSON Lines: by the file's name
+        (``.jsonl``, ``.ndjson``), and for stdin by ``lines`` or else by looking
+        (:func:`looks_like_lines`)."""
+        if self.lines is not None:
+            return self.lines
+        if self.is_stdin:
+            return looks_like_lines(data)
         name = self.path.lower()
         if name.endswith(".gz"):
             name = name[:-3]
@@ -177,6 +188,27 @@ def _read_file(path: str, limit: int) -> bytes:
     return data
 
 
+#: What ``--stdin-format`` accepts, and the ``Source.lines`` each gives.
+STDIN_FORMATS = {"auto": None, "json": False, "jsonl": True}
+
+
+def looks_like_lines(data: bytes) -> bool:
+    """Whether stdin's ``data`` is JSON Lines: more than one non-blank line, the first of which
+    is a whole JSON value on its own (a pretty-printed document's first line is not).
+
+    A document on one line is the same read either way, so it is not parsed here.
+    """
+    text = data.removeprefix(BOM).lstrip()
+    end = text.find(b"\n")
+    if end < 0 or not text[end:].strip():
+        return False
+    try:
+        orjson.loads(text[:end])
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
 def gunzip(data: bytes, limit: int) -> bytes:
     """Decompress gzip data (all members), refusing to produce more than ``limit`` bytes.
 
@@ -207,4 +239,4 @@ def gunzip(data: bytes, limit: int) -> bytes:
 
 
 __all__ = ["DEFAULT_MAX_DECOMPRESSED", "ReadError", "Source", "describe_mode", "gunzip",
-           "is_candidate", "printable"]
+           "is_candidate", "looks_like_lines", "printable"]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import pathspec
 
-from quizkit.sources import STDIN, Source, describe_mode, is_candidate, printable
+from quizkit.sources import STDIN, STDIN_FORMATS, Source, describe_mode, is_candidate, printable
 
 #: Directories skipped while walking unless hidden entries are included (besides dot-names).
 SKIPPED_DIRS = frozenset({"node_modules"})
@@ -183,8 +183,12 @@ class Inputs:
         return [s for s in self.sources if s.error is not None]
 
 
-def expand(paths: Iterable[str], rules: WalkRules | None = None) -> Inputs:
+def expand(paths: Iterable[str], rules: WalkRules | None = None, *,
+           stdin_format: str = "auto") -> Inputs:
     """Sources for ``paths``: files as named, directories walked (see the module docstring).
+
+    ``stdin_format`` says what ``-`` holds: ``json``, ``jsonl``, or ``auto`` to look
+    (:data:`quizkit.sources.STDIN_FORMATS`).
 
     Raises :class:`MissingPath` for a named path that does not exist, :class:`PatternError`
     for an exclude pattern that cannot be used.
@@ -194,7 +198,7 @@ def expand(paths: Iterable[str], rules: WalkRules | None = None) -> Inputs:
     inputs = Inputs()
     for raw in paths:
         if raw == STDIN:
-            inputs.sources.append(Source(STDIN))
+            inputs.sources.append(Source(STDIN, lines=STDIN_FORMATS[stdin_format]))
             continue
         try:
             is_dir = stat.S_ISDIR(os.stat(raw).st_mode)

@@ -7,7 +7,7 @@ import sys
 import click
 import orjson
 
-from quizkit.commands.walk_options import walk_options, warn_unmatched
+from quizkit.commands.walk_options import stdin_option, walk_options, warn_unmatched
 from quizkit.documents import Skipped, iter_documents
 from quizkit.enums import infer, profile_toml
 from quizkit.output import atomic_write
@@ -29,15 +29,16 @@ def enums() -> None:
               show_default=True, help="toml: a profile for --profile; json: values with counts "
               "and an example location each.")
 @walk_options
+@stdin_option
 def infer_command(paths: tuple[str, ...], output: str | None, fmt: str,
-                  exclude: tuple[str, ...], include_hidden: bool) -> None:
+                  exclude: tuple[str, ...], include_hidden: bool, stdin_format: str) -> None:
     """Report every enum-typed field's values seen in PATHS, with counts and examples.
 
     An input that cannot be read or parsed is named on stderr and makes the exit code 3
     (the profile is still written from the rest).
     """
     try:
-        inputs = expand(paths, WalkRules(exclude, include_hidden))
+        inputs = expand(paths, WalkRules(exclude, include_hidden), stdin_format=stdin_format)
     except MissingPath as exc:
         raise click.UsageError(f"no such file or directory: {exc}") from None
     except PatternError as exc:

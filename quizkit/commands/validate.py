@@ -12,7 +12,7 @@ import click
 from quizkit import engine
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.rules import rule_options, rule_run
-from quizkit.commands.walk_options import walk_options, warn_unmatched
+from quizkit.commands.walk_options import stdin_option, walk_options, warn_unmatched
 from quizkit.config import OPTIONS, Settings
 from quizkit.enums import ProfileError, load_profile
 from quizkit.limits import Limits
@@ -50,12 +50,14 @@ OPTIONS.update({"exclude", "include-hidden", "profile"})
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
 @walk_options
+@stdin_option
 @limit_options
 @rule_options
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
              fail_on: str | None, exclude: tuple[str, ...], include_hidden: bool,
-             profile: str | None, jobs: int | None, reports: tuple[str, ...], quiet: bool,
-             verbose: bool, limits: Limits, **rule_opts: Any) -> None:
+             stdin_format: str, profile: str | None, jobs: int | None,
+             reports: tuple[str, ...], quiet: bool, verbose: bool, limits: Limits,
+             **rule_opts: Any) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
     Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
@@ -63,8 +65,8 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
     """
     try:
         with rule_run(fail_on, **rule_opts) as rules:
-            sources, options = _inputs(paths, exclude, include_hidden, profile, kind,
-                                       rules.settings, limits)
+            sources, options = _inputs(paths, WalkRules(exclude, include_hidden),
+                                       stdin_format, profile, kind, rules.settings, limits)
             progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
             with open_reporters(fmt, output, reports, progress=progress) as reporter:
                 configure_service(reporter, names=options.service, kind=kind)
@@ -82,7 +84,7 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
     sys.exit(rules.finish(report.exit_code(rules.settings.fail_on_severity())))
 
 
-def _inputs(paths: tuple[str, ...], exclude: tuple[str, ...], include_hidden: bool,
+def _inputs(paths: tuple[str, ...], walk: WalkRules, stdin_format: str,
             profile: str | None, kind: str | None, settings: Settings,
             limits: Limits) -> tuple[list[Source], engine.Options]:
     """Sources and engine options from the command line, then the config file.
@@ -97,12 +99,13 @@ def _inputs(paths: tuple[str, ...], exclude: tuple[str, ...], include_hidden: bo
     hidden = settings.extra.get("include-hidden", False)
     if not isinstance(hidden, bool):
         raise click.UsageError(f"include-hidden in {settings.source} must be true or false")
-    rules = WalkRules(exclude=(*exclude, *configured), include_hidden=include_hidden or hidden)
+    rules = WalkRules(exclude=(*walk.exclude, *configured),
+                      include_hidden=walk.include_hidden or hidden)
     if profile is None and "profile" in settings.extra:
         base = settings.source.parent if settings.source else Path.cwd()
         profile = str(base / str(settings.extra["profile"]))
     try:
-        inputs = expand(paths, rules)
+        inputs = expand(paths, rules, stdin_format=stdin_format)
     except MissingPath as exc:
         raise click.UsageError(f"no such file or directory: {exc}") from None
     except PatternError as exc:

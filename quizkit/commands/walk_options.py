@@ -1,6 +1,8 @@
-"""The walk options shared by commands that read exports: ``--exclude``, ``--include-hidden``.
+"""The input options shared by commands that read exports: ``--exclude``, ``--include-hidden``,
+and ``--stdin-format`` for those that read stdin.
 
-They reach the command as the parameters ``exclude`` and ``include_hidden``, the names the
+They reach the command as the parameters ``exclude``, ``include_hidden`` and ``stdin_format``,
+the names the
 matching functions of :mod:`quizkit.api` take; :func:`warn_unmatched` is the one warning for a
 pattern that matched nothing.
 """
@@ -11,6 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 import click
+
+from quizkit.sources import STDIN_FORMATS
 
 
 def walk_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -24,6 +28,16 @@ def walk_options(command: Callable[..., Any]) -> Callable[..., Any]:
         help="Skip what matches this gitignore-style PATTERN while walking directories "
         "(repeatable): invalid/, samples/invalid, **/tmp/*, *.jsonl. Files named "
         "explicitly are always read. A pattern that matches nothing is a warning.")(command)
+
+
+def stdin_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--stdin-format`` to a click command that reads ``-``."""
+    return click.option(
+        "--stdin-format", type=click.Choice(sorted(STDIN_FORMATS)), default="auto",
+        show_default=True,
+        help="What - (stdin) holds: json (one document), jsonl (JSON Lines: one document "
+        "per line), or auto: JSON Lines when the first of several lines is a whole JSON "
+        "value.")(command)
 
 
 #: Unmatched patterns named one by one; past these, one line counts the rest.
