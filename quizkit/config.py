@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -220,9 +221,12 @@ def validate(s: Settings, cli: bool = False) -> None:
         except ValueError:
             raise ConfigError(f"unknown fail-on level {s.fail_on!r} in {where} "
                               f"(use error, warning or info)") from None
+    checked: set[str] = set()  # a generated table repeats a few selectors 100,000 times
     for pattern, sels in s.per_path_ignores.items():
         for sel in sels:
-            resolve_selector(sel, f"per-path-ignores {pattern!r} of {where}")
+            if sel not in checked:
+                resolve_selector(sel, f"per-path-ignores {pattern!r} of {where}")
+                checked.add(sel)
 
 
 # --- applying settings to findings -------------------------------------------------------------
@@ -242,8 +246,7 @@ class Adjuster:
         for sel, level in s.severity.items():
             for name in resolve_selector(sel, s.where):
                 self.severity[name] = Severity.parse(level)
-        self.patterns = [(p, frozenset().union(*(resolve_selector(x, s.where) for x in sels)))
-                         for p, sels in s.per_path_ignores.items()]
+        self.patterns = _PathPatterns(s.per_path_ignores, s.where)
         self.root = s.root
         self._by_path: dict[str, frozenset[str]] = {}
 
@@ -254,10 +257,7 @@ class Adjuster:
     def _path_ignores(self, path: str) -> frozenset[str]:
         hit = self._by_path.get(path)
         if hit is None:
-            candidates = _path_forms(path, self.root)
-            hit = frozenset().union(*(names for pattern, names in self.patterns
-                                      if any(fnmatch.fnmatchcase(c, pattern)
-                                             for c in candidates)))
+            hit = self.patterns.match(_path_forms(path, self.root))
             self._by_path[path] = hit
         return hit
 
@@ -273,6 +273,41 @@ class Adjuster:
         if level is not None:
             finding.severity = level
         return finding
+
+
+class _PathPatterns:
+    """Per-path-ignores patterns -> the rule names each ignores, matched fast.
+
+    A pattern without ``*``, ``?`` or ``[`` is a dictionary key (a generated table of one
+    entry per file costs one lookup per path, whatever its length); the others are compiled
+    once. Selectors are resolved once each, however many patterns repeat them.
+    """
+
+    def __init__(self, table: dict[str, list[str]], where: str) -> None:
+        resolved: dict[str, frozenset[str]] = {}
+        self.literal: dict[str, frozenset[str]] = {}
+        self.wild: list[tuple[Callable[[str], object], frozenset[str]]] = []
+        for pattern, sels in table.items():
+            for x in sels:
+                if x not in resolved:
+                    resolved[x] = frozenset(resolve_selector(x, where))
+            names = frozenset().union(*(resolved[x] for x in sels))
+            if _WILDCARD.search(pattern):
+                self.wild.append((re.compile(fnmatch.translate(pattern)).match, names))
+            else:
+                self.literal[pattern] = self.literal.get(pattern, frozenset()) | names
+
+    def __bool__(self) -> bool:
+        return bool(self.literal or self.wild)
+
+    def match(self, candidates: list[str]) -> frozenset[str]:
+        """The rule names ignored for a path given in its ``candidates`` forms."""
+        hit = frozenset().union(*(self.literal.get(c, frozenset()) for c in candidates))
+        return hit.union(*(names for match, names in self.wild
+                           if any(match(c) for c in candidates)))
+
+
+_WILDCARD = re.compile(r"[*?\[]")
 
 
 def _path_forms(path: str, root: Path | None) -> list[str]:

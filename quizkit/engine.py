@@ -329,6 +329,7 @@ class _Rereader:
         self.options = options
         self._paths: dict[str, str] | None = None
         self._last: tuple[str, bytes | None] | None = None
+        self._lines: tuple[str, list[bytes]] | None = None
 
     def path(self, display: str) -> str | None:
         if self._paths is None:
@@ -355,11 +356,14 @@ class _Rereader:
         return data
 
     def __call__(self, display: str, record: int | None) -> bytes | None:
-        """One document's bytes: the file's, or its JSON Lines record's."""
+        """One document's bytes: the file's, or its JSON Lines record's (the last file's
+        lines are kept, so reading its records one by one splits it once)."""
         data = self.data(display)
         if data is None or record is None:
             return data
-        lines = data.split(b"\n")
+        if self._lines is None or self._lines[0] != display:
+            self._lines = (display, data.split(b"\n"))
+        lines = self._lines[1]
         return lines[record - 1] if 0 < record <= len(lines) else None
 
 
