@@ -23,7 +23,7 @@ from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report
 from quizkit.kinds import closest_kinds, detect_kind, shape_of
 from quizkit.limits import Limits
-from quizkit.parsing import BOM, LineIndex
+from quizkit.parsing import BOM, LineIndex, byte_view
 from quizkit.positions import Positions
 from quizkit.reporters.base import Reporter
 from quizkit.rules import batch, checks, input_rules, load_rule_modules, version_index
@@ -113,7 +113,7 @@ def _position(text: str, index: LineIndex, pointer: str,
     """
     positions = _last_positions[0]
     if positions is None or positions.text is not text:
-        positions = _last_positions[0] = Positions(text, indented)
+        positions = _last_positions[0] = Positions(text, indented, index.byte_view)
     while True:
         offset = positions.locate(pointer)
         if offset is not None or not pointer:
@@ -160,8 +160,8 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
             facts = batch.settle(doc, facts)
         outcome.facts.extend((path, record, p, f) for p, f in facts)
         if raw:
-            text = chunk.decode("utf-8", errors="replace")
-            index = LineIndex(text)
+            text = byte_view(chunk)  # one byte a character, whatever the text holds
+            index = LineIndex(text, byte_view=True)
             for rule, pointer, message in raw:
                 line, column = _position(text, index, pointer, indented)
                 if record is not None:
@@ -385,8 +385,8 @@ def _locate_late(findings: list[Finding], reread: _Rereader) -> None:
                 continue
             if f.record not in texts:
                 chunk = data if f.record is None else lines[f.record - 1]
-                text = chunk.decode("utf-8", errors="replace")
-                texts[f.record] = (text, LineIndex(text))
+                text = byte_view(chunk)
+                texts[f.record] = (text, LineIndex(text, byte_view=True))
             text, index = texts[f.record]
             f.line, f.column = _position(text, index, f.pointer)
             if f.record is not None:
