@@ -12,15 +12,14 @@ File format (sorted, written atomically)::
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 
 import orjson
 
 from quizkit.findings import Finding
+from quizkit.output import resolve, write_bytes
 
 FORMAT_VERSION = 1
 Key = tuple[str, str, str]  # (path, pointer, rule)
@@ -55,6 +54,7 @@ class Recorder:
     """An ``adjust`` step that counts every finding passing through (for ``--write-baseline``)."""
 
     def __init__(self, baseline_file: Path) -> None:
+        resolve(baseline_file)  # an unwritable target fails now, not after the run
         self.file = Path(baseline_file)
         self.norm = _Paths(self.file)
         self.counts: Counter[Key] = Counter()
@@ -68,22 +68,13 @@ class Recorder:
 
 
 def write(path: Path, counts: Counter[Key]) -> None:
-    """Write a baseline atomically: a temporary file in the same directory, then replace."""
+    """Write a baseline through the output layer (atomically, mode kept or from the umask)."""
     path = Path(path)
     entries = [{"path": p, "pointer": ptr, "rule": rule, "count": n}
                for (p, ptr, rule), n in sorted(counts.items())]
     data = orjson.dumps({"version": FORMAT_VERSION, "findings": entries},
                         option=orjson.OPT_INDENT_2) + b"\n"
-    directory = path.resolve().parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_bytes(path, data)
 
 
 class Baseline:

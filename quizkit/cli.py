@@ -7,11 +7,21 @@ starts without loading the corpus generator, enum profiles or DuckDB.
 
 from __future__ import annotations
 
+import os
+import sys
 from importlib import import_module
+from typing import Any, NoReturn
 
 import click
 
 from quizkit import __version__
+from quizkit.interrupts import EXIT_SIGINT, StopSignals, Terminated
+from quizkit.output import OutputError
+
+#: Exit code of a usage or configuration error, and of an output that cannot be written.
+EXIT_USAGE = 2
+#: What a shell reports for a writer whose reader went away (128 + SIGPIPE).
+EXIT_PIPE = 141
 
 #: Command name → ``module:attribute`` of its click command.
 COMMANDS = {
@@ -38,6 +48,44 @@ class LazyGroup(click.Group):
             module, attribute = COMMANDS[name].split(":")
             self.add_command(getattr(import_module(module), attribute), name)
         return super().get_command(ctx, name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; stops and unwritable outputs end in one line, never a traceback.
+
+        Ctrl-C exits 130, SIGTERM 143 (the outputs' clean-up has run by then: no partial
+        file is left); an output that cannot be written exits 2; a closed pipe (``| head``)
+        ends quietly with 141, as a shell pipeline expects.
+        """
+        signals = StopSignals()
+        signals.install()
+        try:
+            return super().invoke(ctx)
+        except (KeyboardInterrupt, Terminated):
+            _stop_by(signals, EXIT_SIGINT)
+        except OutputError as exc:
+            _stop_by(signals)
+            _stop(f"error: {exc}", EXIT_USAGE)
+        except BrokenPipeError:
+            _stop_by(signals)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(EXIT_PIPE)
+        except BaseException:
+            # A library may turn the signal's exception into its own (DuckDB: "Query
+            # interrupted"), and a command may end with its own exit code meanwhile.
+            _stop_by(signals)
+            raise
+
+
+def _stop_by(signals: StopSignals, default: int | None = None) -> None:
+    """Exit 130/143 with one line if a stop signal came during the run."""
+    code = signals.exit_code or default
+    if code is not None:
+        _stop("interrupted" if code == EXIT_SIGINT else "terminated", code)
+
+
+def _stop(message: str, code: int) -> NoReturn:
+    click.echo(f"quizkit: {message}", err=True)
+    sys.exit(code)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

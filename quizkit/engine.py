@@ -9,19 +9,20 @@ number of jobs, so reports are deterministic.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import itertools
 import os
-import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from quizkit import intake
+from quizkit import intake, snippets
 from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report
-from quizkit.kinds import closest_kinds, detect_kind, shape_of
+from quizkit.interrupts import worker_started
+from quizkit.kinds import detect_kind, unknown_kind_message
 from quizkit.limits import Limits
 from quizkit.parsing import BOM, LineIndex, byte_view
 from quizkit.positions import Positions
@@ -48,6 +49,9 @@ class Options:
     profile: Profile = ()
     #: How the service names validation levels and entities (a profile's [service] table).
     service: ServiceNames | None = None
+    #: Source lines either side of each finding to keep with it (0: no snippets); set from
+    #: the reporter (``Reporter.snippet_lines``), for reports that show them.
+    snippet_lines: int = 0
 
 
 @dataclass
@@ -77,14 +81,7 @@ def check_document(doc: Any, kind: str | None, profile: Profile = (),
     version_index.forget()  # indexes are per document, even one changed in place since
     kind = kind or detect_kind(doc)
     if kind is None:
-        shape = shape_of(doc)
-        if shape is not None:
-            message = f"cannot tell the document kind: it is {shape}, not an object or array"
-        else:
-            near = closest_kinds(doc)
-            hint = f"; closest: {', '.join(near)}" if near else ""
-            message = f"cannot tell the document kind from its shape{hint} (use --kind)"
-        collected.emit(input_rules.UNKNOWN_KIND, "", message)
+        collected.emit(input_rules.UNKNOWN_KIND, "", unknown_kind_message(doc))
         return None, collected.raw, []
     collected.raw.extend(schema_findings(kind, doc, profile))
     for check in checks.doc_checks(kind):
@@ -170,6 +167,8 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
                                                  line, column))
     if result.kinds:
         result.kind = result.kinds.most_common(1)[0][0] if len(result.kinds) == 1 else "mixed"
+    if options.snippet_lines and outcome.findings:
+        snippets.attach_file(outcome.findings, prepared, options.snippet_lines)
     outcome.findings.sort(key=Finding.sort_key)
     return outcome
 
@@ -252,8 +251,9 @@ def _fewer_collections() -> Iterator[None]:
 
 
 def _pool_worker_init() -> None:
-    # Ctrl-C goes to the whole process group: the main process handles it, workers ignore it.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Ctrl-C goes to the whole process group: the main process handles it, workers ignore it;
+    # they die on SIGTERM and with the parent (quizkit.interrupts).
+    worker_started()
     before = gc.get_threshold()
     if before[0] and before[0] < GC_THRESHOLD:
         gc.set_threshold(GC_THRESHOLD, *before[1:])
@@ -276,8 +276,10 @@ def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[
     warm(options.profile)  # compiled once here, inherited by forked workers
     chunks = _chunks(sources, chunk_size(len(sources), jobs))
     pending: deque[Future[list[FileOutcome]]] = deque()
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context(),
-                             initializer=_pool_worker_init) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context(),
+                               initializer=_pool_worker_init)
+    finished = False
+    try:
         for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
             pending.append(pool.submit(_check_chunk, chunk, options))
         while pending:
@@ -286,6 +288,10 @@ def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[
             if nxt is not None:
                 pending.append(pool.submit(_check_chunk, nxt, options))
             yield from outcomes
+        finished = True
+    finally:
+        # Stopped (Ctrl-C, SIGTERM, an error): drop the queued chunks, do not wait for them.
+        pool.shutdown(wait=finished, cancel_futures=not finished)
 
 
 #: Below this many files or bytes a run stays in one process (starting workers costs more).
@@ -422,6 +428,8 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     reported; ``on_file`` is called after each file (progress).
     """
     options = options or Options()
+    if reporter is not None and reporter.snippet_lines > options.snippet_lines:
+        options = dataclasses.replace(options, snippet_lines=reporter.snippet_lines)
     load_rule_modules()  # batch checks run here, in the main process, whatever the job count
     sources = list(sources)
     jobs = default_jobs(sources) if jobs is None else jobs
@@ -446,6 +454,14 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     with checks.rereading(reread):
         late = [f for check in checks.batch_checks() for f in check(facts)]
     _locate_late(late, reread)
+    if options.snippet_lines:
+        late_by_path: dict[str, list[Finding]] = {}
+        for f in late:
+            late_by_path.setdefault(f.path, []).append(f)
+        for path, group in late_by_path.items():
+            data = reread.data(path)
+            if data is not None:
+                snippets.attach_file(group, data, options.snippet_lines)
     _last_positions[0] = None
     for finding in sorted(late, key=Finding.sort_key):
         deliver(finding)

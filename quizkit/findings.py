@@ -5,9 +5,53 @@ Everything outside the modules that talk to jsonschema or DuckDB speaks in these
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
+
+import orjson
+
+#: The longest a value taken from an input may be in a message, in characters: a report line
+#: stays readable whatever the input holds (a 1 MB string, a whole package of the wrong type).
+VALUE_LIMIT = 80
+#: The most values a message lists (allowed enum values, unknown fields); the rest are counted.
+LIST_LIMIT = 5
+
+
+def cut(text: str, limit: int = VALUE_LIMIT) -> str:
+    """``text``, or its start and an ellipsis with the length when it is longer than
+    ``limit``."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit - 1]}… ({len(text):,} characters)"
+
+
+def json_text(value: Any, limit: int = VALUE_LIMIT) -> str:
+    """A value as JSON for a message (``null``, ``"a"``, ``{"a":1}``), cut to ``limit``.
+
+    Messages speak JSON, the language of the input, never Python's ``None`` or ``'a'``.
+    """
+    if isinstance(value, str) and len(value) > 4 * limit:
+        # Only the start is shown: encode that much, and say how long the whole is.
+        head = orjson.dumps(value[: 2 * limit]).decode()[: limit - 1]
+        return f"{head}… ({len(value):,} characters)"
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:  # an integer beyond 64 bits, read as a Python int
+        text = ""
+    if len(text) <= 2 * limit and isinstance(value, (dict, list, int)):
+        text = json.dumps(value, ensure_ascii=False)  # spaced as people write it: {"a": 1}
+    return cut(text, limit)
+
+
+def json_list(values: Sequence[Any], limit: int = LIST_LIMIT, sep: str = ", ") -> str:
+    """The first ``limit`` values as JSON, then how many more there are."""
+    shown = sep.join(json_text(v) for v in values[:limit])
+    more = len(values) - limit
+    return f"{shown} and {more:,} more" if more > 0 else shown
 
 
 class Severity(IntEnum):
@@ -28,6 +72,23 @@ class Severity(IntEnum):
         return self.name.lower()
 
 
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    """The source lines around a finding, for reports people read (HTML).
+
+    ``lines`` are lines ``first``, ``first + 1``, … of the file, each cut to a window around
+    the value when long (``cut`` characters were dropped from the start of each); the value
+    is at line ``line``, characters ``start`` to ``end`` of that line's text as kept.
+    """
+
+    first: int
+    lines: tuple[str, ...]
+    line: int
+    start: int
+    end: int
+    cut: int = 0
+
+
 @dataclass(slots=True)
 class Finding:
     """One problem found in one place.
@@ -35,7 +96,8 @@ class Finding:
     ``pointer`` is a JSON Pointer into the document (RFC 6901); ``line`` and ``column`` are
     1-based positions of the offending value in the file (``None`` until resolved, or when
     the problem concerns the whole file). ``record`` is the 1-based line of the record in a
-    JSON Lines file and ``None`` otherwise.
+    JSON Lines file and ``None`` otherwise. ``snippet`` is filled only when a report asks
+    for it (``engine.Options.snippet_lines``).
     """
 
     path: str
@@ -47,6 +109,7 @@ class Finding:
     line: int | None = None
     column: int | None = None
     code: str = ""
+    snippet: Snippet | None = None
 
     def sort_key(self) -> tuple:
         return (self.path, self.record or 0, self.line or 0, self.column or 0, self.pointer,

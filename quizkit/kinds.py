@@ -1,50 +1,137 @@
-"""Document shape → document kind.
+"""Document shape → document kind, by the recognisers of :mod:`quizkit.model`.
 
-The service's exports carry no type tag, so the kind is read from the top-level fields. The
-decision uses only the keys that tell kinds apart, so a document with a broken or missing
-field is still recognised and then gets precise schema findings instead of "unknown kind".
+The service's exports carry no type tag, so the kind is read from the top-level fields (the
+rule is spelled out in :mod:`quizkit.model`). The same rule is written twice from the one
+model: in Python (:func:`detect_kind`, for ``validate``) and in SQL (:func:`kind_sql`, for
+``load``), each beside the other here so that they stay one rule.
 """
 
 from __future__ import annotations
 
-from functools import cache
+from dataclasses import dataclass
 from typing import Any
 
-from quizkit.schemas import KINDS, bundled, schema_id
+from quizkit.model import KINDS, RECOGNISED, Kind
+from quizkit.schemas import bundled, registry, schema_id
 
-# The fields that make an object of a top-level array a version (of a version list). The
-# analysis loader's kind detection (``quizkit.analysis.readers.KIND_SQL``) uses the same ones.
-VERSION_FIELDS = ("packageId", "rounds", "published", "changes")
+_RECOGNISED = frozenset(RECOGNISED)
+_OBJECT_KINDS = tuple(k for k in KINDS if k.container == "object")
+_ARRAY_KIND = next(k for k in KINDS if k.container == "array")
+_INNER = frozenset(outer for k in KINDS for outer, _ in k.inner)
+
+
+def min_matched(kind: Kind) -> int:
+    """How many of a kind's fields a document needs to be taken for one.
+
+    Half the required fields (rounded up); one field for a request body, which requires none.
+    """
+    return (len(kind.required) + 1) // 2 if kind.required else 1
+
+
+@dataclass(frozen=True, order=True)
+class Fit:
+    """How well an object's fields fit one kind: fewer foreign, then fewer missing, is better."""
+
+    foreign: int
+    missing: int
+    kind: str
+
+
+def _present(doc: dict) -> frozenset[str]:
+    """The fields of ``doc`` that take part in recognition: listed by a kind, not null
+    (``outer.inner`` for a field inside an object, see :attr:`quizkit.model.Kind.inner`)."""
+    out = {k for k, v in doc.items() if k in _RECOGNISED and v is not None}
+    for outer in _INNER:
+        value = doc.get(outer)
+        if isinstance(value, dict):
+            out.update(name for name in (f"{outer}.{k}" for k, v in value.items()
+                                         if v is not None) if name in _RECOGNISED)
+    return frozenset(out)
+
+
+def fits(doc: dict) -> list[Fit]:
+    """The kinds an object is eligible for, best first."""
+    present = _present(doc)
+    out = []
+    for k in _OBJECT_KINDS:
+        if len(present.intersection(k.fields)) >= min_matched(k):
+            out.append(Fit(len(present.difference(k.shape)),
+                           len(frozenset(k.required) - present), k.name))
+    return sorted(out)
+
+
+def _is_version_element(value: Any) -> bool:
+    return isinstance(value, dict) and any(value.get(f) is not None for f in _ARRAY_KIND.marks)
 
 
 def detect_kind(doc: Any) -> str | None:
-    """The document kind of ``doc``, or None when its shape fits none."""
+    """The document kind of ``doc``, or None when its shape does not decide one."""
     if isinstance(doc, list):
-        if not doc:
-            return "version-list"  # a package without versions
-        first = doc[0]
-        if (all(isinstance(v, dict) for v in doc[:3])
-                and any(f in first for f in VERSION_FIELDS)):
-            return "version-list"
+        if not doc or any(_is_version_element(v) for v in doc):
+            return _ARRAY_KIND.name
         return None
     if not isinstance(doc, dict):
         return None
-    keys = doc.keys()
-    if "version" in keys and "idMaps" in keys:
-        return "version-created"
-    if "versions" in keys or "meta" in keys or "categories" in keys:
-        return "package-full"
-    if "pkg" in keys or "history" in keys or "visibility" in keys:
-        return "game"
-    if "user" in keys and "settings" in keys:
-        return "user-self"
-    if "packageId" in keys and ("rounds" in keys or "published" in keys or "changes" in keys):
-        return "version"
-    if "slot" in keys or "payload" in keys:
-        return "banner" if ("id" in keys or "createdAt" in keys) else "banner-create"
-    if keys == {"user"}:
-        return "user-update"
-    return None
+    ranked = fits(doc)
+    if not ranked:
+        return None
+    best = ranked[0]
+    if len(ranked) > 1 and (ranked[1].foreign, ranked[1].missing) == (best.foreign,
+                                                                       best.missing):
+        return None  # a tie: the shape does not decide
+    return best.kind
+
+
+def shape_sql(present: str) -> str:
+    """The DuckDB type that tells which :data:`quizkit.model.RECOGNISED` fields a document
+    has: a struct of ``present`` (a type that is non-NULL for any non-null JSON value), with
+    a struct of them for the objects of :attr:`quizkit.model.Kind.inner`."""
+    inner: dict[str, list[str]] = {}
+    for name in RECOGNISED:
+        outer, _, field = name.partition(".")
+        inner.setdefault(outer, [])
+        if field:
+            inner[outer].append(field)
+    def struct(fields: dict[str, str]) -> str:
+        return "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in fields.items()) + ")"
+    return struct({outer: struct(dict.fromkeys(fields, present)) if fields else present
+                   for outer, fields in inner.items()})
+
+
+def field_sql(shape: str, name: str) -> str:
+    """The SQL of recognised field ``name`` in a ``shape`` column (see :func:`shape_sql`)."""
+    return shape + "".join(f'."{part}"' for part in name.split("."))
+
+
+def kind_sql(shape: str = "shape", container: str = "container") -> str:
+    """The SQL twin of :func:`detect_kind`, over one document's row.
+
+    ``shape`` is a struct with one field per name of :data:`quizkit.model.RECOGNISED`, NULL
+    when the document lacks the field or holds ``null`` in it (``TRY_CAST`` of the
+    document to :data:`quizkit.analysis.readers.SHAPE`); ``container`` is ``'json-array'``
+    for an element of a top-level array. The kind is NULL when the shape does not decide.
+    """
+    def has(f: str) -> str:
+        return f"({field_sql(shape, f)} IS NOT NULL)::INTEGER"
+
+    def total(names: Any) -> str:
+        return "(" + " + ".join(has(f) for f in names) + ")" if names else "0"
+
+    fits_sql = []
+    for k in _OBJECT_KINDS:
+        foreign = [f for f in RECOGNISED if f not in k.shape]
+        missing = "0" if not k.required else \
+            f"{len(k.required)} - {total(k.required)}"
+        fits_sql.append(f"{{'f': {total(foreign)}, 'm': {missing}, "
+                        f"'ok': {total(k.fields)} >= {min_matched(k)}, 'k': '{k.name}'}}")
+    element = " OR ".join(f"{field_sql(shape, f)} IS NOT NULL" for f in _ARRAY_KIND.marks)
+    ranked = f"list_sort(list_filter([{', '.join(fits_sql)}], lambda e: e.ok))"
+    best = ("CASE WHEN len(s) = 0 THEN NULL "
+            "WHEN len(s) > 1 AND s[1].f = s[2].f AND s[1].m = s[2].m THEN NULL "
+            "ELSE s[1].k END")
+    return (f"CASE WHEN {container} = 'json-array' "
+            f"THEN CASE WHEN {element} THEN '{_ARRAY_KIND.name}' END "
+            f"ELSE list_transform([{ranked}], lambda s: {best})[1] END")
 
 
 _SCALARS = ((bool, "a boolean"), (int, "a number"), (float, "a number"), (str, "a string"))
@@ -71,11 +158,8 @@ def _properties(schema: dict, resolver: Any) -> tuple[dict, Any]:
             return schema.get("properties", {}), resolver
 
 
-@cache
 def _fields(kind: str) -> frozenset[str]:
     """A kind's top-level fields and the fields of the objects directly under them."""
-    from quizkit.schemas import registry
-
     root = registry().resolver(base_uri=schema_id(kind))
     props, resolver = _properties(bundled()[schema_id(kind)], root)
     fields = set(props)
@@ -84,18 +168,51 @@ def _fields(kind: str) -> frozenset[str]:
     return frozenset(fields)
 
 
+def _tied(doc: dict) -> list[str]:
+    """The kinds that fit ``doc`` best, when several fit it equally well (else one or none)."""
+    ranked = fits(doc)
+    return [f.kind for f in ranked
+            if (f.foreign, f.missing) == (ranked[0].foreign, ranked[0].missing)]
+
+
 def closest_kinds(doc: Any, limit: int = 3) -> list[str]:
-    """The kinds whose top-level fields overlap most with ``doc``'s, best first."""
+    """The kinds closest to ``doc``, best first: the tied ones when the shape fits several
+    equally, else those whose fields (and their objects' fields) overlap most with doc's."""
+    if isinstance(doc, dict):
+        tied = _tied(doc)
+        if len(tied) > 1:
+            return tied
+        if not doc:
+            return [k.name for k in _OBJECT_KINDS if k.request]
     if isinstance(doc, list):
         doc = next((v for v in doc if isinstance(v, dict)), {})
     if not isinstance(doc, dict) or not doc:
         return []
     keys = set(doc)
     scored = []
-    for kind in KINDS:
-        fields = _fields(kind)
+    for k in KINDS:
+        fields = _fields(k.name)
         overlap = len(keys & fields)
         if overlap:
-            scored.append((overlap / len(keys | fields), kind))
+            scored.append((overlap / len(keys | fields), k.name))
     scored.sort(key=lambda s: (-s[0], s[1]))
-    return [kind for _, kind in scored[:limit]]
+    return [name for _, name in scored[:limit]]
+
+
+def unknown_kind_message(doc: Any) -> str:
+    """The message of the finding for a document whose kind the shape does not decide."""
+    shape = shape_of(doc)
+    if shape is not None:
+        return f"cannot tell the document kind: it is {shape}, not an object or array"
+    near = closest_kinds(doc)
+    if not near:
+        return ("cannot tell the document kind: none of its fields belongs to a kind "
+                "(pass --kind KIND to check it as one)")
+    if isinstance(doc, dict) and not doc:
+        why = f"an empty object is valid as {' and as '.join(near)}"
+    elif isinstance(doc, dict) and len(_tied(doc)) > 1:
+        why = f"its fields fit {', '.join(near)} equally"
+    else:
+        why = f"closest: {', '.join(near)}"
+    return f"cannot tell the document kind from its shape; {why} (pass --kind {near[0]} " \
+           f"to check it as {near[0]})"

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import jsonschema_rs
 import orjson
 
+from quizkit.findings import VALUE_LIMIT, cut, json_list, json_text
+from quizkit.model import KIND_NAMES
 from quizkit.rules.catalog import Rule
 from quizkit.rules.schema_rules import rule_for_keyword
 
@@ -32,8 +34,7 @@ if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
 BASE_URI = "https://quizkit.dev/schemas/v1/"
-KINDS = ("package-full", "version-list", "version", "version-created", "game",
-         "user-self", "user-update", "banner", "banner-create")
+KINDS = KIND_NAMES
 
 
 class SchemaRefused(Exception):
@@ -301,73 +302,92 @@ def pointer(parts: Any) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
-def _explain(error: ValidationError) -> tuple[Rule, str, str]:
-    """(rule, pointer, message) for one schema error, descending into anyOf/oneOf."""
+Raw = tuple[Rule, str, str]
+
+
+def _explain(error: ValidationError) -> list[Raw]:
+    """(rule, pointer, message) for one schema error, descending into anyOf/oneOf.
+
+    Values from the input are written as JSON and cut to a readable length; an unknown field
+    gets a finding of its own that points at it.
+    """
     from jsonschema.exceptions import best_match
 
+    where = pointer(error.absolute_path)
     if error.validator in ("anyOf", "oneOf") and error.context:
         # An alternative whose type matched explains best (a bad date-time string in a
         # nullable field is a format problem); when no type matched, list the types.
         matched_type = [e for e in error.context if e.validator != "type"]
         if matched_type:
             return _explain(best_match(matched_type))
-        expected = ", ".join(sorted({str(e.validator_value) for e in error.context}))
-        return (rule_for_keyword("type"), pointer(error.absolute_path),
-                f"{_short(error.instance)} is not of type {expected}")
+        expected = sorted({t for e in error.context for t in _types(e.validator_value)})
+        return [(rule_for_keyword("type"), where, _type_message(error.instance, expected))]
     keyword = str(error.validator)
     rule = rule_for_keyword(keyword)
-    where = pointer(error.absolute_path)
+    if keyword in ("additionalProperties", "unevaluatedProperties") and \
+            isinstance(error.instance, dict):
+        listed = error.schema.get("properties", {})
+        return [(rule, where + pointer([key]), f"unknown field {json_text(key)}")
+                for key in error.instance if key not in listed]
+    return [(rule, where, _message(keyword, error))]
+
+
+def _types(value: Any) -> list[str]:
+    return [value] if isinstance(value, str) else [str(v) for v in value]
+
+
+def _type_message(instance: Any, expected: list[str]) -> str:
+    return f"{json_text(instance)} is not of type {json_list(expected, sep=' or ')}"
+
+
+def _message(keyword: str, error: ValidationError) -> str:
+    """The message for one failing keyword, in JSON terms."""
+    value, instance = error.validator_value, error.instance
+    if keyword == "type":
+        return _type_message(instance, _types(value))
     if keyword == "required":
-        missing = _quoted_name(error.message)
-        return rule, where, f"missing required field {missing}"
-    if keyword in ("additionalProperties", "unevaluatedProperties"):
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        names = ", ".join(repr(e) for e in extra)
-        return rule, where, f"unknown field{'s' if len(extra) > 1 else ''} {names}"
+        # python-jsonschema gives one error per missing field: "'name' is a required property"
+        missing = next((n for n in value if error.message.startswith(f"{n!r} is")), None)
+        return f"missing required field {json_text(missing)}"
     if keyword == "enum":
-        return rule, where, _enum_message(error.instance, error.validator_value)
+        return _enum_message(instance, value)
+    if keyword == "const":
+        return f"{json_text(instance)} is not {json_text(value)}"
     if keyword == "format":
-        return rule, where, f"{_short(error.instance)} is not a valid {error.validator_value}"
-    return rule, where, error.message
+        return f"{json_text(instance)} is not a valid {value}"
+    if keyword in _BOUNDS:
+        return f"{json_text(instance)} is {_BOUNDS[keyword]} {json_text(value)}"
+    return cut(error.message, 4 * VALUE_LIMIT)
+
+
+_BOUNDS = {"minimum": "less than the minimum of",
+           "exclusiveMinimum": "not greater than the exclusive minimum of",
+           "maximum": "greater than the maximum of",
+           "exclusiveMaximum": "not less than the exclusive maximum of"}
+
+#: With more allowed values than this, a near miss is looked for by case only (difflib over
+#: a profile of 100,000 values would take a second per finding).
+_FUZZY_LIMIT = 1000
 
 
 def _enum_message(value: Any, allowed: list) -> str:
-    """Name the allowed values, and a near miss when there is one (case, a typo)."""
+    """Name a few allowed values, and a near miss when there is one (case, a typo)."""
     import difflib
 
-    message = f"{_short(value)} is not one of {', '.join(map(repr, allowed))}"
-    if isinstance(value, str):
+    message = f"{json_text(value)} is not one of {json_list(allowed)}"
+    if isinstance(value, str) and len(value) <= VALUE_LIMIT:
         strings = [a for a in allowed if isinstance(a, str)]
-        near = [a for a in strings if a.lower() == value.lower()] or \
-            difflib.get_close_matches(value, strings, n=1, cutoff=0.6)
+        near = [a for a in strings if a.lower() == value.lower()]
+        if not near and len(strings) <= _FUZZY_LIMIT:
+            near = difflib.get_close_matches(value, strings, n=1, cutoff=0.6)
         if near:
-            message += f"; did you mean {near[0]!r}?"
+            message += f"; did you mean {json_text(near[0])}?"
     return message
 
 
-def _quoted_name(message: str) -> str:
-    # python-jsonschema: "'name' is a required property"
-    return message.split(" is a required property", 1)[0]
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = orjson.dumps(value).decode() if not isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def schema_findings(kind: str, doc: Any, profile: Profile = ()) -> list[tuple[Rule, str, str]]:
+def schema_findings(kind: str, doc: Any, profile: Profile = ()) -> list[Raw]:
     """Every schema problem of one document as (rule, pointer, message), in document order."""
     v = validator(kind, profile)
     if v.is_valid(doc):
         return []
-    out = []
-    for error in v.errors(doc):
-        rule, where, message = _explain(error)
-        if rule.name == "unknown-field" and error.validator == "additionalProperties":
-            # One finding per unknown key, pointing at the key's value.
-            extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-            for key in extra:
-                out.append((rule, where + pointer([key]), f"unknown field {key!r}"))
-            continue
-        out.append((rule, where, message))
-    return out
+    return [raw for error in v.errors(doc) for raw in _explain(error)]

@@ -44,14 +44,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from quizkit import model
 from quizkit.findings import Finding, Report, Severity
+from quizkit.model import VERSION_ENTITIES
 
 LEVELS = ("error", "warning", "info")
-ENTITIES = ("package", "version", "round", "theme", "question", "step")
+ENTITIES = ("package", "version", *(e.name for e in VERSION_ENTITIES))
 #: A version's entity collections and the entity kind of their items.
-COLLECTIONS = {"rounds": "round", "themes": "theme", "questions": "question", "steps": "step"}
+COLLECTIONS = {e.key: e.name for e in VERSION_ENTITIES}
 #: The document kinds that hold versions.
-VERSION_KINDS = ("package-full", "version-list", "version", "version-created", "game")
+VERSION_KINDS = model.VERSION_KINDS
 #: The options of a profile's ``[service]`` table.
 SERVICE_KEYS = {"level", "entity", "confirm-errors"}
 

@@ -116,7 +116,7 @@ def test_profile_file_round_trip_and_enforcement(tmp_path):
     [f] = report["findings"]
     assert f["rule"] == "unknown-enum-value"
     assert f["pointer"] == "/versions/0/changes/difficulty"
-    assert all(repr(v) in f["message"] for v in allowed)
+    assert all(json.dumps(v) in f["message"] for v in allowed)
     # Without the profile the enum is open again.
     assert cli_json(str(bad))[0] == 0
 
@@ -129,7 +129,7 @@ def test_near_miss_suggestion(tmp_path):
     bad = tmp_path / "banner.json"
     bad.write_text(json.dumps(doc))
     _, report = cli_json("--profile", str(profile), str(bad))
-    assert "did you mean 'header'?" in report["findings"][0]["message"]
+    assert "did you mean \"header\"?" in report["findings"][0]["message"]
 
 
 @pytest.mark.parametrize("text,needle", [

@@ -144,18 +144,24 @@ def test_odd_names_are_printed_escaped(tmp_path):
     assert proc.returncode == 1 and b"Traceback" not in proc.stderr, proc.stderr.decode()
     report = json.loads(proc.stdout)
     assert {f["path"].rsplit("/", 1)[1] for f in report["findings"]} == shown
-    proc = run_script("validate", str(bad))
+    proc = run_script("validate", "--format", "concise", str(bad))
     assert proc.returncode == 1 and b"Traceback" not in proc.stderr, proc.stderr.decode()
     lines = proc.stdout.decode("utf-8").splitlines()
     # One line per finding and the summary: no name broke a line.
     assert len(lines) == 6
     assert {line.split(":1:10: ")[0].rsplit("/", 1)[1] for line in lines[:5]} == shown
+    # The grouped text report: one header line per file, each name escaped on one line.
+    proc = run_script("validate", str(bad))
+    assert proc.returncode == 1 and b"Traceback" not in proc.stderr, proc.stderr.decode()
+    headers = [line for line in proc.stdout.decode("utf-8").splitlines()
+               if line.startswith(str(bad))]
+    assert {line.rsplit("/", 1)[1] for line in headers} == shown
 
 
 def test_odd_names_in_process_and_missing_odd_name(tmp_path):
     name = tmp_path / "new\nline.json"
     name.write_text('{"slot": 5}')
-    result = cli("validate", str(name))
+    result = cli("validate", "--format", "concise", str(name))
     assert result.exit_code == 1 and result.output.startswith(f"{tmp_path}/new\\nline.json:1:10")
     missing = os.fsdecode(os.fsencode(tmp_path) + b"/gone\xff.json")
     result = cli("validate", missing)

@@ -49,11 +49,14 @@ def test_runs_never_change_their_inputs(tmp_path):
         assert result.exit_code == 3
         assert report.exists()
         report.unlink()
-    # A run whose inputs include the previous run's report, written beside them.
+    # A run whose inputs include the previous run's report, written beside them: the report
+    # is an input of the second run, so that run is refused (exit 2) and the report unchanged.
     cli("validate", "--format", "json", "-o", str(tmp_path / "report.json"), str(tmp_path))
+    first = (tmp_path / "report.json").read_bytes()
     result = cli("validate", "--format", "json", "-o", str(tmp_path / "report.json"),
                  str(tmp_path), "--jobs", "2")
-    assert result.exit_code == 3
+    assert result.exit_code == 2
+    assert (tmp_path / "report.json").read_bytes() == first
     (tmp_path / "report.json").unlink()
     proc = run_script("validate", str(tmp_path), "--max-file-size", "100")
     assert proc.returncode == 3

@@ -143,7 +143,7 @@ def _unreadable_tree(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     ["summary", "overview", "{root}"],
     ["query", "SELECT count(*) FROM games", "{root}"],
     ["enums", "infer", "{root}"],
-    ["validate", "{root}"],
+    ["validate", "--format", "concise", "{root}"],
 ])
 def test_unreadable_entries_are_reported_with_exit_3(tmp_path: Path, args: list[str]) -> None:
     root, reasons = _unreadable_tree(tmp_path)
@@ -200,7 +200,7 @@ def _as_nobody(argv: list[str]) -> tuple[int, str, str]:
     return os.waitstatus_to_exitcode(status), stdout.decode(), stderr.decode()
 
 
-@pytest.mark.parametrize("command", [["validate"], ["enums", "infer"]])
+@pytest.mark.parametrize("command", [["validate", "--format", "concise"], ["enums", "infer"]])
 def test_a_directory_that_cannot_be_listed_is_reported(command: list[str]) -> None:
     root = Path(tempfile.mkdtemp(prefix="quizkit-walk-"))
     try:

@@ -152,7 +152,7 @@ def test_sigint_mid_run_in_a_real_process(tmp_path: Path) -> None:
     finally:
         proc.kill()
     assert proc.returncode == 130, stderr
-    assert stdout.startswith(b"f0.json:1:1: error S001")  # the run really was writing
+    assert stdout.startswith(b"f0.json\n  1:1      error    S001")  # the run really was writing
     assert {p.name: p.read_text() for p in tmp_path.iterdir()} == previous
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from test_report_data import drive, sample_report
 
+from quizkit.output import OutputError
 from quizkit.reporters import (
     REPORTERS,
     ReportSpec,
@@ -24,8 +25,9 @@ DOCS = Path(__file__).parent.parent / "docs" / "reports.md"
 
 
 def test_all_formats_exist() -> None:
-    assert set(REPORTERS) == {"text", "json", "jsonl", "sarif", "junit", "github", "markdown",
-                              "service", "service-jsonl"}
+    assert set(REPORTERS) == {"text", "concise", "json", "jsonl", "sarif", "junit", "github",
+                              "markdown",
+                              "service", "service-jsonl", "gitlab", "html"}
     for name, cls in REPORTERS.items():
         assert cls.name == name
         assert cls.description
@@ -55,7 +57,7 @@ def test_bad_spec_is_a_one_line_value_error(spec: str, words: str) -> None:
 
 
 def test_unknown_main_format_names_the_choices() -> None:
-    with pytest.raises(ReportSpecError, match=r"--format.*choose from text, json, jsonl"):
+    with pytest.raises(ReportSpecError, match=r"--format.*choose from text, concise, json, jsonl"):
         parse_reports("yaml", None, [])
 
 
@@ -74,7 +76,8 @@ def test_two_reports_on_stdout_or_one_file_are_refused(tmp_path: Path) -> None:
 
 def test_unwritable_target_fails_before_the_run(tmp_path: Path) -> None:
     good = tmp_path / "good.sarif"
-    with pytest.raises(ReportSpecError, match="cannot write the junit report to"), \
+    with pytest.raises(OutputError, match=r"cannot write .*x\.xml: the directory .* does "
+                                          "not exist"), \
             open_reporters("text", None, [f"sarif:{good}",
                                           f"junit:{tmp_path / 'no' / 'such' / 'x.xml'}"]):
         pytest.fail("the block must not run")
@@ -89,7 +92,7 @@ def test_one_run_writes_every_report(tmp_path: Path, monkeypatch: pytest.MonkeyP
     with open_reporters("text", None, reports, stdout=stdout) as rset:
         assert rset.needs_findings
         drive(rset, sample_report())
-    assert stdout.getvalue().startswith("exports/pkg.json:3:17: error S001")
+    assert stdout.getvalue().startswith("exports/pkg.json\n  3:17     error    S001")
     assert json.loads((tmp_path / "out.sarif").read_text())["version"] == "2.1.0"
     assert ET.parse(tmp_path / "out.xml").getroot().tag == "testsuites"
     assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 8

@@ -7,7 +7,7 @@ import io
 from test_report_data import sample_findings
 
 from quizkit.progress import Progress, in_ci, should_show
-from quizkit.reporters import ReporterSet
+from quizkit.reporters import ReporterSet, ReportOptions
 from quizkit.reporters.text import TextReporter
 
 
@@ -104,10 +104,10 @@ def test_verbose_lists_every_file_even_off_a_terminal() -> None:
 def test_findings_on_the_terminal_clear_the_progress_line_first() -> None:
     clock, tty = Clock(), Terminal()
     p = Progress(total_files=3, stream=tty, show=True, clock=clock, delay=0)
-    rset = ReporterSet([TextReporter(tty)], progress=p)
+    rset = ReporterSet([TextReporter(tty, ReportOptions(color="never"))], progress=p)
     p.advance("a.json", 1)
     rset.finding(sample_findings()[0])
     text = tty.getvalue()
     progress_end = text.index("\x1b[K") + len("\x1b[K")
     # the line is erased ("\r\x1b[K") right before the finding is written
-    assert text[progress_end:].startswith("\r\x1b[Kexports/pkg.json:3:17: error S001")
+    assert text[progress_end:].startswith("\r\x1b[Kexports/pkg.json\n  3:17     error    S001")

@@ -179,7 +179,7 @@ def test_round_trip_findings_to_blocks_valid_against_the_schema():
         assert [(r["entity"], r["message"]) for r in other["validation"]["results"]] == \
             [("package", "-3 is less than the minimum of 0")]
     messages = {r["message"] for r in blocks[1]["validation"]["results"]}
-    assert "missing required field 'type'" in messages
+    assert 'missing required field "type"' in messages
     assert not any("yesterday" in m for m in messages)
 
 

@@ -7,8 +7,11 @@ auto-load are switched off so that no query can reach out for one.
 from __future__ import annotations
 
 import os
+import stat
 
 import duckdb
+
+from quizkit.output import OutputError, resolve
 
 SAFE_CONFIG = {
     "autoinstall_known_extensions": False,
@@ -33,14 +36,96 @@ def connect(db: str | os.PathLike[str] | None = None, *,
     Opening read-only requires the file to exist (DuckDB would otherwise say little about it).
     """
     if db is None:
-        return duckdb.connect(":memory:", config=dict(SAFE_CONFIG))
+        return _quiet(duckdb.connect(":memory:", config=dict(SAFE_CONFIG)))
     path = os.fspath(db)
-    if read_only and not os.path.isfile(path):
+    if read_only and not os.path.lexists(path):
         raise DatabaseError(f"no such database file: {path}")
+    check_database_file(path, read_only=read_only)
     try:
-        return duckdb.connect(path, read_only=read_only, config=dict(SAFE_CONFIG))
+        return _quiet(duckdb.connect(path, read_only=read_only, config=dict(SAFE_CONFIG)))
     except duckdb.Error as exc:
         raise DatabaseError(f"cannot open database {path}: {one_line(exc)}") from None
+
+
+def _quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """No DuckDB progress bar: it would mix with quizkit's own lines on stderr."""
+    con.execute("SET enable_progress_bar = false").fetchall()
+    return con
+
+
+#: A DuckDB database file: an 8-byte checksum, then this magic.
+_MAGIC_AT = 8
+_MAGIC = b"DUCK"
+#: Bytes read to tell what a file that is not a database looks like.
+_SNIFF = 4096
+
+
+def check_database_file(path: str, *, read_only: bool = False) -> None:
+    """Refuse a ``--db`` path that exists and is not a DuckDB database, without touching it.
+
+    A missing file is fine (``load`` creates it) if its directory can take it (checked by
+    the output layer, like every output). DuckDB would otherwise open, say, a JSON file and
+    leave it as it was while reporting success, or write its own header over something else.
+    """
+    if read_only:
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            raise DatabaseError(f"cannot open database {path}: {exc.strerror}") from None
+        exists, regular = True, stat.S_ISREG(st.st_mode)
+    else:
+        try:
+            target = resolve(path)
+        except OutputError as exc:
+            raise DatabaseError(str(exc)) from None
+        exists, regular = target.exists, not target.special
+    if not regular:
+        raise DatabaseError(f"{path} is not a DuckDB database: it is not a regular file "
+                            "(a device, FIFO, socket or directory)")
+    if not exists:
+        return
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(_SNIFF)
+    except OSError as exc:
+        raise DatabaseError(f"cannot read database {path}: {exc.strerror or exc}") from None
+    if head[_MAGIC_AT:_MAGIC_AT + len(_MAGIC)] != _MAGIC:
+        hint = ("a database written by `quizkit load`" if read_only else
+                "a new file name, or a database written by `quizkit load`; the file was "
+                "left unchanged")
+        raise DatabaseError(f"{path} is not a DuckDB database (it looks like "
+                            f"{looks_like(head)}): give {hint}")
+
+
+def looks_like(head: bytes) -> str:
+    """A few words on what the first bytes of a file are."""
+    if not head:
+        return "an empty file"
+    if head.startswith(b"PAR1"):
+        return "a Parquet file"
+    if head.startswith(b"\x1f\x8b"):
+        return "a gzip file"
+    if head.startswith(b"SQLite format 3\x00"):
+        return "an SQLite database"
+    if head.startswith(b"PK\x03\x04"):
+        return "a zip file"
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3:  # not just a character cut at the end of the sample
+            return "binary data"
+        text = head[:exc.start].decode("utf-8")
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if stripped[:1] in ("{", "["):
+        return "JSON"
+    lines = stripped.splitlines()[:5]
+    for sep in (",", "\t", ";"):
+        counts = {line.count(sep) for line in lines[:-1] or lines}
+        if len(lines) > 1 and len(counts) == 1 and counts != {0}:
+            return "CSV"
+    if "\x00" in text:
+        return "binary data"
+    return "text"
 
 
 def run(con: duckdb.DuckDBPyConnection, sql: str,

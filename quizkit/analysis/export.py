@@ -1,4 +1,12 @@
-"""Export the tables to Parquet, one file per table, each written atomically."""
+"""Export quizkit's tables to Parquet, one file per table, each through the output layer.
+
+Only the tables quizkit defines (:data:`quizkit.analysis.tables.TABLES`, the ones
+docs/tables.md describes) are exported, so every file name comes from quizkit's own list and
+none can leave the ``--parquet`` directory, whatever the database holds. Tables are read with
+DuckDB's relation API (``con.table``), which quotes the name itself; paths go to
+``write_parquet`` as values, never into SQL text. Any other table (a ``../../x`` or a
+``x"; COPY ...`` put there by someone else) is left out and named in :func:`foreign_tables`.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +16,8 @@ from pathlib import Path
 import duckdb
 
 from quizkit.analysis.connect import run
+from quizkit.analysis.tables import TABLES
+from quizkit.output import make_directory, written_by
 
 
 def table_names(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -18,28 +28,28 @@ def table_names(con: duckdb.DuckDBPyConnection) -> list[str]:
              "ORDER BY table_name")]
 
 
+def foreign_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Tables of the database that are not quizkit's (not exported)."""
+    ours = {t.name for t in TABLES}
+    return [name for name in table_names(con) if name not in ours]
+
+
 def export_parquet(con: duckdb.DuckDBPyConnection,
                    out_dir: str | os.PathLike[str]) -> list[tuple[str, Path, int]]:
-    """Write ``<out_dir>/<table>.parquet`` for every table; (table, path, rows) for each.
+    """Write ``<out_dir>/<table>.parquet`` for each of quizkit's tables; (table, path, rows).
 
-    Each file is written under a temporary name and renamed into place, so a reader never
-    sees half a file.
+    Each file is written under a temporary name and renamed into place (a link is followed,
+    a device written to), so a reader never sees half a file.
+    Raises :class:`quizkit.output.OutputError` when the directory or a file cannot be written.
     """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = make_directory(out_dir)
+    present = set(table_names(con))
     written = []
-    for table in table_names(con):
+    for table in (t.name for t in TABLES if t.name in present):
         final = out / f"{table}.parquet"
-        tmp = out / f".{table}.parquet.tmp"
-        try:
-            run(con, f"COPY \"{table}\" TO '{_quote(tmp)}' (FORMAT parquet)")
-            os.replace(tmp, final)
-        finally:
-            tmp.unlink(missing_ok=True)
-        rows = run(con, f'SELECT count(*) FROM "{table}"')[0][0]
+        rel = con.table(table)
+        with written_by(final) as tmp:
+            rel.write_parquet(tmp)
+        ((rows,),) = rel.aggregate("count(*)").fetchall()
         written.append((table, final, rows))
     return written
-
-
-def _quote(path: Path) -> str:
-    return os.fspath(path).replace("'", "''")

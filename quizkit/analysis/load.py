@@ -30,8 +30,10 @@ from quizkit.analysis.files import ExportFile, Skipped, expand, inspect, literal
 from quizkit.analysis.readers import (
     DERIVED_SQL,
     DOCUMENT,
+    EMPTY_ARRAY_KIND,
     FORMATS,
     RAW_DDL,
+    SHAPE,
     objects_sql,
     whole_files_sql,
 )
@@ -201,9 +203,10 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
         scans, more = _lanes("small", small, threads)
         params.update(more)
         selects.append(f"""
-            SELECT file, container, 1 AS doc_no, unnest(doc)
+            SELECT file, container, 1 AS doc_no, unnest(doc), shape
             FROM (SELECT unnest(files) AS file, unnest(containers) AS container,
-                         unnest(TRY_CAST(docs AS {DOCUMENT}[])) AS doc
+                         unnest(TRY_CAST(docs AS {DOCUMENT}[])) AS doc,
+                         unnest(TRY_CAST(docs AS {SHAPE}[])) AS shape
                   FROM (SELECT list(w.filename) AS files, list({container}) AS containers,
                                list(w.json) AS docs
                         FROM {scans} w
@@ -213,16 +216,18 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
         params.update(more)
         selects.append(f"""
             SELECT w.filename AS file, {container} AS container, 1 AS doc_no,
-                   unnest(TRY_CAST(w.json AS {DOCUMENT}))
+                   unnest(TRY_CAST(w.json AS {DOCUMENT})), TRY_CAST(w.json AS {SHAPE}) AS shape
             FROM {scans} w""")
     if arrays:
         # An array that does not parse gives no row at all, so it is left for the splitter.
         scans, more = _lanes("arrays", arrays, threads)
         params.update(more)
         selects.append(f"""
-            SELECT file, 'json-array' AS container, doc_no, unnest(doc)
-            FROM (SELECT file, unnest(docs) AS doc, generate_subscripts(docs, 1) AS doc_no
-                  FROM (SELECT w.filename AS file, TRY_CAST(w.json AS {DOCUMENT}[]) AS docs
+            SELECT file, 'json-array' AS container, doc_no, unnest(doc), shape
+            FROM (SELECT file, unnest(docs) AS doc, unnest(shapes) AS shape,
+                         generate_subscripts(docs, 1) AS doc_no
+                  FROM (SELECT w.filename AS file, TRY_CAST(w.json AS {DOCUMENT}[]) AS docs,
+                               TRY_CAST(w.json AS {SHAPE}[]) AS shapes
                         FROM {scans} w))""")
     # preserve_insertion_order on would make the scans of the union run one after the other
     # and, worse, keep each file's rows apart until the statement ends (20x slower, GBs).
@@ -295,7 +300,7 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
         INSERT INTO raw BY NAME
         SELECT *, {DERIVED_SQL} FROM (
             SELECT file, container, {int(first_doc_no) - 1} + row_number() OVER () AS doc_no,
-                   unnest(TRY_CAST(json AS {DOCUMENT}))
+                   unnest(TRY_CAST(json AS {DOCUMENT})), TRY_CAST(json AS {SHAPE}) AS shape
             FROM docs)
     """)
     run(con, "DROP TABLE docs")
@@ -346,7 +351,9 @@ def _register_files(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> 
     run(con, """
         CREATE OR REPLACE TEMP TABLE new_files AS
         SELECT l.file, l.format, l.compressed, l.bytes,
-               coalesce(r.documents, 0) AS documents, r.kind,
+               coalesce(r.documents, 0) AS documents,
+               CASE WHEN l.format = 'json-array' AND r.documents IS NULL
+                    THEN $empty_array_kind ELSE r.kind END AS kind,
                coalesce(r.unknown, 0) AS unknown_documents,
                CAST(now() AT TIME ZONE 'UTC' AS TIMESTAMP) AS loaded_at
         FROM loaded_files l
@@ -354,7 +361,7 @@ def _register_files(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> 
                           string_agg(DISTINCT kind, ',' ORDER BY kind) AS kind,
                           count(*) FILTER (WHERE kind IS NULL) AS unknown
                    FROM raw GROUP BY file) r USING (file)
-    """)
+    """, {"empty_array_kind": EMPTY_ARRAY_KIND})
 
 
 def _findings_rows(paths: Sequence[str | os.PathLike[str]], rules: WalkRules) -> tuple[list, ...]:
@@ -457,14 +464,16 @@ def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathL
     from quizkit.analysis.connect import connect
 
     existed = db is not None and Path(db).exists()
-    con = connect(db)
+    con = None
     ok = False
-    try:
+    try:  # connect inside: a Ctrl-C just after DuckDB created the file still removes it
+        con = connect(db)
         result = load(con, paths, **options)  # type: ignore[arg-type]
         ok = True
         return result
     finally:
-        con.close()
+        if con is not None:
+            con.close()
         if not ok and db is not None and not existed:
             for leftover in (Path(db), Path(f"{os.fspath(db)}.wal")):
                 leftover.unlink(missing_ok=True)

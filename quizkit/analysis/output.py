@@ -1,7 +1,8 @@
 """Printing sections as an aligned table, CSV, JSON or Markdown.
 
 JSON and CSV carry values as they are (full precision, ISO 8601 timestamps, NULL as ``null`` or
-an empty field); the table and Markdown formats round fractions to two decimals for reading.
+an empty field); the table and Markdown formats are for reading: byte counts in human units
+(``1.5 GB``), counts with thousands separators, fractions rounded to two decimals.
 JSON of several sections is one object keyed by section name; of a single query result, a list.
 """
 
@@ -11,13 +12,14 @@ import csv
 import datetime as dt
 import decimal
 import io
-import math
-from collections.abc import Sequence
+import itertools
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import orjson
 
 from quizkit.analysis.sections import Section
+from quizkit.numbers import human_bytes, thousands
 
 FORMATS = ("table", "csv", "json", "markdown")
 
@@ -45,14 +47,11 @@ def _raw(value: Any) -> str:
     return str(value)
 
 
-def _human(value: Any) -> str:
-    """A value for reading: fractions rounded, NULL empty."""
-    if isinstance(value, float):
-        if math.isfinite(value) and value == int(value) and abs(value) < 1e15:
-            return str(int(value))
-        return f"{value:.2f}" if math.isfinite(value) else str(value)
-    if isinstance(value, decimal.Decimal):
-        return _human(float(value))
+def human(value: Any, size: bool = False) -> str:
+    """A value for reading: ``size`` (a byte count) in human units, numbers with thousands
+    separators and fractions rounded, NULL empty."""
+    if _is_number(value):
+        return human_bytes(value) if size else thousands(value)
     return _raw(value)
 
 
@@ -60,43 +59,121 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float | decimal.Decimal) and not isinstance(value, bool)
 
 
+def _numeric(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[bool]:
+    return [bool(rows) and all(_is_number(r[i]) or r[i] is None for r in rows)
+            for i in range(len(columns))]
+
+
+class _TableLayout:
+    """Column widths and alignment of the table format, taken from the rows seen first."""
+
+    def __init__(self, columns: Sequence[str], rows: Sequence[Sequence[Any]],
+                 sizes: frozenset[str] = frozenset()) -> None:
+        self.sizes = [c in sizes for c in columns]
+        self.widths = [len(c) for c in columns]
+        for row in self.cells(rows):
+            self.widths = [max(w, len(v)) for w, v in zip(self.widths, row, strict=True)]
+        self.numeric = _numeric(columns, rows)
+
+    def line(self, values: Sequence[str]) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num
+                         in zip(values, self.widths, self.numeric, strict=True)).rstrip()
+
+    def head(self, columns: Sequence[str]) -> list[str]:
+        return [self.line(columns), "  ".join("-" * w for w in self.widths)]
+
+    def cells(self, rows: Sequence[Sequence[Any]]) -> list[list[str]]:
+        return [[human(v, s) for v, s in zip(row, self.sizes, strict=True)] for row in rows]
+
+    def body(self, rows: Sequence[Sequence[Any]]) -> list[str]:
+        return [self.line(cells) for cells in self.cells(rows)]
+
+
 def render_table(sec: Section) -> str:
-    cells = [[_human(v) for v in row] for row in sec.rows]
-    widths = [len(c) for c in sec.columns]
-    for row in cells:
-        widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
-    numeric = [bool(sec.rows) and all(_is_number(r[i]) or r[i] is None for r in sec.rows)
-               for i in range(len(sec.columns))]
-
-    def line(values: Sequence[str]) -> str:
-        return "  ".join(v.rjust(w) if num else v.ljust(w)
-                         for v, w, num in zip(values, widths, numeric, strict=True)).rstrip()
-
-    out = [line(sec.columns), "  ".join("-" * w for w in widths)]
-    out += [line(row) for row in cells]
+    layout = _TableLayout(sec.columns, sec.rows, sec.sizes)
+    out = layout.head(sec.columns) + layout.body(sec.rows)
     if not sec.rows:
         out.append("(no rows)")
     return "\n".join(out)
 
 
-def render_markdown(sec: Section) -> str:
-    def esc(text: str) -> str:
-        return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+def _md_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
-    numeric = [bool(sec.rows) and all(_is_number(r[i]) or r[i] is None for r in sec.rows)
-               for i in range(len(sec.columns))]
-    out = ["| " + " | ".join(esc(c) for c in sec.columns) + " |",
-           "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
-    out += ["| " + " | ".join(esc(_human(v)) for v in row) + " |" for row in sec.rows]
+
+def _markdown_head(columns: Sequence[str], numeric: Sequence[bool]) -> list[str]:
+    return ["| " + " | ".join(_md_escape(c) for c in columns) + " |",
+            "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
+
+
+def _markdown_body(rows: Sequence[Sequence[Any]], sizes: Sequence[bool] = ()) -> list[str]:
+    flags = list(sizes) or [False] * (len(rows[0]) if rows else 0)
+    return ["| " + " | ".join(_md_escape(human(v, s)) for v, s in zip(row, flags, strict=True))
+            + " |" for row in rows]
+
+
+def render_markdown(sec: Section) -> str:
+    sizes = [c in sec.sizes for c in sec.columns]
+    out = (_markdown_head(sec.columns, _numeric(sec.columns, sec.rows))
+           + _markdown_body(sec.rows, sizes))
     return "\n".join(out)
 
 
-def render_csv(sec: Section) -> str:
+def _csv_lines(rows: Iterable[Sequence[Any]]) -> str:
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(sec.columns)
-    writer.writerows([_raw(v) for v in row] for row in sec.rows)
+    csv.writer(buf, lineterminator="\n").writerows(rows)
     return buf.getvalue()
+
+
+def render_csv(sec: Section) -> str:
+    return _csv_lines([sec.columns]) + _csv_lines([_raw(v) for v in row] for row in sec.rows)
+
+
+def _json_row(columns: Sequence[str], row: Sequence[Any]) -> str:
+    text = orjson.dumps(dict(zip(columns, row, strict=True)), default=_json_default,
+                        option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    return "  " + text.replace("\n", "\n  ")
+
+
+def write_rows(columns: Sequence[str], batches: Iterable[Sequence[Sequence[Any]]], fmt: str,
+               write: Callable[[str], object]) -> int:
+    """Write a query result batch by batch, as :func:`render` prints a single section.
+
+    Memory holds one batch, whatever the size of the result. The table format takes its
+    column widths and alignment from the first batch; a longer value later on widens its
+    own line only. Returns the number of rows written.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r} (use {', '.join(FORMATS)})")
+    it = iter(batches)
+    first = next(it, [])
+    rows = 0
+    if fmt == "table":
+        layout = _TableLayout(columns, first)
+        write("\n".join(layout.head(columns)) + "\n")
+    elif fmt == "markdown":
+        write("\n".join(_markdown_head(columns, _numeric(columns, first))) + "\n")
+    elif fmt == "csv":
+        write(_csv_lines([columns]))
+    for batch in itertools.chain([first], it):
+        if not batch:
+            continue
+        if fmt == "table":
+            text = "\n".join(layout.body(batch)) + "\n"
+        elif fmt == "markdown":
+            text = "\n".join(_markdown_body(batch)) + "\n"
+        elif fmt == "csv":
+            text = _csv_lines([_raw(v) for v in row] for row in batch)
+        else:
+            text = ("[\n" if rows == 0 else ",\n") + ",\n".join(
+                _json_row(columns, row) for row in batch)
+        write(text)
+        rows += len(batch)
+    if fmt == "json":
+        write("[]\n" if rows == 0 else "\n]\n")
+    elif fmt == "table" and rows == 0:
+        write("(no rows)\n")
+    return rows
 
 
 def render(sections: list[Section], fmt: str, *, titles: bool = True,

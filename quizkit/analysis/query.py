@@ -1,13 +1,24 @@
-"""Ad hoc SQL over the analysis tables, reading only.
+"""Ad hoc SQL over the analysis tables, reading only, streamed.
 
 A statement is checked before it runs: exactly one, and a ``SELECT`` (with ``WITH``, ``FROM``
 first, ``DESCRIBE``, ``SHOW``, ``SUMMARIZE``) or an ``EXPLAIN``. Everything else (``INSERT``,
 ``COPY``, ``ATTACH``, ``SET``, ``INSTALL``, ``PRAGMA``, ...) is refused with a message. On top of
 that a database file is opened read-only, and external access (files, network) is switched off
 for the query, so a query sees the database and nothing else.
+
+Rows come out in batches of :data:`BATCH_ROWS` (DuckDB's ``fetchmany`` on a streaming result),
+so a result of any size is written in constant memory. ``limit`` stops after that many rows;
+``timeout`` interrupts DuckDB (``con.interrupt()`` from a timer) and raises
+:class:`QueryTimeout`.
 """
 
 from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
 
 import duckdb
 
@@ -15,10 +26,16 @@ from quizkit.analysis.connect import one_line, run
 from quizkit.analysis.sections import Section
 
 ALLOWED = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
+#: Rows fetched from DuckDB and written at a time.
+BATCH_ROWS = 10_000
 
 
 class QueryError(Exception):
     """The SQL was refused or failed (one-line message)."""
+
+
+class QueryTimeout(QueryError):
+    """The query ran longer than its timeout and was interrupted."""
 
 
 def check(con: duckdb.DuckDBPyConnection, sql: str) -> None:
@@ -41,13 +58,77 @@ def lock_down(con: duckdb.DuckDBPyConnection) -> None:
     run(con, "SET enable_external_access = false")
 
 
-def query(con: duckdb.DuckDBPyConnection, sql: str) -> Section:
-    """Run one reading statement; its result as a section named ``result``."""
+@dataclass
+class Rows:
+    """A running query: its column names and its rows, batch by batch (read once)."""
+
+    columns: list[str]
+    batches: Iterator[list[tuple[Any, ...]]]
+
+
+@contextmanager
+def stream(con: duckdb.DuckDBPyConnection, sql: str, *, limit: int | None = None,
+           timeout: float | None = None, batch_rows: int = BATCH_ROWS) -> Iterator[Rows]:
+    """Run one reading statement; yields its :class:`Rows` to read inside the block.
+
+    Raises :class:`QueryError` when the SQL is refused or fails (also while reading the
+    batches), :class:`QueryTimeout` when ``timeout`` seconds pass before the last batch.
+    """
     check(con, sql)
+    if limit is not None and limit < 0:
+        raise QueryError("the limit must be 0 or more rows")
+    if timeout is not None and timeout <= 0:
+        raise QueryError("the timeout must be more than 0 seconds")
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        con.interrupt()
+
+    timer = threading.Timer(timeout, expire) if timeout is not None else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
     try:
-        cur = con.execute(sql)
-        columns = [d[0] for d in cur.description] if cur.description else []
-        rows = cur.fetchall() if columns else []
-    except duckdb.Error as exc:
-        raise QueryError(one_line(exc)) from None
-    return Section("result", "Query result", columns, rows)
+        try:
+            cur = con.execute(sql)
+            columns = [d[0] for d in cur.description] if cur.description else []
+        except duckdb.Error as exc:
+            raise _failure(exc, expired, timeout) from None
+        yield Rows(columns, _batches(cur, columns, limit, batch_rows, expired, timeout))
+    finally:
+        if timer is not None:
+            timer.cancel()
+
+
+def _batches(cur: duckdb.DuckDBPyConnection, columns: list[str], limit: int | None,
+             size: int, expired: threading.Event,
+             timeout: float | None) -> Iterator[list[tuple[Any, ...]]]:
+    left = limit
+    while columns and (left is None or left > 0):
+        want = size if left is None else min(size, left)
+        try:
+            batch = cur.fetchmany(want)
+        except duckdb.Error as exc:
+            raise _failure(exc, expired, timeout) from None
+        if not batch:
+            return
+        if left is not None:
+            left -= len(batch)
+        yield batch
+
+
+def _failure(exc: duckdb.Error, expired: threading.Event,
+             timeout: float | None) -> QueryError:
+    if expired.is_set():
+        return QueryTimeout(f"the query was stopped after --timeout {timeout:g} s; narrow it, "
+                            "add --limit, or give it more time")
+    return QueryError(one_line(exc))
+
+
+def query(con: duckdb.DuckDBPyConnection, sql: str, *, limit: int | None = None,
+          timeout: float | None = None) -> Section:
+    """Run one reading statement; its whole result as a section named ``result``."""
+    with stream(con, sql, limit=limit, timeout=timeout) as rows:
+        return Section("result", "Query result", rows.columns,
+                       [row for batch in rows.batches for row in batch])

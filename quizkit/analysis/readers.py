@@ -26,7 +26,7 @@ value of the wrong type becomes NULL (validation reports it) instead of failing 
 
 from __future__ import annotations
 
-from quizkit.kinds import VERSION_FIELDS
+from quizkit.kinds import detect_kind, kind_sql, shape_sql
 
 S = "VARCHAR"
 N = "BIGINT"
@@ -88,11 +88,18 @@ COLUMNS: dict[str, str] = {
 
 DOCUMENT = "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items()) + ")"
 
+#: Which recognised top-level fields a document has, not null: one ``PRESENT`` per name of
+#: quizkit.model.RECOGNISED. A ``PRESENT`` struct is non-NULL for any non-null JSON value,
+#: whatever its type, where a typed column of ``DOCUMENT`` is NULL for a value of the wrong
+#: type; :data:`KIND_SQL` reads this, so that ``load`` sees the fields ``validate`` sees.
+SHAPE = shape_sql(PRESENT)
+
 # Temp table raw: one row per document, its top-level fields as columns, its kind, and which
 # of its records win (set by quizkit.analysis.transform).
 RAW_DDL = ("CREATE OR REPLACE TEMP TABLE raw (file VARCHAR, container VARCHAR, doc_no BIGINT, "
            + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items())
-           + ", kind VARCHAR, version_ids VARCHAR[], picked BOOLEAN, version_picks VARCHAR)")
+           + f", shape {SHAPE}, kind VARCHAR, version_ids VARCHAR[], picked BOOLEAN, "
+           "version_picks VARCHAR)")
 
 FORMATS = {"json": "unstructured", "json-array": "array", "jsonl": "newline_delimited"}
 
@@ -120,27 +127,13 @@ def whole_files_sql(param: str) -> str:
             f"FROM read_blob(${param}))")
 
 
-# The document kind from which top-level fields are present (non-NULL), in the order and with
-# the tests of quizkit.kinds.detect_kind, which looks at keys (a test checks that both agree on
-# the samples and on a generated corpus). An element of a top-level array is a version of a
-# version list when it has any of a version's identifying fields, kinds.VERSION_FIELDS (the
-# validator looks at the first element, the loader at each).
-KIND_SQL = """
-CASE
-  WHEN container = 'json-array' THEN
-    CASE WHEN """ + " OR ".join(f"{f} IS NOT NULL" for f in VERSION_FIELDS) + """
-      THEN 'version-list' END
-  WHEN "version" IS NOT NULL AND idMaps IS NOT NULL THEN 'version-created'
-  WHEN versions IS NOT NULL OR meta IS NOT NULL OR categories IS NOT NULL THEN 'package-full'
-  WHEN pkg IS NOT NULL OR history IS NOT NULL OR visibility IS NOT NULL THEN 'game'
-  WHEN "user" IS NOT NULL AND settings IS NOT NULL THEN 'user-self'
-  WHEN packageId IS NOT NULL AND (rounds IS NOT NULL OR published IS NOT NULL
-                                  OR changes IS NOT NULL) THEN 'version'
-  WHEN slot IS NOT NULL OR payload IS NOT NULL THEN
-    CASE WHEN id IS NOT NULL OR createdAt IS NOT NULL THEN 'banner' ELSE 'banner-create' END
-  WHEN "user" IS NOT NULL THEN 'user-update'
-END
-"""
+# The document kind, by the recognisers of quizkit.model: the SQL twin of
+# quizkit.kinds.detect_kind, generated beside it from the same model (a test checks that
+# validate and load agree on every sample, a generated corpus and near misses). Column
+# ``shape`` holds the document's recognised fields (``TRY_CAST(json AS SHAPE)``).
+KIND_SQL = kind_sql("shape", "container")
+#: The kind of a file holding an empty array, which gives no row to type.
+EMPTY_ARRAY_KIND = detect_kind([])
 
 # Columns of raw computed from the typed fields by the statements that read documents: the
 # kind, and the ids of a package's versions (so that the statements that need only those do

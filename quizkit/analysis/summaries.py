@@ -17,6 +17,7 @@ from collections.abc import Iterable
 import duckdb
 
 from quizkit.analysis.sections import Section, section
+from quizkit.analysis.tables import DATA_TABLES
 
 GROUPS: dict[str, tuple[str, str, str]] = {
     # name: (label columns, group key, extra join)
@@ -86,7 +87,8 @@ def sizes(con: duckdb.DuckDBPyConnection, *, top: int = 10,
     dist = "\nUNION ALL\n".join(
         f"SELECT '{m}' AS measure, count({m}) AS packages, sum({m}) AS total, {_quantiles(m)} "
         f"FROM packages" for m in MEASURES)
-    out = [section(con, "distribution", "Package size distribution (bytes, meta.size)", dist)]
+    out = [section(con, "distribution", "Package size distribution (bytes, meta.size)", dist,
+                   sizes=("total", "min", "p50", "p90", "p99", "max", "mean"))]
     out.append(section(con, "largest", f"Largest packages (top {top or 'all'})", f"""
         WITH {CURRENT}
         SELECT p.id, p.name, p.author_username AS author, p.type, p.difficulty,
@@ -94,7 +96,7 @@ def sizes(con: duckdb.DuckDBPyConnection, *, top: int = 10,
                m.steps, m.text_steps, m.image_steps, m.audio_steps, m.video_steps,
                m.background_steps
         FROM packages p LEFT JOIN package_media m ON m.package_id = p.id
-        ORDER BY p.size_total DESC NULLS LAST, p.id {_limit(top)}"""))
+        ORDER BY p.size_total DESC NULLS LAST, p.id {_limit(top)}""", sizes=MEASURES))
     fixed = [("text", "size_text", "has_text", "NULL")] + [
         (media, field, f"media_type = '{media}'", f"background_type = '{media}'")
         for media, field in MEDIA_SIZE.items()]
@@ -114,7 +116,8 @@ def sizes(con: duckdb.DuckDBPyConnection, *, top: int = 10,
         FROM current_steps s WHERE media_type NOT IN ({known}) GROUP BY media_type""")
     out.append(section(con, "media", "Media: meta.size next to steps of current versions", f"""
         WITH {CURRENT}
-        SELECT * EXCLUDE (o) FROM ({' UNION ALL '.join(parts)}) ORDER BY o, media"""))
+        SELECT * EXCLUDE (o) FROM ({' UNION ALL '.join(parts)}) ORDER BY o, media""",
+        sizes=("meta_size",)))
     for name in groups:
         labels, key, join = GROUPS[name]
         out.append(section(con, f"by_{name}", f"Package sizes by {name}", f"""
@@ -125,7 +128,7 @@ def sizes(con: duckdb.DuckDBPyConnection, *, top: int = 10,
                    sum(p.size_video) AS size_video
             FROM packages p {join}
             GROUP BY {key} ORDER BY size_total DESC NULLS LAST, {key} NULLS LAST
-            {_limit(top)}"""))
+            {_limit(top)}""", sizes=(*MEASURES, "mean", "p50", "max")))
     return out
 
 
@@ -201,8 +204,6 @@ STATES = (
 
 def overview(con: duckdb.DuckDBPyConnection, *, top: int = 10) -> list[Section]:
     """Counts of every table, shares of states, files by kind, the most frequent findings."""
-    from quizkit.analysis.tables import DATA_TABLES
-
     counts = " UNION ALL ".join(f"SELECT '{t}' AS entity, {i} AS o, count(*) AS rows "
                                 f"FROM \"{t}\"" for i, t in enumerate(DATA_TABLES))
     out = [section(con, "entities", "Rows per table",
@@ -218,7 +219,7 @@ def overview(con: duckdb.DuckDBPyConnection, *, top: int = 10) -> list[Section]:
         SELECT coalesce(kind, '(unknown)') AS kind, count(*) AS files,
                sum(documents) AS documents, sum(unknown_documents) AS unknown_documents,
                sum(bytes) AS bytes
-        FROM files GROUP BY kind ORDER BY files DESC, kind"""))
+        FROM files GROUP BY kind ORDER BY files DESC, kind""", sizes=("bytes",)))
     out.append(section(con, "findings", f"Most frequent findings (top {top or 'all'})", f"""
         SELECT code, rule, severity, count(*) AS findings, count(DISTINCT file) AS files
         FROM findings GROUP BY code, rule, severity

@@ -18,12 +18,14 @@ import duckdb
 
 from quizkit.analysis import summaries
 from quizkit.analysis.connect import DatabaseError, connect, one_line
-from quizkit.analysis.export import export_parquet
+from quizkit.analysis.export import export_parquet, foreign_tables
 from quizkit.analysis.files import InputError, Skipped
 from quizkit.analysis.load import LoadError, LoadResult, load, load_paths
-from quizkit.analysis.output import FORMATS, render
-from quizkit.analysis.query import QueryError, lock_down, query
+from quizkit.analysis.output import FORMATS, render, write_rows
+from quizkit.analysis.query import QueryError, lock_down, stream
 from quizkit.commands.walk_options import walk_options, warn_unmatched
+from quizkit.numbers import plural, thousands
+from quizkit.output import refuse_inputs
 from quizkit.walk import PatternError
 
 EXIT_USAGE = 2
@@ -128,6 +130,7 @@ def load_command(paths: tuple[str, ...], db: str, findings: bool, timings: bool,
     if timings:
         def progress(step: str, seconds: float) -> None:
             click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
+    refuse_inputs([db], paths)
     try:
         result = load_paths(db, paths, findings=findings, progress=progress, exclude=exclude,
                             include_hidden=include_hidden)
@@ -141,10 +144,11 @@ def load_command(paths: tuple[str, ...], db: str, findings: bool, timings: bool,
         _fail(str(exc), EXIT_USAGE)
     _warn_walk(result)
     if not quiet:
-        rows = ", ".join(f"{n} {t}" for t, n in result.rows.items() if t != "files")
-        click.echo(f"Loaded {result.files} files ({result.documents} documents) into {db}: "
+        rows = ", ".join(f"{thousands(n)} {t}" for t, n in result.rows.items() if t != "files")
+        click.echo(f"Loaded {plural(result.files, 'file')} "
+                   f"({plural(result.documents, 'document')}) into {db}: "
                    f"{rows}" + ("" if result.findings is None
-                                else f", {result.findings} findings") + ".")
+                                else f", {plural(result.findings, 'finding')}") + ".")
     if result.skipped:
         sys.exit(EXIT_INPUT)
 
@@ -227,22 +231,29 @@ _MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
 @click.argument("sql")
 @_source_options
 @_format_option
+@click.option("--limit", type=click.IntRange(min=0), default=None,
+              help="Write at most this many rows.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS", help="Stop the query after this long (exit 2).")
 def query_command(sql: str, paths: tuple[str, ...], db: str | None, fmt: str,
-                  exclude: tuple[str, ...], include_hidden: bool) -> None:
+                  limit: int | None, timeout: float | None, exclude: tuple[str, ...],
+                  include_hidden: bool) -> None:
     """Run one reading SQL statement (SELECT) over the tables of docs/tables.md.
 
     A database file is opened read-only; statements that write are refused (exit 2). Reading
-    files straight, the findings table is filled only when the SQL mentions it.
+    files straight, the findings table is filled only when the SQL mentions it. Rows are
+    written as they come, in batches, so a result of any size takes little memory.
     """
     findings = bool(paths) and bool(_MENTIONS_FINDINGS.search(sql))
     with _source(paths, db, findings=findings,
                  **_walk(exclude, include_hidden)) as (con, skipped):
         try:
             lock_down(con)
-            result = query(con, sql)
+            with stream(con, sql, limit=limit, timeout=timeout) as rows:
+                write_rows(rows.columns, rows.batches, fmt, sys.stdout.write)
         except QueryError as exc:
+            sys.stdout.flush()
             _fail(str(exc), EXIT_USAGE)
-    click.echo(render([result], fmt, single=True), nl=False)
     if skipped:
         sys.exit(EXIT_INPUT)
 
@@ -254,18 +265,24 @@ def query_command(sql: str, paths: tuple[str, ...], db: str | None, fmt: str,
               help="Directory for the Parquet files (created if missing).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def export_command(db: str, out_dir: str, quiet: bool) -> None:
-    """Write one Parquet file per table of the database."""
+    """Write one Parquet file per quizkit table of the database (docs/tables.md).
+
+    Other tables in the database are left out (named in a warning).
+    """
     try:
         con = connect(db, read_only=True)
     except DatabaseError as exc:
         _fail(str(exc), EXIT_USAGE)
     try:
+        foreign = foreign_tables(con)
         written = export_parquet(con, out_dir)
-    except (duckdb.Error, OSError) as exc:
-        msg = one_line(exc) if isinstance(exc, duckdb.Error) else str(exc)
-        _fail(f"export failed: {msg}", EXIT_USAGE)
+    except duckdb.Error as exc:
+        _fail(f"export failed: {one_line(exc)}", EXIT_USAGE)
     finally:
         con.close()
+    if foreign:
+        click.echo(f"quizkit: warning: not exported, not quizkit's tables: "
+                   f"{', '.join(map(ascii, foreign))}", err=True)
     if not quiet:
         for _table, path, rows in written:
             click.echo(f"{path}  {rows} rows")

@@ -10,7 +10,7 @@ import orjson
 from quizkit.commands.walk_options import stdin_option, walk_options, warn_unmatched
 from quizkit.documents import Skipped, iter_documents
 from quizkit.enums import infer, profile_toml
-from quizkit.output import atomic_write
+from quizkit.output import atomic_write, refuse_inputs, resolve
 from quizkit.walk import MissingPath, PatternError, WalkRules, expand
 
 EXIT_INPUT = 3  # an input could not be read or parsed
@@ -44,6 +44,9 @@ def infer_command(paths: tuple[str, ...], output: str | None, fmt: str,
     except PatternError as exc:
         raise click.UsageError(str(exc)) from None
     warn_unmatched(inputs.unmatched)
+    if output:  # a bad output fails now, not after reading the corpus
+        resolve(output)
+        refuse_inputs([output], [s.path for s in inputs])
     skipped = Skipped()
     seen = infer(iter_documents(inputs, skipped))
     if fmt == "json":

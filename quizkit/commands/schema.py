@@ -59,7 +59,7 @@ def _profile_option(fn):  # type: ignore[no-untyped-def]
 def export(out_dir: str, profile: str | None) -> None:
     """Write the bundled schemas, with a profile's enums injected, for other tools."""
     from quizkit.enums import ProfileError, dumps_schema, load_profile
-    from quizkit.output import atomic_write
+    from quizkit.output import atomic_write, make_directory, refuse_inputs
     from quizkit.schemas import schema_set
 
     try:
@@ -70,7 +70,9 @@ def export(out_dir: str, profile: str | None) -> None:
     written = 0
     for uri, s in sorted(schema_set(loaded).items()):
         target = root / uri.removeprefix(BASE_URI)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_directory(target.parent)
+        if profile:
+            refuse_inputs([target], [profile])
         with atomic_write(target) as fh:
             fh.write(dumps_schema(s).decode())
         written += 1

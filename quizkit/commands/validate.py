@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,10 +14,19 @@ from quizkit.commands.rules import rule_options, rule_run
 from quizkit.commands.walk_options import stdin_option, walk_options, warn_unmatched
 from quizkit.config import OPTIONS, Settings
 from quizkit.enums import ProfileError, load_profile
+from quizkit.findings import Severity
 from quizkit.limits import Limits
+from quizkit.output import refuse_inputs
 from quizkit.progress import Progress
-from quizkit.reporters import REPORTERS, ReportSpecError, open_reporters
+from quizkit.reporters import (
+    REPORTERS,
+    ReportOptions,
+    ReportSpecError,
+    open_reporters,
+    parse_reports,
+)
 from quizkit.reporters.service import configure as configure_service
+from quizkit.reporters.text import COLOR_CHOICES
 from quizkit.schemas import KINDS
 from quizkit.service import ServiceTableError, load_names
 from quizkit.sources import Source
@@ -47,6 +55,11 @@ OPTIONS.update({"exclude", "include-hidden", "profile"})
               help="Worker processes [default: the number of cores; 1 for stdin].")
 @click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
               help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
+@click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
+              help="Colour the text report: auto colours on a terminal unless NO_COLOR is set.")
+@click.option("--show", type=click.Choice(SEVERITIES), default="info", show_default=True,
+              help="List findings of this severity or worse in the text report (the rest are "
+                   "counted in its summary line; --fail-on is separate).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
 @walk_options
@@ -56,8 +69,8 @@ OPTIONS.update({"exclude", "include-hidden", "profile"})
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
              fail_on: str | None, exclude: tuple[str, ...], include_hidden: bool,
              stdin_format: str, profile: str | None, jobs: int | None,
-             reports: tuple[str, ...], quiet: bool, verbose: bool, limits: Limits,
-             **rule_opts: Any) -> None:
+             reports: tuple[str, ...], color: str, show: str, quiet: bool, verbose: bool,
+             limits: Limits, **rule_opts: Any) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
     Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
@@ -67,20 +80,18 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
         with rule_run(fail_on, **rule_opts) as rules:
             sources, options = _inputs(paths, WalkRules(exclude, include_hidden),
                                        stdin_format, profile, kind, rules.settings, limits)
+            outputs = [s.path for s in parse_reports(fmt, output, reports)]
+            refuse_inputs([*outputs, rule_opts.get("write_baseline")],
+                          [s.path for s in sources])
             progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
-            with open_reporters(fmt, output, reports, progress=progress) as reporter:
+            view = ReportOptions(color=color, show=Severity.parse(show))
+            with open_reporters(fmt, output, reports, options=view,
+                                progress=progress) as reporter:
                 configure_service(reporter, names=options.service, kind=kind)
                 report = engine.run(sources, options, reporter=reporter, jobs=jobs,
                                     adjust=rules.adjust, on_file=progress.on_file)
     except ReportSpecError as exc:
         raise click.UsageError(str(exc)) from None
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
-    except BrokenPipeError:
-        # The reader went away (`| head`): stop quietly, as a shell pipeline expects.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(141)
     sys.exit(rules.finish(report.exit_code(rules.settings.fail_on_severity())))
 
 

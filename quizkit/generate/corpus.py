@@ -21,6 +21,8 @@ import orjson
 
 from quizkit.generate import synth
 from quizkit.generate.defects import TRUNCATED_WHAT, break_document, truncate
+from quizkit.interrupts import worker_started
+from quizkit.output import make_directory, write_bytes
 
 OUR_DIRS = ("packages", "games", "versions", "users", "banners", "batches")
 BATCH_SIZE = 1000
@@ -113,7 +115,7 @@ def _render(opts: Options, doc: synth.Doc) -> Rendered:
         name += ".gz"
         data = gzip.compress(data, compresslevel=6, mtime=0)
         path = Path(opts.out_dir, name)
-    path.write_bytes(data)
+    write_bytes(path, data, durable=False)
     return Rendered(name, doc.kind, None, size, case, None)
 
 
@@ -136,7 +138,8 @@ def _run_user(args: tuple[Options, int, int]) -> list[Rendered]:
 
 
 def _prepare(out: Path, overwrite: bool) -> None:
-    if out.exists() and any(out.iterdir()):
+    make_directory(out)
+    if any(out.iterdir()):
         if not overwrite:
             raise FileExistsError(f"{out} is not empty (use overwrite/--force to replace a "
                                   "corpus written before)")
@@ -144,15 +147,14 @@ def _prepare(out: Path, overwrite: bool) -> None:
             shutil.rmtree(out / name, ignore_errors=True)
         (out / MANIFEST).unlink(missing_ok=True)
         (out / LEGACY_MANIFEST).unlink(missing_ok=True)
-    out.mkdir(parents=True, exist_ok=True)
     for name in OUR_DIRS[:-1]:
-        (out / name).mkdir(exist_ok=True)
+        make_directory(out / name)
 
 
 def _write_batches(opts: Options, lines: dict[str, list[Rendered]]
                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
     """JSON Lines files of up to BATCH_SIZE records: (index entries, cases, bytes written)."""
-    Path(opts.out_dir, "batches").mkdir(exist_ok=True)
+    make_directory(Path(opts.out_dir, "batches"))
     index: list[dict[str, Any]] = []
     cases: list[dict[str, Any]] = []
     total = 0
@@ -167,7 +169,7 @@ def _write_batches(opts: Options, lines: dict[str, list[Rendered]]
                                     < opts.gzip_share):
                 name += ".gz"
                 data = gzip.compress(data, compresslevel=6, mtime=0)
-            Path(opts.out_dir, name).write_bytes(data)
+            write_bytes(Path(opts.out_dir, name), data, durable=False)
             kinds = sorted({r.kind for r in chunk})
             index.append({"file": name, "kind": kinds[0] if len(kinds) == 1 else kinds,
                           "records": len(chunk)})
@@ -202,7 +204,7 @@ def generate_corpus(out_dir: str | os.PathLike[str], packages: int = 100, seed: 
     if workers is None:
         workers = min(os.cpu_count() or 1, 8) if packages >= 40 else 1
     if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
+        with ProcessPoolExecutor(workers, initializer=worker_started) as pool:
             results = [*pool.map(_run_package, package_jobs, chunksize=8),
                        *pool.map(_run_user, user_jobs, chunksize=32)]
     else:
@@ -241,6 +243,6 @@ def generate_corpus(out_dir: str | os.PathLike[str], packages: int = 100, seed: 
                                      "defect") if k in c} for c in cases],
         "files": index,
     }
-    (out / MANIFEST).write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+    write_bytes(out / MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
     summary.seconds = time.perf_counter() - started
     return summary

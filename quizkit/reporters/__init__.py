@@ -17,20 +17,23 @@ from quizkit.findings import Finding, Report
 from quizkit.output import AtomicFile
 from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.reporters.github import GitHubReporter
+from quizkit.reporters.gitlab import GitLabReporter
+from quizkit.reporters.html_report import HtmlReporter
 from quizkit.reporters.json_report import JsonReporter
 from quizkit.reporters.jsonl import JsonLinesReporter
 from quizkit.reporters.junit import JUnitReporter
 from quizkit.reporters.markdown import MarkdownReporter
 from quizkit.reporters.sarif import SarifReporter
 from quizkit.reporters.service import SERVICE_REPORTERS
-from quizkit.reporters.text import TextReporter
+from quizkit.reporters.text import ConciseReporter, TextReporter
 
 if TYPE_CHECKING:
     from quizkit.progress import Progress
 
 REPORTERS: dict[str, type[Reporter]] = {
-    cls.name: cls for cls in (TextReporter, JsonReporter, JsonLinesReporter, SarifReporter,
-                              JUnitReporter, GitHubReporter, MarkdownReporter, *SERVICE_REPORTERS)
+    cls.name: cls for cls in (TextReporter, ConciseReporter, JsonReporter, JsonLinesReporter,
+                              SarifReporter, JUnitReporter, GitHubReporter, MarkdownReporter,
+                              *SERVICE_REPORTERS, GitLabReporter, HtmlReporter)
 }
 
 STDOUT = "-"
@@ -120,6 +123,7 @@ class ReporterSet(Reporter):
         self.reporters = reporters
         self.needs_findings = any(r.needs_findings for r in reporters)
         self.needs_files = any(r.needs_files for r in reporters)
+        self.snippet_lines = max((r.snippet_lines for r in reporters), default=0)
         self.progress = progress
         self.finished = False
         self._on_terminal = any(_isatty(r.stream) for r in reporters)
@@ -159,12 +163,13 @@ def open_reporters(fmt: str | None, output: str | None = None, reports: Sequence
                    progress: Progress | None = None) -> Iterator[ReporterSet]:
     """The reporters of one run, every report file written atomically.
 
-    All specs are checked and every file is opened (as a temporary file beside its target)
-    before the run starts, so a bad spec or an unwritable directory fails early with a
-    :class:`ReportSpecError`. The files replace their targets when the block ends, or as soon
-    as ``finish`` has run even if the block then raises (the reports are complete by then);
-    when the block raises before ``finish`` — an error, Ctrl-C — every temporary file is
-    removed and every previous report is left as it was.
+    All specs are checked and every file is opened (as a temporary file beside its target, or
+    the device or FIFO itself) before the run starts, so a bad spec fails early with a
+    :class:`ReportSpecError` and an unwritable target with an
+    :class:`quizkit.output.OutputError`. The files replace their targets when the block
+    ends, or as soon as ``finish`` has run even if the block then raises (the reports are
+    complete by then); when the block raises before ``finish`` — an error, Ctrl-C — every
+    temporary file is removed and every previous report is left as it was.
     """
     specs = parse_reports(fmt, output, reports)
     options = options or ReportOptions()
@@ -176,11 +181,7 @@ def open_reporters(fmt: str | None, output: str | None = None, reports: Sequence
             if spec.path is None:
                 stream: TextIO = stdout
             else:
-                try:
-                    f = AtomicFile(spec.path)
-                except OSError as e:
-                    raise ReportSpecError(f"cannot write the {spec.format} report to "
-                                          f"{spec.path}: {e.strerror or e}") from None
+                f = AtomicFile(spec.path)
                 files.append(f)
                 stream = f.stream  # type: ignore[assignment]
             reporters.append(REPORTERS[spec.format](stream, options))

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path, PurePath
 from typing import TextIO
 
-from quizkit.findings import Finding, Report
+from quizkit.findings import Finding, Report, Severity
 from quizkit.rules.catalog import Rule, get
 
 
@@ -32,6 +32,10 @@ class ReportOptions:
     worst_files: int = 10
     #: SARIF: GitHub code scanning rejects uploads with more results than this in a run.
     sarif_max_results: int = 25_000
+    #: Text: ``auto`` (colour on a terminal unless NO_COLOR is set), ``always`` or ``never``.
+    color: str = "auto"
+    #: Text: findings below this severity are not listed (they are still counted).
+    show: Severity = Severity.INFO
 
 
 class Reporter:
@@ -45,6 +49,9 @@ class Reporter:
     #: True when the reporter needs every file's result (``Report.files``) at ``finish``;
     #: the counts (``Report.summary``) are always there.
     needs_files = True
+    #: Source lines either side of each finding that the reporter shows (``Finding.snippet``);
+    #: 0 for none, so the engine does not cut them.
+    snippet_lines = 0
 
     def __init__(self, stream: TextIO, options: ReportOptions | None = None) -> None:
         self.stream = stream

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from quizkit.findings import Finding, Report, Severity
+from quizkit.numbers import plural
 from quizkit.reporters.base import Reporter, rule_code, rule_of
 from quizkit.reporters.text import location
 
@@ -34,10 +35,6 @@ def code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def _bold_count(n: int, word: str) -> str:
     return f"**{n}** {word}" + ("" if n == 1 else "s")
 
@@ -54,7 +51,7 @@ class MarkdownReporter(Reporter):
         s = report.summary()
         lines = [self._headline(s), ""]
         lines += [
-            f"{_plural(s['files'], 'file')}, {_plural(s['documents'], 'document')}: "
+            f"{plural(s['files'], 'file')}, {plural(s['documents'], 'document')}: "
             f"{_bold_count(s['errors'], 'error')}, {_bold_count(s['warnings'], 'warning')}, "
             f"{_bold_count(s['infos'], 'info')}",
             "",
@@ -68,11 +65,11 @@ class MarkdownReporter(Reporter):
     @staticmethod
     def _headline(s: dict) -> str:
         if s["errors"]:
-            mark, what = "❌", _plural(s["errors"], "error")
+            mark, what = "❌", plural(s["errors"], "error")
         elif s["warnings"]:
-            mark, what = "⚠️", _plural(s["warnings"], "warning")
+            mark, what = "⚠️", plural(s["warnings"], "warning")
         elif s["infos"]:
-            mark, what = "ℹ️", _plural(s["infos"], "info")
+            mark, what = "ℹ️", plural(s["infos"], "info")
         else:
             mark, what = "✅", "no findings"
         return f"## {mark} quizkit: {what}"

@@ -242,8 +242,12 @@ def _finding(r: Rule, path: str, record: int | None, pointer: str, message: str)
                    message=message, record=record, code=r.code)
 
 
-def _where(path: str, record: int | None, pointer: str) -> str:
+def _where(path: str, record: int | None, pointer: str, here: str) -> str:
+    """Where the first of two occurrences is; its pointer only when it differs from ``here``
+    (the finding's own pointer, which every report already shows once)."""
     at = f"{path} (record {record})" if record is not None else path
+    if pointer == here:
+        return f"{at}, at the same pointer" if pointer else at
     return f"{at} at {pointer}" if pointer else at
 
 
@@ -339,7 +343,7 @@ def duplicates(facts: list[LocatedFact]) -> Iterator[Finding]:
             continue  # a file changed or vanished during the run: cannot be told any more
         else:
             same = seen.digest == content.digest
-        where = _where(seen.path, seen.record, seen.pointer)
+        where = _where(seen.path, seen.record, seen.pointer, content.pointer)
         if same:
             yield _finding(IDENTICAL_DUPLICATE, content.path, content.record, content.pointer,
                            f"{entity} {ident!r} also appears, identical, in {where}")
@@ -394,7 +398,7 @@ def banners_and_users(facts: list[LocatedFact]) -> Iterator[Finding]:
             p0, r0, ptr0, id0 = group[0]
             yield _finding(MULTIPLE_CURRENT_BANNERS, path, record, pointer,
                            f"banner {banner_id!r} is current for user {user!r} in slot "
-                           f"{slot!r}, and so is {id0!r} in {_where(p0, r0, ptr0)}")
+                           f"{slot!r}, and so is {id0!r} in {_where(p0, r0, ptr0, pointer)}")
     for path, record, pointer, (_, uid, count, dig) in users:
         if uid in payloads and dig is not None and dig not in payloads[uid]:
             yield _finding(CURRENT_BANNER_MISMATCH, path, record, f"{pointer}/banner",

@@ -21,11 +21,13 @@ from itertools import compress
 from operator import eq, itemgetter, not_, sub
 from typing import Any
 
+from quizkit.model import VERSION_ENTITIES
+
 #: The fast paths are used (tests switch them off to compare with the exact paths).
 FAST = True
 
 _ID = itemgetter("id")
-_PARENT_KEY = {"rounds": None, "themes": "roundId", "questions": "themeId", "steps": "questionId"}
+_PARENT_KEY = {e.key: e.parent_field for e in VERSION_ENTITIES}
 _GETTERS = {v: itemgetter(v) for v in _PARENT_KEY.values() if v}
 _POSITION = itemgetter("position")
 _STR = {str}

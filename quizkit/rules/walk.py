@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
+from quizkit.model import KINDS, VERSION_ENTITIES, Kind
 from quizkit.rules.checks import Emit, doc_check
 from quizkit.rules.version_index import begin, per_document
 
 EMPTY: list = []
 
 #: The entity collections of a version, in containment order.
-ENTITIES = ("rounds", "themes", "questions", "steps")
+ENTITIES = tuple(e.key for e in VERSION_ENTITIES)
 
 
 def as_list(obj: Any, key: str) -> list:
@@ -87,46 +88,35 @@ def parse_time(value: Any) -> datetime | None:
 VersionAt = tuple[str, dict, str, str | None]
 
 
-def _versions_full(doc: Any) -> Iterator[VersionAt]:
-    pkg_id = as_str(doc, "id")
-    for i, v in enumerate(as_list(doc, "versions")):
-        if type(v) is dict:
-            yield f"/versions/{i}", v, "full", pkg_id
+def _versions_of(kind: Kind) -> Callable[[Any], Iterator[VersionAt]]:
+    """The versions of a document of ``kind``, where :attr:`quizkit.model.Kind.versions`
+    says they are; a package's id is the ``id`` of the object that holds its versions."""
+    path = kind.versions or ()
+    base = "".join("/" + escape(p) for p in path)
+    view = kind.view or ""
 
+    def each(doc: Any) -> Iterator[VersionAt]:
+        holder = doc
+        for key in path[:-1]:
+            holder = as_dict(holder, key)
+        if kind.many_versions:
+            if path:
+                items, pkg_id = as_list(holder, path[-1]), as_str(holder, "id")
+            else:
+                items, pkg_id = (doc if type(doc) is list else EMPTY), None
+            for i, v in enumerate(items):
+                if type(v) is dict:
+                    yield f"{base}/{i}", v, view, pkg_id
+            return
+        one = as_dict(holder, path[-1]) if path else (doc if type(doc) is dict else None)
+        if one is not None:
+            yield base, one, view, None
 
-def _versions_list(doc: Any) -> Iterator[VersionAt]:
-    if type(doc) is list:
-        for i, v in enumerate(doc):
-            if type(v) is dict:
-                yield f"/{i}", v, "list", None
-
-
-def _version_single(doc: Any) -> Iterator[VersionAt]:
-    if type(doc) is dict:
-        yield "", doc, "list", None
-
-
-def _version_created(doc: Any) -> Iterator[VersionAt]:
-    v = as_dict(doc, "version")
-    if v is not None:
-        yield "/version", v, "created", None
-
-
-def _versions_game(doc: Any) -> Iterator[VersionAt]:
-    pkg = as_dict(doc, "pkg")
-    pkg_id = as_str(pkg, "id")
-    for i, v in enumerate(as_list(pkg, "versions")):
-        if type(v) is dict:
-            yield f"/pkg/versions/{i}", v, "game", pkg_id
+    return each
 
 
 VERSIONS: dict[str, Callable[[Any], Iterator[VersionAt]]] = {
-    "package-full": _versions_full,
-    "version-list": _versions_list,
-    "version": _version_single,
-    "version-created": _version_created,
-    "game": _versions_game,
-}
+    k.name: _versions_of(k) for k in KINDS if k.versions is not None}
 
 VersionCheck = Callable[[str, dict, str, str | None, Emit], None]
 

@@ -1,0 +1,202 @@
+"""One model of the export: ``validate`` and ``load`` tell every document's kind alike.
+
+Every sample, every document of a generated corpus (with defects) and a set of hand-made near
+misses is written to a file of its own, then checked with ``quizkit validate --format json``
+and loaded with ``quizkit load``; the kind each gives for each file must be the same.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from quizkit import model
+from tests.conftest import ROOT, SAMPLES, cli, cli_json
+
+SCHEMAS = ROOT / "quizkit/schemas"
+
+BANNER = {"id": "b1", "createdAt": "2026-01-02T03:04:05Z", "updatedAt": "2026-01-02T03:04:05Z",
+          "userId": "u1", "position": 1, "payload": {"type": "t", "value": "v", "color": "c"},
+          "slot": "top", "current": True}
+PROFILE = json.loads((SAMPLES / "user-self.json").read_text())["user"]
+VERSION = json.loads((SAMPLES / "version.json").read_text())
+PACKAGE = json.loads((SAMPLES / "package-full.json").read_text())
+GAME = json.loads((SAMPLES / "game.json").read_text())
+
+
+def _without(doc: dict, *keys: str) -> dict:
+    return {k: v for k, v in doc.items() if k not in keys}
+
+
+#: (name, document, the kind both must give: None when the shape does not decide).
+NEAR_MISSES: list[tuple[str, Any, str | None]] = [
+    ("user-update-with-extra", {"user": {"username": "ann"}, "note": 1}, "user-update"),
+    ("banner-without-id-created", _without(BANNER, "id", "createdAt"), "banner"),
+    ("banner-create-current-position", {"current": True, "position": 2}, "banner-create"),
+    ("banner-create-wrong-types", {"slot": 5, "position": "2", "current": "yes"},
+     "banner-create"),
+    ("banner-id-null", {**BANNER, "id": None}, "banner"),
+    ("banner-create-payload-only", {"payload": {"value": "v"}}, "banner-create"),
+    ("user-self-without-settings", {"user": PROFILE}, "user-self"),
+    ("user-update-image-only", {"user": {"image": {"src": "a.png"}}}, "user-update"),
+    ("user-update-user-null", {"user": None}, None),
+    ("user-update-user-array", {"user": []}, "user-update"),
+    ("version-created-without-maps", {"version": _without(VERSION, "rounds", "themes",
+                                                          "questions", "steps")},
+     "version-created"),
+    ("version-without-steps-published", _without(VERSION, "steps", "published"), "version"),
+    ("version-rounds-wrong-type", {**VERSION, "rounds": {"r1": {}}, "published": "yes"},
+     "version"),
+    ("package-without-meta", _without(PACKAGE, "meta", "categories"), "package-full"),
+    ("package-versions-string", {**PACKAGE, "versions": "none"}, "package-full"),
+    ("package-with-game-field", {**PACKAGE, "visibility": "public"}, "package-full"),
+    ("game-without-pkg-history", _without(GAME, "pkg", "history"), "game"),
+    ("empty-object", {}, None),
+    ("only-id", {"id": "x"}, None),
+    ("unknown-fields-only", {"title": "Capitals", "entries": []}, None),
+    ("empty-array", [], "version-list"),
+    ("array-one-version-field", [{"packageId": "p1"}], "version-list"),
+    ("array-version-then-string", [{"packageId": "p1"}, "x"], "version-list"),
+    ("array-banner-then-version", [{"id": "b1", "slot": "top"}, {"published": True}],
+     "version-list"),
+    ("array-of-users", [{"id": "u1", "username": "ann"}], None),
+    ("array-of-numbers", [1, 2], None),
+]
+
+
+def _write(root: Path, name: str, doc: Any) -> None:
+    (root / f"{name}.json").write_bytes(orjson.dumps(doc))
+
+
+def _split(src: Path, root: Path, prefix: str) -> None:
+    """Every document under ``src`` as a file of its own in ``root``."""
+    for path in sorted(src.rglob("*")):
+        if not path.is_file() or "invalid" in path.relative_to(src).parts:
+            continue
+        stem = prefix + "-" + "-".join(path.relative_to(src).parts)
+        if path.name.endswith((".jsonl", ".ndjson")):
+            for i, line in enumerate(path.read_bytes().splitlines()):
+                try:
+                    _write(root, f"{stem}-{i}", orjson.loads(line))
+                except orjson.JSONDecodeError:
+                    continue
+        elif path.name.endswith(".json"):
+            try:
+                _write(root, stem, orjson.loads(path.read_bytes()))
+            except orjson.JSONDecodeError:
+                continue
+
+
+def _validate_kinds(root: Path) -> dict[str, str | None]:
+    _code, report = cli_json(str(root))
+    return {Path(f["path"]).name: f["kind"] for f in report["files"]}
+
+
+def _load_kinds(root: Path, db: Path) -> dict[str, str | None]:
+    result = cli("load", str(root), "--db", str(db), "--no-findings")
+    assert result.exit_code in (0, 1), result.output
+    out = cli("query", "SELECT file, kind FROM files", "--db", str(db), "--format", "json")
+    assert out.exit_code == 0, out.output
+    return {Path(row["file"]).name: row["kind"] for row in json.loads(out.output)}
+
+
+@pytest.fixture(scope="module")
+def kinds_both_ways(tmp_path_factory: pytest.TempPathFactory
+                    ) -> tuple[dict[str, str | None], dict[str, str | None]]:
+    work = tmp_path_factory.mktemp("kinds")
+    root = work / "docs"
+    root.mkdir()
+    _split(SAMPLES, root, "sample")
+    corpus = work / "corpus"
+    result = cli("samples", "generate", "--packages", "12", "--seed", "7", "--broken", "0.4",
+                 "--out", str(corpus))
+    assert result.exit_code == 0, result.output
+    _split(corpus, root, "corpus")
+    for name, doc, _ in NEAR_MISSES:
+        _write(root, f"near-{name}", doc)
+    return _validate_kinds(root), _load_kinds(root, work / "kinds.duckdb")
+
+
+def test_validate_and_load_give_every_document_the_same_kind(kinds_both_ways) -> None:
+    by_validate, by_load = kinds_both_ways
+    assert len(by_validate) > 60 and by_validate.keys() == by_load.keys()
+    differ = {name: (by_validate[name], by_load[name]) for name in by_validate
+              if by_validate[name] != by_load[name]}
+    assert not differ
+    assert {k for k in by_validate.values() if k} >= {
+        "package-full", "version-list", "version", "version-created", "game", "user-self",
+        "user-update", "banner", "banner-create"}
+
+
+@pytest.mark.parametrize("name,doc,kind", NEAR_MISSES, ids=[n for n, _, _ in NEAR_MISSES])
+def test_near_misses_get_the_kind_their_shape_says(kinds_both_ways, name, doc, kind) -> None:
+    by_validate, by_load = kinds_both_ways
+    assert by_validate[f"near-{name}.json"] == kind
+    assert by_load[f"near-{name}.json"] == kind
+
+
+def test_a_record_missing_its_identifying_fields_is_that_record(tmp_path: Path) -> None:
+    doc = tmp_path / "banner.json"
+    doc.write_bytes(orjson.dumps(_without(BANNER, "id", "createdAt")))
+    code, report = cli_json(str(doc))
+    assert code == 1 and report["files"][0]["kind"] == "banner"
+    missing = sorted(f["message"] for f in report["findings"] if f["rule"] == "missing-field")
+    assert len(missing) == 2 and "createdAt" in missing[0] and "id" in missing[1]
+
+
+def test_a_valid_request_body_is_never_an_unknown_kind(tmp_path: Path) -> None:
+    doc = tmp_path / "body.json"
+    doc.write_text('{"current": true, "position": 2}')
+    code, report = cli_json(str(doc))
+    assert (code, report["findings"], report["files"][0]["kind"]) == (0, [], "banner-create")
+
+
+@pytest.mark.parametrize("text,kinds", [
+    ("{}", ["user-update", "banner-create"]),
+    ('{"id": "x"}', ["banner"]),
+])
+def test_an_undecided_shape_names_the_close_kinds_and_the_option(tmp_path: Path, text: str,
+                                                                 kinds: list[str]) -> None:
+    doc = tmp_path / "doc.json"
+    doc.write_text(text)
+    code, report = cli_json(str(doc))
+    [finding] = report["findings"]
+    assert code == 1 and finding["rule"] == "unknown-kind"
+    for kind in kinds:
+        assert kind in finding["message"]
+    assert f"--kind {kinds[0]}" in finding["message"]
+    forced = cli_json("--kind", kinds[0], str(doc))[1]
+    assert forced["files"][0]["kind"] == kinds[0]
+
+
+def _object_schema(path: Path, pointer: str = "") -> tuple[dict, Path]:
+    """The object schema at ``path#pointer``, following ``$ref`` and array ``items``."""
+    schema = json.loads(path.read_text())
+    for part in [p for p in pointer.split("/") if p]:
+        schema = schema[part]
+    while True:
+        if "$ref" in schema:
+            target, _, inner = schema["$ref"].partition("#")
+            return _object_schema((path.parent / target).resolve() if target else path, inner)
+        if schema.get("type") == "array":
+            schema = schema["items"]
+            continue
+        return schema, path
+
+
+@pytest.mark.parametrize("kind", model.KINDS, ids=lambda k: k.name)
+def test_the_model_lists_the_fields_of_each_kinds_schema(kind: model.Kind) -> None:
+    schema, where = _object_schema(SCHEMAS / kind.schema)
+    assert kind.fields == tuple(schema["properties"])
+    assert kind.required == tuple(schema.get("required", ()))
+    for outer, fields in kind.inner:
+        sub = schema["properties"][outer]
+        if "$ref" in sub:
+            target, _, inner = sub["$ref"].partition("#")
+            sub, _ = _object_schema((where.parent / target).resolve(), inner)
+        assert fields == tuple(sub["properties"]), (kind.name, outer)
+    assert set(kind.marks) <= set(kind.fields)

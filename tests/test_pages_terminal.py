@@ -1,0 +1,146 @@
+"""The text report for people (grouped, coloured, --show) and the GitLab Code Quality report."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from tests.conftest import ROOT
+
+INVALID = ROOT / "samples" / "invalid"
+ESC = "\x1b["
+
+
+def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    environ.update(env or {})
+    return subprocess.run([sys.executable, "-m", "quizkit", "validate", *args, "-q"],
+                          capture_output=True, text=True, cwd=cwd, env=environ, timeout=120)
+
+
+def json_findings(*args: str, cwd: Path | None = None) -> list[dict]:
+    return json.loads(run(*args, "--format", "json", cwd=cwd).stdout)["findings"]
+
+
+def test_text_is_grouped_by_file_and_ends_with_a_summary() -> None:
+    out = run(str(INVALID)).stdout
+    assert ESC not in out  # not a terminal: no colour
+    findings = json_findings(str(INVALID))
+    blocks = out.strip().split("\n\n")
+    *groups, summary = blocks
+    headers = [g.splitlines()[0] for g in groups]
+    # every file with findings has a block; its lines are the findings of that file
+    assert set(headers) == {f["path"] for f in findings}
+    listed = sum(len(g.splitlines()) - 1 for g in groups)
+    assert listed == len(findings)
+    for g in groups:
+        path = g.splitlines()[0]
+        for line in g.splitlines()[1:]:
+            assert line.startswith("  ") and line.split()[1] in ("error", "warning", "info")
+        mine = [f for f in findings if f["path"] == path]
+        assert any(f"{f['line']}:{f['column']}" == g.splitlines()[1].split()[0] for f in mine)
+    counts = json.loads(run(str(INVALID), "--format", "json").stdout)["summary"]
+    assert summary == (f"{counts['files']} files, {counts['documents']} documents: "
+                       f"{counts['errors']} errors, {counts['warnings']} warnings, "
+                       f"{counts['infos']} infos")
+
+
+def test_show_hides_findings_below_a_level_but_counts_them() -> None:
+    findings = json_findings(str(INVALID))
+    below = sum(f["severity"] != "error" for f in findings)
+    assert below > 0
+    shown = run(str(INVALID), "--show", "error")
+    lines = [line for line in shown.stdout.splitlines() if line.startswith("  ")]
+    assert len(lines) == len(findings) - below
+    assert all(line.split()[1] == "error" for line in lines)
+    assert f"({below} findings below error not shown)" in shown.stdout.splitlines()[-1]
+    # --show does not change the exit code; --fail-on does
+    warnings_only = ROOT / "samples" / "invalid" / "game-question-with-position.json"
+    assert run(str(warnings_only), "--show", "error").returncode == 0
+    assert run(str(warnings_only), "--show", "error", "--fail-on", "warning").returncode == 1
+
+
+def test_color_always_never_and_no_color() -> None:
+    always = run(str(INVALID), "--color", "always").stdout
+    assert f"{ESC}1;31merror" in always and f"{ESC}33mwarning" in always
+    assert ESC not in run(str(INVALID), "--color", "never").stdout
+    # explicit always wins over NO_COLOR (it is a request, NO_COLOR a default)
+    assert ESC in run(str(INVALID), "--color", "always", env={"NO_COLOR": "1"}).stdout
+
+
+def _on_terminal(*args: str, env: dict[str, str]) -> str:
+    """Run validate with its stdout on a pseudo-terminal and return what it printed."""
+    leader, follower = pty.openpty()
+    environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    environ.update(env)
+    proc = subprocess.Popen([sys.executable, "-m", "quizkit", "validate", *args, "-q"],
+                            stdout=follower, stderr=subprocess.DEVNULL, env=environ)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=120)
+    os.close(leader)
+    return b"".join(chunks).decode()
+
+
+def test_auto_colours_a_terminal_unless_no_color() -> None:
+    sample = str(INVALID / "banner-updated-date-only.json")
+    assert f"{ESC}1;31merror" in _on_terminal(sample, env={})
+    assert ESC not in _on_terminal(sample, env={"NO_COLOR": "1"})
+
+
+@pytest.fixture(scope="module")
+def gitlab_validator() -> jsonschema.protocols.Validator:
+    schema = json.loads((ROOT / "tests/data/gitlab-codequality.schema.json").read_text())
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def test_gitlab_report_follows_the_published_format(
+        tmp_path: Path, gitlab_validator: jsonschema.protocols.Validator) -> None:
+    work = tmp_path / "repo"
+    shutil.copytree(INVALID, work / "exports")
+    proc = run("./exports", "--report", "gitlab:gl.json", "--format", "json", cwd=work)
+    assert proc.returncode in (1, 3), proc.stderr
+    report = json.loads((work / "gl.json").read_text())
+    gitlab_validator.validate(report)
+    findings = json.loads(proc.stdout)["findings"]
+    assert len(report) == len(findings)
+    assert len({i["fingerprint"] for i in report}) == len(report)
+    severity = {"error": "major", "warning": "minor", "info": "info"}
+    for issue, f in zip(report, findings, strict=True):
+        assert issue["location"]["path"] == f["path"].removeprefix("./")
+        assert not issue["location"]["path"].startswith("./")
+        assert issue["location"]["lines"]["begin"] == (f["line"] or 1)
+        assert issue["check_name"] == f["code"] and issue["severity"] == severity[f["severity"]]
+        assert f["message"] in issue["description"]
+
+
+def test_gitlab_schema_catches_a_bad_report(
+        gitlab_validator: jsonschema.protocols.Validator) -> None:
+    good = {"description": "d", "check_name": "c", "fingerprint": "f", "severity": "major",
+            "location": {"path": "a.json", "lines": {"begin": 1}}}
+    gitlab_validator.validate([good])
+    for bad in ({**good, "severity": "error"}, {**good, "location": {"path": "./a.json",
+                                                                     "lines": {"begin": 1}}},
+                {k: v for k, v in good.items() if k != "fingerprint"},
+                {**good, "location": {"path": "a.json", "lines": {"begin": "1"}}}):
+        with pytest.raises(jsonschema.ValidationError):
+            gitlab_validator.validate([bad])
