@@ -44,10 +44,12 @@ def run(args: list[str], cwd: Path | None = None) -> tuple[float, float, int]:
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         seconds = time.perf_counter() - start
-        if proc.returncode not in (0, 1):
-            err.seek(0)
-            raise SystemExit(f"quizkit {' '.join(args)} failed ({proc.returncode}):\n"
-                             f"{err.read().decode()[-2000:]}")
+        err.seek(0)
+        stderr = err.read()
+    # 1 is findings; a crash (an import error too) also exits 1, with a traceback.
+    if proc.returncode not in (0, 1) or b"Traceback" in stderr:
+        raise SystemExit(f"quizkit {' '.join(args)} failed ({proc.returncode}):\n"
+                         f"{stderr.decode()[-2000:]}")
     return seconds, usage.ru_maxrss / 1024, proc.returncode
 
 
