@@ -12,6 +12,7 @@ Prints the figures of docs/performance.md ("Inputs out of proportion"):
     python benchmarks/bench_inputs.py copies --copies 6
     python benchmarks/bench_inputs.py ignores
     python benchmarks/bench_inputs.py memory --mb 300
+    python benchmarks/bench_inputs.py --baseline /tmp/main-src memory --mb 300   # before
 
 Every run is a real ``quizkit`` process; peak RSS is the ``ru_maxrss`` that ``wait4`` gives for
 that process (what ``/usr/bin/time -v`` reports as "Maximum resident set size").
@@ -33,14 +34,17 @@ from pathlib import Path
 import orjson
 
 QUIZKIT = [sys.executable, "-m", "quizkit"]
+#: The environment of the measured runs; --baseline DIR puts another quizkit source tree first.
+ENV = dict(os.environ)
 
 
 def run(args: list[str], cwd: Path | None = None) -> tuple[float, float, int]:
     """(wall seconds, peak RSS in MiB, exit code) of one quizkit process."""
     start = time.perf_counter()
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([*QUIZKIT, *args], cwd=cwd, stdout=subprocess.DEVNULL,
-                                stderr=err)
+        # Not in the source tree: `python -m` puts the working directory first on the path.
+        proc = subprocess.Popen([*QUIZKIT, *args], cwd=cwd or tempfile.gettempdir(),
+                                stdout=subprocess.DEVNULL, stderr=err, env=ENV)
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         seconds = time.perf_counter() - start
@@ -170,7 +174,12 @@ def main() -> None:
     i.add_argument("--repeat", type=int, default=1)
     m = sub.add_parser("memory")
     m.add_argument("--mb", type=int, default=300)
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="Measure the quizkit whose source tree is DIR (e.g. `git archive "
+                        "main | tar -x -C DIR`) instead of the installed one.")
     args = parser.parse_args()
+    if args.baseline:
+        ENV["PYTHONPATH"] = os.path.abspath(args.baseline)
     with tempfile.TemporaryDirectory(prefix="quizkit-bench-inputs-") as tmp:
         {"copies": copies, "ignores": ignores, "memory": memory}[args.what](args, Path(tmp))
 

@@ -54,7 +54,7 @@ def iter_documents(sources: Iterable[Source], skipped: Skipped | None = None,
         if prepared is None:
             skipped.unparseable.append((source.display, problems[-1].message))
             continue
-        units = line_units(prepared) if source.is_lines(data) else [(None, prepared)]
+        units = line_units(prepared) if source.holds_lines(data) else [(None, prepared)]
         for record, chunk in units:
             doc, problems = intake.parse(chunk)
             if doc is intake.UNREAD:

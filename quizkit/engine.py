@@ -190,7 +190,7 @@ def check_source(source: Source, options: Options) -> FileOutcome:
         return FileOutcome(result, [_finding(source.display, None, rule, "",
                                              f"cannot read: {exc}")])
     try:
-        return check_bytes(source.display, data, source.is_lines(data), options,
+        return check_bytes(source.display, data, source.holds_lines(data), options,
                            rereadable=not source.is_stdin)
     finally:
         _last_positions[0] = None  # memory stays bounded by one file

@@ -82,6 +82,10 @@ def describe_mode(mode: int) -> str:
     return "not a regular file"
 
 
+class MissingPath(Exception):
+    """A path named on the command line does not exist."""
+
+
 @dataclass(frozen=True, slots=True)
 class Source:
     """One input: a file path, or ``-`` for stdin.
@@ -108,18 +112,23 @@ class Source:
     def compressed(self) -> bool:
         return self.path.lower().endswith(".gz")
 
-    def is_lines(self, data: bytes) -> bool:
-        """Whether ``data``, this source's bytes, is JSON Lines: by the file's name
-        (``.jsonl``, ``.ndjson``), and for stdin by ``lines`` or else by looking
-        (:func:`looks_like_lines`)."""
+    @property
+    def is_lines(self) -> bool:
+        """JSON Lines by ``lines`` when set, else by the file's name (``.jsonl``, ``.ndjson``,
+        each also ``.gz``); stdin is not, unless its bytes say so (:meth:`holds_lines`)."""
         if self.lines is not None:
             return self.lines
-        if self.is_stdin:
-            return looks_like_lines(data)
         name = self.path.lower()
         if name.endswith(".gz"):
             name = name[:-3]
         return name.endswith(LINE_SUFFIXES)
+
+    def holds_lines(self, data: bytes) -> bool:
+        """Whether ``data``, this source's bytes, is read as JSON Lines: :attr:`is_lines`, and
+        for stdin with no ``lines`` given, :func:`looks_like_lines`."""
+        if self.lines is None and self.is_stdin:
+            return looks_like_lines(data)
+        return self.is_lines
 
     def size(self) -> int:
         if self.is_stdin:
@@ -238,5 +247,5 @@ def gunzip(data: bytes, limit: int) -> bytes:
     return b"".join(parts)
 
 
-__all__ = ["DEFAULT_MAX_DECOMPRESSED", "ReadError", "Source", "describe_mode", "gunzip",
-           "is_candidate", "looks_like_lines", "printable"]
+__all__ = ["DEFAULT_MAX_DECOMPRESSED", "MissingPath", "ReadError", "Source", "describe_mode",
+           "gunzip", "is_candidate", "looks_like_lines", "printable"]

@@ -24,15 +24,21 @@ from dataclasses import dataclass, field
 
 import pathspec
 
-from quizkit.sources import STDIN, STDIN_FORMATS, Source, describe_mode, is_candidate, printable
+from quizkit.sources import (
+    STDIN,
+    STDIN_FORMATS,
+    MissingPath,
+    Source,
+    describe_mode,
+    is_candidate,
+    printable,
+)
+
+__all__ = ["Excludes", "Inputs", "MissingPath", "PatternError", "WalkRules", "expand"]
 
 #: Directories skipped while walking unless hidden entries are included (besides dot-names).
 SKIPPED_DIRS = frozenset({"node_modules"})
 _WILDCARDS = frozenset("*?[\\")
-
-
-class MissingPath(Exception):
-    """A path named on the command line does not exist."""
 
 
 class PatternError(ValueError):

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from quizkit.sources import STDIN
+from quizkit.sources import is_candidate as is_export  # noqa: F401 - the walk's rule, by load's name
 from quizkit.walk import MissingPath, WalkRules
 from quizkit.walk import expand as expand_paths
 
