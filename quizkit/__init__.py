@@ -1,17 +1,15 @@
-"""quizkit: schemas, validation and DuckDB analysis for quiz service exports."""
+"""quizkit: schemas, validation and DuckDB analysis for quiz service exports.
+
+``quizkit.validate`` is :func:`quizkit.api.validate`; the rest of the Python API (load,
+summary, query, enum inference, ...) is in :mod:`quizkit.api`.
+"""
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+# First: modules imported below may read ``quizkit.__version__``.
+from quizkit.version import __version__
+
+# isort: split
+from quizkit.runner import validate
 
 __all__ = ["__version__", "validate"]
-
-
-def validate(paths, **options):  # type: ignore[no-untyped-def]
-    """Validate files or directories and return a :class:`quizkit.findings.Report`.
-
-    See :func:`quizkit.api.validate` for the options.
-    """
-    from quizkit.api import validate as _validate
-
-    return _validate(paths, **options)

@@ -1,3 +1,3 @@
-from quizkit.cli import main
+from quizkit.entry import main
 
 main()

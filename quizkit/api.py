@@ -1,69 +1,367 @@
-"""The Python API, mirroring ``quizkit validate``.
+"""The Python API: each command of the CLI as a function taking the same options.
 
 >>> import quizkit
 >>> report = quizkit.validate(["samples/"])
 >>> report.summary()["errors"]
 0
+
+The CLI (``quizkit/commands/``) only parses options, calls these functions, prints what they
+return and chooses the exit code. A CLI option ``--some-option`` is the parameter
+``some_option`` here, except for the renames in :data:`CLI_RENAMES`; options that only change
+what a command prints on the terminal are listed in :data:`CLI_ONLY` (a test checks both
+tables against the commands).
+
+Configuration is resolved as on the command line: ``config=None`` looks for ``quizkit.toml``
+or ``pyproject.toml`` from the current directory upward, ``config=False`` uses none, and a
+path, a :class:`~quizkit.config.Settings` or a config table (a dict as in ``quizkit.toml``)
+is used as given. Problems with options or configuration raise
+:class:`~quizkit.config.ConfigError` (the CLI's exit code 2); a path that does not exist
+raises :class:`~quizkit.sources.MissingPath`; a bad report format or file,
+:class:`~quizkit.reporters.ReportSpecError`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
 
-from quizkit import engine
+import duckdb
+import orjson
+
+from quizkit import cluster, rule_docs
+from quizkit.analysis import summaries
+from quizkit.analysis.cluster_load import ClusterRunner
+from quizkit.analysis.connect import DatabaseError, connect, one_line
+from quizkit.analysis.dataset import open_dataset
+from quizkit.analysis.export import export_parquet, foreign_tables
+from quizkit.analysis.load import LoadResult, OnBatch, load_parquet, load_paths
+from quizkit.analysis.load import load as load_into
+from quizkit.analysis.output import render, write_rows
+from quizkit.analysis.query import lock_down, stream
+from quizkit.analysis.query import query as run_query
+from quizkit.analysis.sections import Section
+from quizkit.config import ConfigError, ConfigSource
+from quizkit.documents import Skipped, iter_documents
+from quizkit.editor import editor_settings
+from quizkit.enum_inference import Inferred, profile_toml
+from quizkit.enum_inference import infer as infer_values
+from quizkit.enums import dumps_schema
 from quizkit.findings import Report
-from quizkit.reporters.base import Reporter
-from quizkit.walk import WalkRules, expand
+from quizkit.generate import Summary, generate_corpus
+from quizkit.output import atomic_write, make_directory, refuse_inputs
+from quizkit.output import resolve as resolve_output
+from quizkit.runner import expand_paths, path_list, read_profile_file, settings, validate
+from quizkit.runner import run as run_validation
+from quizkit.schemas import BASE_URI, KINDS, bundled, schema_id, schema_set
 
-if TYPE_CHECKING:
-    from quizkit import analysis
+__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "ConfigError", "Exported", "LoadResult",
+           "editor_settings", "export", "export_schemas", "generate", "infer", "load", "query",
+           "read_profile_file", "rules", "schema", "schemas", "settings", "summary", "validate"]
+
+#: (command, CLI option or argument) → API parameter, where the names differ.
+CLI_RENAMES: dict[tuple[str, str], str] = {
+    ("validate", "report"): "reports",
+    ("rules", "rule_id"): "rule",
+    ("schema list", "all"): "records",
+    ("schema editor", "match"): "matches",
+}
+
+#: (command, CLI option) that have no API parameter, and why.
+CLI_ONLY: dict[tuple[str, str], str] = {
+    ("load", "quiet"): "only silences the one-line summary the command prints",
+    ("export", "quiet"): "only silences the list of files the command prints",
+}
 
 
-def validate(paths: Iterable[str] | str, *, kind: str | None = None, jobs: int | None = 1,
-             reporter: Reporter | None = None, adjust: engine.Adjust | None = None,
-             exclude: Iterable[str] = (), include_hidden: bool = False,
-             stdin_format: str = "auto") -> Report:
-    """Validate files or directories (``-`` reads stdin) and return the :class:`Report`.
+def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
+          include_hidden: bool = False, stdin_format: str = "auto",
+          format: str | None = None, output: str | None = None,
+          skipped: Skipped | None = None,
+          notes: Callable[[str], None] | None = None) -> Inferred:
+    """The enum values seen in ``paths`` (``quizkit enums infer``), with counts and examples.
 
-    ``exclude`` and ``include_hidden`` shape the walk of directories (:mod:`quizkit.walk`);
-    ``stdin_format`` (``auto``, ``json``, ``jsonl``) says what ``-`` holds.
-    Raises :class:`quizkit.walk.MissingPath` when a path does not exist.
+    With ``output``, also writes them there (atomically) in ``format``: ``toml`` (default, a
+    profile for ``profile=``) or ``json``. Inputs that cannot be read or parsed are listed in
+    ``skipped`` with the reason, documents of unknown kind counted. ``exclude``,
+    ``include_hidden`` and ``stdin_format`` are the walk's (:mod:`quizkit.walk`); ``notes``
+    hears of exclude patterns that matched nothing.
     """
-    if isinstance(paths, str):
-        paths = [paths]
-    options = engine.Options(kind=kind)
-    inputs = expand(paths, WalkRules(tuple(exclude), include_hidden), stdin_format=stdin_format)
-    return engine.run(inputs.sources, options, reporter=reporter, jobs=jobs, adjust=adjust)
+    if format not in (None, *INFER_FORMATS):
+        raise ConfigError(f"unknown format {format!r} (use {', '.join(INFER_FORMATS)})")
+    paths = path_list(paths)
+    sources = expand_paths(paths, exclude, include_hidden, stdin_format, notes)
+    if output is not None:  # a bad output fails now, not after reading the corpus
+        resolve_output(output)
+        refuse_inputs([output], [source.path for source in sources])
+    seen = infer_values(iter_documents(sources, skipped))
+    if output is not None:
+        with atomic_write(output) as fh:
+            fh.write(inferred_text(seen, format or "toml", ", ".join(paths)))
+    return seen
 
 
+INFER_FORMATS = ("toml", "json")
 
-def query(sql: str, paths: Iterable[str] | str = (), *, db: str | None = None,
-          limit: int | None = None, timeout: float | None = None,
-          exclude: Iterable[str] = (), include_hidden: bool = False) -> analysis.Section:
-    """Run one reading SQL statement (``quizkit query``) over a ``db`` file or over ``paths``
-    loaded in memory; the rows as a :class:`~quizkit.analysis.sections.Section`.
 
-    ``exclude`` and ``include_hidden`` shape the walk of directories, as for :func:`validate`.
+def inferred_text(seen: Inferred, fmt: str, source: str = "") -> str:
+    """Inferred values as a TOML profile or as JSON with counts and an example each."""
+    if fmt == "json":
+        return orjson.dumps({"files": seen.files, "documents": seen.documents,
+                             "enums": seen.to_dict()}, option=orjson.OPT_INDENT_2).decode()
+    return profile_toml(seen, source)
 
-    ``limit`` keeps at most that many rows; ``timeout`` (seconds) stops the query with
-    :class:`~quizkit.analysis.query.QueryTimeout`. Refused or failing SQL raises
-    :class:`~quizkit.analysis.query.QueryError`.
+
+# --- analysis ----------------------------------------------------------------------------------
+
+def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *,
+         parquet: str | os.PathLike[str] | None = None, findings: bool = True,
+         memory_limit: str | None = None, threads: int | None = None,
+         scheduler: str | None = None,
+         timings: Callable[[str, float], None] | None = None,
+         on_batch: OnBatch | None = None, config: ConfigSource = None,
+         **options: object) -> LoadResult:
+    """Load exports (files, directories, ``s3://`` URLs) into the DuckDB database ``db`` or
+    the Parquet dataset ``parquet`` (one of them; ``quizkit load``); the rows per table.
+
+    With ``findings``, the files are also validated and the findings table holds what
+    ``quizkit validate`` would report with the same configuration (``config`` and
+    ``options`` as for :func:`validate`: select, ignore, severity, per-path ignores, profile).
+    ``memory_limit`` and ``threads`` are DuckDB's (memory stays bounded whatever the dump's
+    size); ``scheduler`` (``tcp://host:8786``) runs the per-file work on that Dask cluster
+    (``parquet`` only). ``timings(step, seconds)`` is called after each step
+    (``LoadResult.timings`` has them all), ``on_batch(batch, total_files, total_bytes)`` after
+    each batch of files read.
     """
-    # Imported here, not at the top: validating must not load DuckDB (as the CLI's lazy
-    # commands, and tests/test_engine.py, make sure).
-    from quizkit import analysis
-    from quizkit.analysis.query import lock_down
+    if (db is None) == (parquet is None):
+        raise ConfigError("give --db FILE or --parquet DIR (one of them)")
+    if scheduler and parquet is None:
+        raise ConfigError("--scheduler loads into a Parquet dataset: give --parquet DIR")
+    s = replace(settings(config, **options), exclude=())
+    paths = path_list(paths)
+    refuse_inputs([db], paths)
+    common = dict(findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
+                  threads=threads, on_batch=on_batch)
+    if db is not None:
+        return load_paths(db, paths, **common)
+    if not scheduler:
+        return load_parquet(parquet, paths, **common)
+    with cluster.connect(scheduler) as client:
+        def report(names: list[str]) -> Report:
+            return run_validation(names, s, scheduler=scheduler)
+        return load_parquet(parquet, paths, runner=ClusterRunner(client, report), **common)
 
-    path_list = [paths] if isinstance(paths, str) else list(paths)
-    if bool(path_list) == bool(db):
-        raise ValueError("give export paths or db, not both and not neither")
-    con = analysis.connect(db, read_only=True) if db else analysis.connect(None)
+
+@dataclass(frozen=True)
+class Answer:
+    """What ``summary`` and ``query`` give: the sections, and the text in the asked format.
+
+    ``loaded`` tells what was loaded when files were read straight (``None`` for ``db``).
+    """
+
+    sections: list[Section]
+    text: str
+    loaded: LoadResult | None = None
+
+
+@contextmanager
+def _tables(paths: Sequence[str], db: str | os.PathLike[str] | None, *, findings: bool,
+            config: ConfigSource, parquet: str | os.PathLike[str] | None = None
+            ) -> Iterator[tuple[duckdb.DuckDBPyConnection, LoadResult | None]]:
+    """A connection to ``db`` (read-only), to the dataset ``parquet``, or to memory loaded
+    from ``paths``."""
+    if sum(map(bool, (paths, db, parquet))) > 1:
+        raise ConfigError("give export files, --db FILE or --parquet DIR, not both")
+    if not paths and not db and not parquet:
+        raise ConfigError("give export files to read, or --db FILE, or --parquet DIR")
+    if parquet:
+        with open_dataset(parquet) as con:
+            yield con, None
+        return
+    loaded = None
+    if db:
+        con = connect(db, read_only=True)
+    else:
+        con = connect(None)
+        try:
+            s = replace(settings(config), exclude=()) if findings else None
+            loaded = load_into(con, list(paths), findings=findings, settings=s)
+        except BaseException:
+            con.close()
+            raise
     try:
-        if path_list:
-            analysis.load(con, path_list, findings="findings" in sql.lower(),
-                          exclude=tuple(exclude), include_hidden=include_hidden)
-        lock_down(con)
-        return analysis.query(con, sql, limit=limit, timeout=timeout)
+        yield con, loaded
     finally:
         con.close()
+
+
+def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike[str] | None = None,
+            parquet: str | os.PathLike[str] | None = None, top: int = 10,
+            by: Iterable[str] = (), section: str | None = None,
+            format: str = "table") -> Answer:
+    """A ready summary (``quizkit summary sizes|starts|overview``) of files, of ``db`` or of
+    the Parquet dataset ``parquet``.
+
+    ``by`` (sizes and starts): the groupings to show, default all; ``section``: only that one.
+    """
+    if name not in summaries.SUMMARIES:
+        raise ConfigError(f"no summary {name!r} (summaries: {', '.join(summaries.SUMMARIES)})")
+    options: dict[str, object] = {"top": top}
+    if name != "overview":
+        options["by"] = tuple(by) or summaries.GROUP_NAMES
+    paths = path_list(paths)
+    with _tables(paths, db, findings=False, config=False,
+                 parquet=parquet) as (con, loaded):
+        try:
+            sections = summaries.SUMMARIES[name](con, **options)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        except duckdb.Error as exc:
+            raise DatabaseError(f"summary failed (is this a quizkit database?): "
+                                f"{one_line(exc)}") from None
+    if section is not None:
+        chosen = [s for s in sections if s.name == section]
+        if not chosen:
+            names = ", ".join(s.name for s in sections)
+            raise ConfigError(f"no section {section!r} (sections: {names})")
+        sections = chosen
+    return Answer(sections, render(sections, format, titles=section is None), loaded)
+
+
+def query(sql: str, paths: Iterable[str] | str = (), *,
+          db: str | os.PathLike[str] | None = None,
+          parquet: str | os.PathLike[str] | None = None, format: str = "table",
+          limit: int | None = None, timeout: float | None = None,
+          config: ConfigSource = None, write: Callable[[str], object] | None = None,
+          loaded: Callable[[LoadResult], None] | None = None) -> Answer:
+    """Run one reading SQL statement (``quizkit query``) over files, ``db`` or the Parquet
+    dataset ``parquet``.
+
+    ``limit`` keeps at most that many rows; ``timeout`` (seconds) stops the query with
+    :class:`~quizkit.analysis.query.QueryTimeout`. Reading files straight, the findings table
+    is filled (with ``config`` applied) only when the SQL mentions it, and ``loaded`` is told
+    what was loaded before the rows come. With ``write``, the rows are written to it in
+    ``format`` batch by batch, in constant memory, and the answer holds no rows. Raises
+    :class:`~quizkit.analysis.query.QueryError` for refused or failing SQL.
+    """
+    paths = path_list(paths)
+    findings = bool(paths) and bool(_MENTIONS_FINDINGS.search(sql))
+    with _tables(paths, db, findings=findings, config=config,
+                 parquet=parquet) as (con, result):
+        if result is not None and loaded is not None:
+            loaded(result)
+        lock_down(con)
+        if write is not None:
+            with stream(con, sql, limit=limit, timeout=timeout) as rows:
+                write_rows(rows.columns, rows.batches, format, write)
+            return Answer([], "", result)
+        section = run_query(con, sql, limit=limit, timeout=timeout)
+    return Answer([section], render([section], format, single=True), result)
+
+
+_MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Exported:
+    """What ``export`` wrote: (table, path, rows) per table, and the tables left out because
+    they are not quizkit's."""
+
+    written: list[tuple[str, Path, int]]
+    foreign: list[str]
+
+
+def export(db: str | os.PathLike[str], parquet: str | os.PathLike[str]) -> Exported:
+    """Write one Parquet file per quizkit table of ``db`` into the directory ``parquet``."""
+    con = connect(db, read_only=True)
+    try:
+        foreign = foreign_tables(con)
+        return Exported(export_parquet(con, parquet), foreign)
+    except duckdb.Error as exc:
+        raise DatabaseError(f"export failed: {one_line(exc)}") from None
+    finally:
+        con.close()
+
+
+# --- schemas, rules, samples -------------------------------------------------------------------
+
+def schemas(*, records: bool = False) -> list[tuple[str, str, str]]:
+    """(name, ``$id``, description) of each document kind's schema, and with ``records`` of
+    each record schema too (named ``record:NAME``)."""
+    everything = bundled()
+    out = [(kind, schema_id(kind), everything[schema_id(kind)]["description"]) for kind in KINDS]
+    if records:
+        out += [(f"record:{uri.rsplit('/', 1)[1].removesuffix('.json')}", uri, s["title"])
+                for uri, s in sorted(everything.items())
+                if uri.startswith(BASE_URI + "records/")]
+    return out
+
+
+def schema(name: str) -> dict:
+    """The schema of a document kind, or of a record given as ``record:NAME``."""
+    if name.startswith("record:"):
+        uri = f"{BASE_URI}records/{name.removeprefix('record:')}.json"
+    else:
+        uri = schema_id(name)
+    everything = bundled()
+    if uri not in everything:
+        raise ConfigError(f"unknown schema {name!r}; kinds: {', '.join(KINDS)} (records: "
+                          "record:NAME, see `quizkit schema list --all`)")
+    return everything[uri]
+
+
+def export_schemas(out: str | os.PathLike[str], *,
+                   profile: str | os.PathLike[str] | None = None
+                   ) -> tuple[list[Path], tuple[str, ...]]:
+    """Write the bundled schemas (records/, documents/) into ``out``, a profile's enums
+    closed, for other tools; the files written and the enums the profile closed."""
+    loaded = read_profile_file(profile)
+    root = Path(out)
+    written = []
+    for uri, s in sorted(schema_set(loaded.enums).items()):
+        target = root / uri.removeprefix(BASE_URI)
+        make_directory(target.parent)
+        if profile is not None:
+            refuse_inputs([target], [profile])
+        with atomic_write(target) as fh:
+            fh.write(dumps_schema(s).decode())
+        written.append(target)
+    return written, tuple(name for name, _ in loaded.enums)
+
+
+def rules(rule: str | None = None, *, format: str = "text") -> str:
+    """The rule catalog, or one rule explained, as text, JSON or Markdown (``quizkit rules``)."""
+    if format not in rule_docs.FORMATS:
+        raise ConfigError(f"unknown format {format!r} (use {', '.join(rule_docs.FORMATS)})")
+    if rule is None:
+        return rule_docs.render(rule_docs.catalog.all_rules(), format)
+    try:
+        return rule_docs.render_one(rule_docs.find(rule), format)
+    except KeyError:
+        raise ConfigError(f"no rule {rule!r} (see `quizkit rules`)") from None
+
+
+def generate(out: str | os.PathLike[str], *, packages: int = 100, seed: int = 0,
+             broken: float = 0.0, gzip_share: float = 0.0, jsonl: bool = False,
+             workers: int | None = None, force: bool = False) -> Summary:
+    """Write a deterministic corpus (``quizkit samples generate``); ``force`` replaces a
+    corpus written before in ``out``."""
+    try:
+        return generate_corpus(out, packages=packages, seed=seed, broken=broken,
+                               gzip_share=gzip_share, jsonl=jsonl, workers=workers,
+                               overwrite=force)
+    except FileExistsError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+#: Each CLI command → its API function (the test of options walks this).
+COMMANDS: dict[str, Callable[..., object]] = {
+    "validate": validate, "load": load, "query": query, "export": export,
+    "summary sizes": summary, "summary starts": summary, "summary overview": summary,
+    "enums infer": infer, "rules": rules, "samples generate": generate,
+    "schema list": schemas, "schema show": schema, "schema export": export_schemas,
+    "schema editor": editor_settings,
+}

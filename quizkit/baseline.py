@@ -18,6 +18,7 @@ from pathlib import Path
 
 import orjson
 
+from quizkit.configfiles import BASELINE_MAX_BYTES, ConfigError, read_bytes
 from quizkit.findings import Finding
 from quizkit.output import resolve, write_bytes
 
@@ -25,7 +26,7 @@ FORMAT_VERSION = 1
 Key = tuple[str, str, str]  # (path, pointer, rule)
 
 
-class BaselineError(Exception):
+class BaselineError(ConfigError):
     """The baseline file cannot be read or is not a quizkit baseline (exit code 2)."""
 
 
@@ -89,12 +90,12 @@ class Baseline:
 
     @classmethod
     def load(cls, path: Path) -> Baseline:
+        raw = read_bytes(path, "baseline", BASELINE_MAX_BYTES)
         try:
-            data = orjson.loads(Path(path).read_bytes())
-        except OSError as exc:
-            raise BaselineError(f"cannot read baseline {path}: {exc.strerror or exc}") from None
+            data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            raise BaselineError(f"baseline {path} is not JSON: {exc}") from None
+            raise BaselineError(f"{path}:{exc.lineno}:{exc.colno}: baseline is not JSON: "
+                                f"{exc.msg}") from None
         if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION or \
                 not isinstance(data.get("findings"), list):
             raise BaselineError(f"{path} is not a quizkit baseline (version {FORMAT_VERSION})")

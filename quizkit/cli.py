@@ -14,9 +14,9 @@ from typing import Any, NoReturn
 
 import click
 
-from quizkit import __version__
 from quizkit.interrupts import EXIT_SIGINT, StopSignals, Terminated
 from quizkit.output import OutputError
+from quizkit.version import __version__
 
 #: Exit code of a usage or configuration error, and of an output that cannot be written.
 EXIT_USAGE = 2
@@ -56,8 +56,9 @@ class LazyGroup(click.Group):
         file is left); an output that cannot be written exits 2; a closed pipe (``| head``)
         ends quietly with 141, as a shell pipeline expects.
         """
-        signals = StopSignals()
-        signals.install()
+        # The program's signal handling (quizkit.entry); run in-process (tests, click's
+        # CliRunner) there is none, and a KeyboardInterrupt is still Ctrl-C.
+        signals = ctx.find_object(StopSignals) or StopSignals()
         try:
             return super().invoke(ctx)
         except (KeyboardInterrupt, Terminated):
@@ -79,8 +80,11 @@ class LazyGroup(click.Group):
 def _stop_by(signals: StopSignals, default: int | None = None) -> None:
     """Exit 130/143 with one line if a stop signal came during the run."""
     code = signals.exit_code or default
-    if code is not None:
-        _stop("interrupted" if code == EXIT_SIGINT else "terminated", code)
+    if code is None:
+        return
+    if signals.signum is not None:
+        signals.ignore_more()  # a second Ctrl-C (or DuckDB's own) must not break the exit
+    _stop("interrupted" if code == EXIT_SIGINT else "terminated", code)
 
 
 def _stop(message: str, code: int) -> NoReturn:

@@ -1,13 +1,15 @@
-"""Settings from ``[tool.quizkit]`` / ``quizkit.toml`` and the command line → one object.
+"""Config files, the command line and the Python API → one immutable :class:`Settings`.
 
 A config file is found from the current directory upward: in each directory ``quizkit.toml``
 (options at its top level) wins over ``pyproject.toml`` (options under ``[tool.quizkit]``; a
 ``pyproject.toml`` without that table is passed over). ``--config FILE`` names one instead.
-Command-line options win over the file: ``--select``/``--ignore``/``--fail-on`` replace the
-file's value, ``--severity`` entries override the file's per rule.
+Options given on the command line (or to :mod:`quizkit.api`) win over the file:
+``select``/``ignore``/``fail-on``/``profile`` replace the file's value, ``severity`` entries
+override the file's per rule, ``exclude`` patterns add to the file's.
 
-The result is applied in the main process through the engine's ``adjust`` hook
-(:meth:`Settings.adjuster`), so workers always run every check and stay simple.
+:func:`resolve` is the one place where this happens; everything after it reads the frozen
+:class:`Settings`. Rule settings are applied in the main process by an :class:`Adjuster`
+(built once per run), so workers always run every check and stay simple.
 
 Input rules (``P``: unreadable input, invalid JSON, unknown kind) cannot be ignored or
 re-graded: a file that was not checked must never pass silently.
@@ -18,246 +20,424 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import tomllib
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from quizkit.findings import Finding, Severity
+from quizkit.configfiles import ConfigError, read_toml, type_name
+from quizkit.findings import Finding, Report, Severity
+from quizkit.limits import Limits
 from quizkit.rules import catalog
+from quizkit.schemas import KINDS
 
-#: Options a config file may set. Other components may add theirs (``OPTIONS.add(...)``);
-#: their values are kept in :attr:`Settings.extra`.
-OPTIONS: set[str] = {"select", "ignore", "severity", "fail-on", "per-path-ignores"}
 INPUT_PREFIX = "P"
 CONFIG_NAMES = ("quizkit.toml", "pyproject.toml")
+SEVERITIES = ("error", "warning", "info")
+
+#: A rule selector list as the API takes it: ``"S,R"`` or ``["S", "unknown-field"]``.
+Rules = str | Iterable[str]
+__all__ = ["Adjuster", "ConfigError", "Settings", "find_config", "load_config", "resolve",
+           "resolve_selector"]
 
 
-class ConfigError(Exception):
-    """A configuration problem (exit code 2). The message names the option and the file."""
-
-
-@dataclass
+@dataclass(frozen=True)
 class Settings:
-    """Resolved rule settings. Selectors are kept as written; :meth:`adjuster` resolves them."""
+    """Everything that shapes one run, resolved from config file, command line and API.
 
-    select: list[str] | None = None
-    ignore: list[str] = field(default_factory=list)
-    severity: dict[str, str] = field(default_factory=dict)
-    fail_on: str | None = None
-    per_path_ignores: dict[str, list[str]] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
-    #: The config file the settings came from, and its directory (per-path patterns are
-    #: relative to it).
+    Rule selectors are kept as written (codes, names, prefixes); :func:`resolve` has checked
+    that each names a rule, and :meth:`adjuster` applies them.
+    """
+
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    #: (rule selector, level) pairs, in the order given; a later entry wins.
+    severity: tuple[tuple[str, str], ...] = ()
+    fail_on: Severity = Severity.ERROR
+    #: (glob, rule selectors) pairs; globs match paths relative to :attr:`root` or as given.
+    per_path_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = ()
+    #: Walk hidden entries (``.git``, ``.venv``) and ``node_modules`` too (quizkit.walk).
+    include_hidden: bool = False
+    #: Enum profile file (a config file's ``profile`` is relative to the config file).
+    profile: str | None = None
+    kind: str | None = None
+    jobs: int | None = None
+    limits: Limits = field(default_factory=Limits)
+    baseline: Path | None = None
+    write_baseline: Path | None = None
+    #: The config file the settings came from.
     source: Path | None = None
-    root: Path | None = None
 
     @property
     def where(self) -> str:
         return str(self.source) if self.source else "the command line"
 
-    def fail_on_severity(self) -> Severity:
-        return Severity.parse(self.fail_on or "error")
+    @property
+    def root(self) -> Path | None:
+        """The directory per-path patterns are relative to (the config file's)."""
+        return self.source.parent.resolve() if self.source else None
 
     def adjuster(self) -> Adjuster:
         return Adjuster(self)
 
+    def exit_code(self, report: Report) -> int:
+        """The run's exit code: 3 unreadable input, 1 findings at ``fail_on``, else 0.
 
-# --- finding and reading config files ----------------------------------------------------------
+        Writing a baseline records the findings rather than judging them: 0 unless 3.
+        """
+        code = report.exit_code(self.fail_on)
+        if self.write_baseline is not None:
+            return 3 if code == 3 else 0
+        return code
+
+
+#: What ``config=`` may be: a config file, settings or a config table to start from, ``None``
+#: to look for a config file from the current directory upward, ``False`` for none.
+ConfigSource = str | os.PathLike[str] | Mapping[str, Any] | Settings | bool | None
+
+
+# --- reading config files ----------------------------------------------------------------------
 
 def find_config(start: Path | None = None) -> Path | None:
-    """The nearest config file from ``start`` (default: the current directory) upward."""
+    """The nearest config file from ``start`` (default: the current directory) upward.
+
+    A ``pyproject.toml`` is read to see whether it has a ``[tool.quizkit]`` table, so an
+    invalid one is a :class:`ConfigError`, not silently passed over.
+    """
     here = (start or Path.cwd()).resolve()
     for directory in (here, *here.parents):
         for name in CONFIG_NAMES:
             candidate = directory / name
-            if not candidate.is_file():
+            if not candidate.exists():
                 continue
-            if name == "pyproject.toml" and _pyproject_table(candidate) is None:
+            if name == "pyproject.toml" and _tool_table(candidate) is None:
                 continue
             return candidate
     return None
 
 
-def _read_toml(path: Path) -> dict:
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"invalid TOML in {path}: {exc}") from None
+def _tool_table(path: Path) -> Any:
+    tool = read_toml(path, "config file").get("tool")
+    return tool.get("quizkit") if isinstance(tool, dict) else None
 
 
-def _pyproject_table(path: Path) -> dict | None:
-    try:
-        data = _read_toml(path)
-    except ConfigError:
-        return None
-    table = data.get("tool", {}).get("quizkit") if isinstance(data.get("tool"), dict) else None
-    return table if isinstance(table, dict) else None
-
-
-def load_config(path: Path) -> Settings:
+def load_config(path: str | os.PathLike[str]) -> Settings:
     """Read one config file (``pyproject.toml`` → its ``[tool.quizkit]``; else the top level)."""
     path = Path(path)
-    data = _read_toml(path)
     if path.name == "pyproject.toml":
-        tool = data.get("tool")
-        table = tool.get("quizkit", {}) if isinstance(tool, dict) else {}
-        prefix = "tool.quizkit."
+        table, prefix = _tool_table(path) or {}, "tool.quizkit."
     else:
-        table = data
-        prefix = ""
+        table, prefix = read_toml(path, "config file"), ""
     if not isinstance(table, dict):
         raise ConfigError(f"{prefix.rstrip('.')} in {path} must be a table")
     return settings_from_table(table, path, prefix)
 
 
-def settings_from_table(table: dict, path: Path | None, prefix: str = "") -> Settings:
-    where = str(path) if path else "the configuration"
-    s = Settings(source=path, root=path.parent.resolve() if path else None)
-    for key, value in table.items():
-        name = f"{prefix}{key}"
-        if key not in OPTIONS:
-            raise ConfigError(f"unknown option {name!r} in {where} "
-                              f"(known: {', '.join(sorted(OPTIONS))})")
-        if key == "select":
-            s.select = _str_list(value, name, where)
-        elif key == "ignore":
-            s.ignore = _str_list(value, name, where)
-        elif key == "severity":
-            if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-                raise ConfigError(f"{name} in {where} must be a table of RULE = \"LEVEL\"")
-            s.severity = dict(value)
-        elif key == "fail-on":
-            if not isinstance(value, str):
-                raise ConfigError(f"{name} in {where} must be a string")
-            s.fail_on = value
-        elif key == "per-path-ignores":
-            if not isinstance(value, dict):
-                raise ConfigError(f"{name} in {where} must be a table of \"GLOB\" = [RULES]")
-            s.per_path_ignores = {str(k): _str_list(v, f"{name}.{k}", where)
-                                  for k, v in value.items()}
-        else:
-            s.extra[key] = value
-    validate(s)
-    return s
-
-
-def _str_list(value: Any, name: str, where: str) -> list[str]:
-    if isinstance(value, str):
+def _str_list(value: Any, name: str, where: str, accept_str: bool = True) -> tuple[str, ...]:
+    if accept_str and isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{name} in {where} must be a list of rule codes or names")
-    return list(value)
+        raise ConfigError(f"{name} in {where} must be an array of strings, "
+                          f"not {type_name(value)}")
+    return tuple(value)
 
 
-# --- merging with the command line -----------------------------------------------------------
+def _rule_table(value: Any, name: str, where: str) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ConfigError(f"{name} in {where} must be a table of RULE = \"LEVEL\"")
+    return tuple(value.items())
 
-def split_list(values: Iterable[str]) -> list[str]:
-    """``("S003,U", "R001")`` → ``["S003", "U", "R001"]`` (repeatable, comma-separated)."""
-    return [part.strip() for v in values for part in v.split(",") if part.strip()]
+
+def _bool(value: Any, name: str, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} in {where} must be true or false, not {type_name(value)}")
+    return value
 
 
-def resolve(config: Path | None = None, *, select: Iterable[str] = (), ignore: Iterable[str] = (),
-            severity: Iterable[str] = (), fail_on: str | None = None,
-            discover: bool = True) -> Settings:
-    """The settings of one run: the config file (given, or found), then the command line."""
-    path = config if config is not None else (find_config() if discover else None)
-    s = load_config(path) if path is not None else Settings()
-    cli_select = split_list(select)
-    cli_ignore = split_list(ignore)
-    if cli_select:
-        s.select = cli_select
-    if cli_ignore:
-        s.ignore = cli_ignore
-    for item in severity:
+def _level(value: Any, name: str, where: str) -> Severity:
+    if not isinstance(value, str):
+        raise ConfigError(f"{name} in {where} must be a string, not {type_name(value)}")
+    return parse_level(value, f"fail-on level {value!r} in {where}")
+
+
+def _path_rules(value: Any, name: str, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{name} in {where} must be a table of \"GLOB\" = [RULES]")
+    return tuple((str(k), _str_list(v, f"{name}.{k}", where)) for k, v in value.items())
+
+
+def _relative_file(value: Any, name: str, where: str, base: Path | None) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{name} in {where} must be a string, not {type_name(value)}")
+    return str((base or Path.cwd()) / value)
+
+
+#: Config-file keys: the :class:`Settings` field each sets, and how its value is read
+#: (value, key as written, file) → field value. A new option is one line here.
+KEYS: dict[str, tuple[str, Callable[..., Any]]] = {
+    "select": ("select", _str_list),
+    "ignore": ("ignore", _str_list),
+    "severity": ("severity", _rule_table),
+    "fail-on": ("fail_on", _level),
+    "per-path-ignores": ("per_path_ignores", _path_rules),
+    "exclude": ("exclude", lambda v, n, w: _str_list(v, n, w, accept_str=False)),
+    "include-hidden": ("include_hidden", _bool),
+    "profile": ("profile", None),  # a path: relative to the file, see settings_from_table
+}
+
+
+def settings_from_table(table: Mapping[str, Any], path: Path | None,
+                        prefix: str = "") -> Settings:
+    """Settings from a config table (a file's, or one given to the API with ``path`` None)."""
+    where = str(path) if path else "the configuration"
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if key not in KEYS:
+            raise ConfigError(f"unknown option {name!r} in {where} "
+                              f"(known: {', '.join(sorted(KEYS))})")
+        attribute, read = KEYS[key]
+        if read is None:
+            values[attribute] = _relative_file(value, name, where,
+                                               path.parent if path else None)
+        else:
+            values[attribute] = read(value, name, where)
+    settings = Settings(source=path, **values)
+    check(settings)
+    return settings
+
+
+# --- the command line and the API --------------------------------------------------------------
+
+def split_list(values: Rules) -> tuple[str, ...]:
+    """``("S003,U", "R001")`` → ``("S003", "U", "R001")`` (repeatable, comma-separated)."""
+    if isinstance(values, str):
+        values = (values,)
+    return tuple(part.strip() for v in values for part in v.split(",") if part.strip())
+
+
+def _severity_pairs(severity: Mapping[str, str] | Iterable[str]) -> tuple[tuple[str, str], ...]:
+    if isinstance(severity, Mapping):
+        return tuple((str(k), str(v)) for k, v in severity.items())
+    pairs = []
+    for item in ((severity,) if isinstance(severity, str) else severity):
         rule_part, sep, level = item.partition("=")
         if not sep or not rule_part.strip() or not level.strip():
             raise ConfigError(f"--severity expects RULE=LEVEL, got {item!r}")
-        s.severity[rule_part.strip()] = level.strip()
+        pairs.append((rule_part.strip(), level.strip()))
+    return tuple(pairs)
+
+
+def parse_level(level: str | Severity, what: str) -> Severity:
+    """``"warning"`` → :attr:`Severity.WARNING`; ``what`` names the value in the error."""
+    if isinstance(level, Severity):
+        return level
+    try:
+        return Severity.parse(level)
+    except ValueError:
+        raise ConfigError(f"unknown {what} (use error, warning or info)") from None
+
+
+def _base(config: ConfigSource) -> Settings:
+    if isinstance(config, Settings):
+        return config
+    if config is None or config is True:
+        found = find_config()
+        return load_config(found) if found is not None else Settings()
+    if config is False:
+        return Settings()
+    if isinstance(config, Mapping):
+        return settings_from_table(config, None)
+    return load_config(config)
+
+
+def resolve(config: ConfigSource = None, *, select: Rules | None = None,
+            ignore: Rules | None = None, severity: Mapping[str, str] | Iterable[str] = (),
+            fail_on: str | Severity | None = None, exclude: Iterable[str] = (),
+            include_hidden: bool = False, profile: str | os.PathLike[str] | None = None,
+            kind: str | None = None,
+            jobs: int | None = None, limits: Limits | None = None,
+            baseline: str | os.PathLike[str] | None = None,
+            write_baseline: str | os.PathLike[str] | None = None) -> Settings:
+    """The settings of one run: the config (given, found or none), then these options.
+
+    Raises :class:`ConfigError` naming the first problem (an unknown rule or level, a bad
+    file, options that cannot be combined).
+    """
+    base = _base(config)
+    changes: dict[str, Any] = {}
+    if select is not None and split_list(select):
+        changes["select"] = split_list(select)
+    if ignore is not None and split_list(ignore):
+        changes["ignore"] = split_list(ignore)
+    if severity:
+        changes["severity"] = (*base.severity, *_severity_pairs(severity))
     if fail_on is not None:
-        s.fail_on = fail_on
-    validate(s, cli=bool(cli_select or cli_ignore or severity or fail_on))
-    return s
+        changes["fail_on"] = parse_level(fail_on, f"fail-on level {fail_on!r}")
+    if exclude:
+        changes["exclude"] = (*((exclude,) if isinstance(exclude, str) else exclude),
+                              *base.exclude)
+    if include_hidden:
+        changes["include_hidden"] = True
+    if profile is not None:
+        changes["profile"] = os.fspath(profile)
+    if kind is not None:
+        if kind not in KINDS:
+            raise ConfigError(f"unknown kind {kind!r} (kinds: {', '.join(KINDS)})")
+        changes["kind"] = kind
+    if jobs is not None:
+        if not isinstance(jobs, int) or jobs < 1:
+            raise ConfigError(f"jobs must be a whole number of at least 1, got {jobs!r}")
+        changes["jobs"] = jobs
+    if limits is not None:
+        changes["limits"] = limits
+    if baseline is not None:
+        changes["baseline"] = Path(baseline)
+    if write_baseline is not None:
+        changes["write_baseline"] = Path(write_baseline)
+    settings = replace(base, **changes)
+    if settings.baseline is not None and settings.write_baseline is not None:
+        raise ConfigError("--baseline and --write-baseline cannot be combined "
+                          "(rewrite the baseline with --write-baseline alone)")
+    if changes:
+        check(settings, cli=True)
+    return settings
 
 
 # --- selectors ---------------------------------------------------------------------------------
 
-def resolve_selector(selector: str, where: str) -> set[str]:
-    """Rule names a selector stands for: a code, a name, a code prefix (``S``, ``S00``), ALL."""
-    key = selector.strip()
-    rules = catalog.all_rules()
-    if key.upper() == "ALL":
-        return {r.name for r in rules}
-    try:
-        return {catalog.get(key).name}
-    except KeyError:
-        pass
-    if key[:1].isalpha() and key.isalnum():
-        hits = {r.name for r in rules if r.code.startswith(key.upper())}
-        if hits:
-            return hits
-    raise ConfigError(f"unknown rule {selector!r} in {where} (see `quizkit rules`)")
+class Selectors:
+    """Rule selectors → rule names, each selector resolved once (per run or per check)."""
+
+    def __init__(self) -> None:
+        self.rules = catalog.all_rules()
+        self.all = frozenset(r.name for r in self.rules)
+        self._known: dict[str, frozenset[str]] = {}
+
+    def __call__(self, selector: str, where: str) -> frozenset[str]:
+        """Rule names a selector stands for: a code, a name, a code prefix (``S``), ALL."""
+        hit = self._known.get(selector)
+        if hit is None:
+            hit = self._known[selector] = self._lookup(selector, where)
+        return hit
+
+    def _lookup(self, selector: str, where: str) -> frozenset[str]:
+        key = selector.strip()
+        if key.upper() == "ALL":
+            return self.all
+        try:
+            return frozenset({catalog.get(key).name})
+        except KeyError:
+            pass
+        if key[:1].isalpha() and key.isalnum():
+            hits = frozenset(r.name for r in self.rules if r.code.startswith(key.upper()))
+            if hits:
+                return hits
+        raise ConfigError(f"unknown rule {selector!r} in {where} (see `quizkit rules`)")
+
+    def union(self, selectors: Iterable[str], where: str) -> frozenset[str]:
+        return frozenset().union(*(self(s, where) for s in selectors))
 
 
-def validate(s: Settings, cli: bool = False) -> None:
+def resolve_selector(selector: str, where: str) -> frozenset[str]:
+    """Rule names a selector stands for (see :class:`Selectors`)."""
+    return Selectors()(selector, where)
+
+
+def check(s: Settings, cli: bool = False) -> None:
     """Check every rule and level named, so that a typo is an error rather than a no-op."""
     where = s.where + (" or the command line" if cli and s.source else "")
-    for sel in (*(s.select or ()), *s.ignore):
-        resolve_selector(sel, where)
-    for sel, level in s.severity.items():
-        resolve_selector(sel, where)
-        try:
-            Severity.parse(level)
-        except ValueError:
-            raise ConfigError(f"unknown severity {level!r} for {sel!r} in {where} "
-                              f"(use error, warning or info)") from None
-    if s.fail_on is not None:
-        try:
-            Severity.parse(s.fail_on)
-        except ValueError:
-            raise ConfigError(f"unknown fail-on level {s.fail_on!r} in {where} "
-                              f"(use error, warning or info)") from None
-    checked: set[str] = set()  # a generated table repeats a few selectors 100,000 times
-    for pattern, sels in s.per_path_ignores.items():
+    selectors = Selectors()
+    selectors.union((*(s.select or ()), *s.ignore), where)
+    for sel, level in s.severity:
+        selectors(sel, where)
+        parse_level(level, f"severity {level!r} for {sel!r} in {where}")
+    for pattern, sels in s.per_path_ignores:
         for sel in sels:
-            if sel not in checked:
-                resolve_selector(sel, f"per-path-ignores {pattern!r} of {where}")
-                checked.add(sel)
+            selectors(sel, f"per-path-ignores {pattern!r} of {where}")
 
 
 # --- applying settings to findings -------------------------------------------------------------
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+class PathIgnores:
+    """Per-path ignores, compiled once: path → the rule names ignored there.
+
+    Patterns without wildcards are looked up in a dict. The others are grouped by the literal
+    text before their first wildcard and by the rules they ignore; each group becomes one
+    regular expression, compiled the first time a path starts with that text. So 100,000
+    patterns cost a dict build, and a path is tried only against the groups it could match.
+    """
+
+    def __init__(self, patterns: Iterable[tuple[str, frozenset[str]]]) -> None:
+        self.literal: dict[str, frozenset[str]] = {}
+        groups: dict[str, dict[frozenset[str], list[str]]] = {}
+        for pattern, names in patterns:
+            wild = _GLOB_CHARS.search(pattern)
+            if wild is None:
+                self.literal[pattern] = self.literal.get(pattern, frozenset()) | names
+            else:
+                groups.setdefault(pattern[:wild.start()], {}).setdefault(names, []).append(
+                    pattern)
+        self.groups = groups
+        self.prefix_lengths = sorted({len(p) for p in groups})
+        self._compiled: dict[str, list[tuple[frozenset[str], re.Pattern[str]]]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.literal or self.groups)
+
+    def _group(self, prefix: str) -> list[tuple[frozenset[str], re.Pattern[str]]]:
+        compiled = self._compiled.get(prefix)
+        if compiled is None:
+            compiled = self._compiled[prefix] = [
+                (names, re.compile("|".join(fnmatch.translate(p) for p in pats)))
+                for names, pats in self.groups[prefix].items()]
+        return compiled
+
+    def match(self, path: str) -> frozenset[str]:
+        hit = self.literal.get(path, frozenset())
+        for length in self.prefix_lengths:
+            if length > len(path):
+                break
+            prefix = path[:length]
+            if prefix in self.groups:
+                for names, regex in self._group(prefix):
+                    if not names <= hit and regex.match(path):
+                        hit = hit | names
+        return hit
+
 
 class Adjuster:
     """The engine's ``adjust`` hook for a :class:`Settings`: drop, re-grade or keep a finding."""
 
     def __init__(self, s: Settings) -> None:
-        names = {r.name for r in catalog.all_rules()}
-        enabled = set(names)
+        selectors = Selectors()
+        enabled = set(selectors.all)
         if s.select is not None:
-            enabled = set().union(*(resolve_selector(x, s.where) for x in s.select))
-        for x in s.ignore:
-            enabled -= resolve_selector(x, s.where)
-        self.disabled = frozenset(names - enabled)
+            enabled = set(selectors.union(s.select, s.where))
+        enabled -= selectors.union(s.ignore, s.where)
+        self.disabled = selectors.all - enabled
         self.severity: dict[str, Severity] = {}
-        for sel, level in s.severity.items():
-            for name in resolve_selector(sel, s.where):
-                self.severity[name] = Severity.parse(level)
-        self.patterns = _PathPatterns(s.per_path_ignores, s.where)
+        for sel, level in s.severity:
+            for name in selectors(sel, s.where):
+                self.severity[name] = parse_level(level, f"severity {level!r}")
+        self.paths = PathIgnores((pattern, selectors.union(sels, s.where))
+                                 for pattern, sels in s.per_path_ignores)
         self.root = s.root
         self._by_path: dict[str, frozenset[str]] = {}
 
     @property
     def is_noop(self) -> bool:
-        return not (self.disabled or self.severity or self.patterns)
+        return not (self.disabled or self.severity or self.paths)
 
     def _path_ignores(self, path: str) -> frozenset[str]:
         hit = self._by_path.get(path)
         if hit is None:
-            hit = self.patterns.match(_path_forms(path, self.root))
+            hit = frozenset().union(*(self.paths.match(form)
+                                      for form in _path_forms(path, self.root)))
             self._by_path[path] = hit
         return hit
 
@@ -267,47 +447,12 @@ class Adjuster:
         name = finding.rule
         if name in self.disabled:
             return None
-        if self.patterns and name in self._path_ignores(finding.path):
+        if self.paths and name in self._path_ignores(finding.path):
             return None
         level = self.severity.get(name)
         if level is not None:
             finding.severity = level
         return finding
-
-
-class _PathPatterns:
-    """Per-path-ignores patterns -> the rule names each ignores, matched fast.
-
-    A pattern without ``*``, ``?`` or ``[`` is a dictionary key (a generated table of one
-    entry per file costs one lookup per path, whatever its length); the others are compiled
-    once. Selectors are resolved once each, however many patterns repeat them.
-    """
-
-    def __init__(self, table: dict[str, list[str]], where: str) -> None:
-        resolved: dict[str, frozenset[str]] = {}
-        self.literal: dict[str, frozenset[str]] = {}
-        self.wild: list[tuple[Callable[[str], object], frozenset[str]]] = []
-        for pattern, sels in table.items():
-            for x in sels:
-                if x not in resolved:
-                    resolved[x] = frozenset(resolve_selector(x, where))
-            names = frozenset().union(*(resolved[x] for x in sels))
-            if _WILDCARD.search(pattern):
-                self.wild.append((re.compile(fnmatch.translate(pattern)).match, names))
-            else:
-                self.literal[pattern] = self.literal.get(pattern, frozenset()) | names
-
-    def __bool__(self) -> bool:
-        return bool(self.literal or self.wild)
-
-    def match(self, candidates: list[str]) -> frozenset[str]:
-        """The rule names ignored for a path given in its ``candidates`` forms."""
-        hit = frozenset().union(*(self.literal.get(c, frozenset()) for c in candidates))
-        return hit.union(*(names for match, names in self.wild
-                           if any(match(c) for c in candidates)))
-
-
-_WILDCARD = re.compile(r"[*?\[]")
 
 
 def _path_forms(path: str, root: Path | None) -> list[str]:

@@ -6,11 +6,17 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 
 import click
 
+from quizkit.cli import main
 
-def _commands(group: click.Group, ctx: click.Context, prefix: str):  # type: ignore[no-untyped-def]
+
+def commands(group: click.Group = main, ctx: click.Context | None = None,
+             prefix: str = "quizkit") -> Iterator[tuple[str, click.Command]]:
+    """(full name, command) of every command below ``group``, groups included, sorted."""
+    ctx = ctx or click.Context(group, info_name=prefix)
     for name in sorted(group.list_commands(ctx)):
         command = group.get_command(ctx, name)
         if command is None or command.hidden:
@@ -19,20 +25,18 @@ def _commands(group: click.Group, ctx: click.Context, prefix: str):  # type: ign
         yield full, command
         if isinstance(command, click.Group):
             sub_ctx = click.Context(command, info_name=name, parent=ctx)
-            yield from _commands(command, sub_ctx, full)
+            yield from commands(command, sub_ctx, full)
 
 
 def cli_reference() -> str:
     """Markdown: every command's help text, as ``--help`` prints it."""
-    from quizkit.cli import main
-
     root = click.Context(main, info_name="quizkit", terminal_width=100, max_content_width=100,
                          **main.context_settings)
     parts = ["# CLI reference", "",
              "Generated from the code by `python -m quizkit.docgen cli > docs/cli.md`; a test "
              "keeps it in step.", "", "## quizkit", "", "```text",
              main.get_help(root), "```", ""]
-    for full, command in _commands(main, root, "quizkit"):
+    for full, command in commands(main, root, "quizkit"):
         ctx = click.Context(command, info_name=full.removeprefix("quizkit "), parent=root)
         parts += [f"## {full}", "", "```text", command.get_help(ctx), "```", ""]
     return "\n".join(parts)

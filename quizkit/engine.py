@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from quizkit import intake, snippets
+from quizkit import intake, remote, snippets
 from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report
-from quizkit.interrupts import worker_started
+from quizkit.interrupts import signals_deferred, stop_workers, worker_started
 from quizkit.kinds import detect_kind, unknown_kind_message
 from quizkit.limits import Limits
 from quizkit.parsing import BOM, LineIndex, byte_view
@@ -280,8 +280,9 @@ def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[
                                initializer=_pool_worker_init)
     finished = False
     try:
-        for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
-            pending.append(pool.submit(_check_chunk, chunk, options))
+        with signals_deferred():  # the first submit forks the workers
+            for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
+                pending.append(pool.submit(_check_chunk, chunk, options))
         while pending:
             outcomes = pending.popleft().result()
             nxt = next(chunks, None)
@@ -290,7 +291,9 @@ def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[
             yield from outcomes
         finished = True
     finally:
-        # Stopped (Ctrl-C, SIGTERM, an error): drop the queued chunks, do not wait for them.
+        # Stopped (Ctrl-C, SIGTERM, an error): drop the queued chunks, end the workers.
+        if not finished:
+            stop_workers(pool)
         pool.shutdown(wait=finished, cancel_futures=not finished)
 
 
@@ -350,7 +353,8 @@ class _Rereader:
             return self._last[1]
         path = self.path(display)
         data = None
-        if path is not None and os.path.isfile(path):  # a FIFO or device cannot be read twice
+        # A FIFO or device cannot be read twice; an object in object storage can.
+        if path is not None and (remote.is_url(path) or os.path.isfile(path)):
             try:
                 data = Source(path).read(self.options.limits.max_decompressed,
                                          self.options.limits.max_file_size)
@@ -402,11 +406,19 @@ def _locate_late(findings: list[Finding], reread: _Rereader) -> None:
 Adjust = Callable[[Finding], Finding | None]
 
 
+#: Checks many sources elsewhere (a cluster): ``(sources, options) -> outcomes`` in input
+#: order, each as :func:`check_source` gives it.
+CheckMany = Callable[[list[Source], Options], Iterable[FileOutcome]]
+
+
 def _collect(sources: list[Source], options: Options, jobs: int, report: Report,
              facts: list[checks.LocatedFact], deliver: Callable[[Finding], None],
-             reporter: Reporter | None, on_file: Callable[[FileResult], None] | None) -> None:
+             reporter: Reporter | None, on_file: Callable[[FileResult], None] | None,
+             check_many: CheckMany | None = None) -> None:
     """Check every source; keep results and facts, deliver findings, in input order."""
-    for outcome in _check_many(sources, options, jobs):
+    outcomes = (check_many(sources, options) if check_many is not None
+                else _check_many(sources, options, jobs))
+    for outcome in outcomes:
         report.add_file(outcome.result)
         facts.extend(outcome.facts)
         for finding in outcome.findings:
@@ -420,12 +432,14 @@ def _collect(sources: list[Source], options: Options, jobs: int, report: Report,
 def run(sources: Iterable[Source], options: Options | None = None, *,
         reporter: Reporter | None = None, jobs: int | None = None,
         adjust: Adjust | None = None,
-        on_file: Callable[[FileResult], None] | None = None) -> Report:
+        on_file: Callable[[FileResult], None] | None = None,
+        check_many: CheckMany | None = None) -> Report:
     """Check every source and return the report.
 
     ``reporter`` receives each finding as soon as its file is done (in input order).
     ``adjust`` may re-grade or drop findings (configuration, baseline) before they are
-    reported; ``on_file`` is called after each file (progress).
+    reported; ``on_file`` is called after each file (progress). ``check_many`` checks the
+    files elsewhere (``quizkit.cluster``); the cross-file checks still run here.
     """
     options = options or Options()
     if reporter is not None and reporter.snippet_lines > options.snippet_lines:
@@ -449,7 +463,8 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     if reporter is not None:
         reporter.start()
     with _fewer_collections():
-        _collect(sources, options, jobs, report, facts, deliver, reporter, on_file)
+        _collect(sources, options, jobs, report, facts, deliver, reporter, on_file,
+                 check_many)
     reread = _Rereader(sources, options)
     with checks.rereading(reread):
         late = [f for check in checks.batch_checks() for f in check(facts)]

@@ -1,8 +1,4 @@
-"""Enum profiles: learn a service's enum values from a corpus, then enforce them.
-
-Where the enums are is read from the schemas themselves: every ``$ref`` to
-``enums.json#/$defs/NAME`` (and every ``propertyNames`` that refers to one) marks a place in a
-document kind. So inference, enforcement and the schemas cannot disagree.
+"""Enum profiles: read a profile (TOML) that closes enums; inference is in enum_inference.py.
 
 A profile is TOML::
 
@@ -10,30 +6,22 @@ A profile is TOML::
     difficulty = ["easy", "medium", "hard"]
     chatPlatform = ["telegram", "discord"]
 
-An enum the profile leaves out stays open.
+An enum the profile leaves out stays open. A run reads its profile once, with
+:func:`quizkit.runner.read_profile_file` (the enums and the ``[service]`` names).
 """
 
 from __future__ import annotations
 
-import copy
-import tomllib
-from collections import Counter
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from functools import cache
+import os
 from typing import Any
 
 import orjson
 
-from quizkit.schemas import BASE_URI, KINDS, Profile, bundled, registry, schema_id
-
-ENUMS_ID = f"{BASE_URI}records/enums.json"
-WILDCARD = "*"
-KEY = "<key>"  # the path step that stands for an object's keys (membership flags)
+from quizkit.configfiles import ConfigError, read_toml, type_name
+from quizkit.schemas import ENUMS_ID, KINDS, Profile, apply_profile, bundled
 
 
-class ProfileError(Exception):
+class ProfileError(ConfigError):
     """The profile cannot be read or names an unknown enum (a configuration error)."""
 
 
@@ -41,181 +29,41 @@ def enum_names() -> list[str]:
     return sorted(bundled()[ENUMS_ID]["$defs"])
 
 
-# --- where enums are, per kind ----------------------------------------------------------------
-
-def _enum_ref(schema: dict) -> str | None:
-    ref = schema.get("$ref", "")
-    return ref.split("#/$defs/", 1)[1] if "enums.json#/$defs/" in ref else None
-
-
-@cache
-def enum_paths(kind: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(enum name, path) pairs of a document kind; paths use ``*`` for array items and
-    ``<key>`` for the keys of an object."""
-    out: list[tuple[str, tuple[str, ...]]] = []
-    resolver = registry().resolver(base_uri=schema_id(kind))
-
-    def walk(schema: dict, resolver: Any, path: tuple[str, ...], seen: frozenset) -> None:
-        name = _enum_ref(schema)
-        if name:
-            out.append((name, path))
-            return
-        if "$ref" in schema:
-            resolved = resolver.lookup(schema["$ref"])
-            key = resolved.resolver._base_uri + schema["$ref"]
-            if key in seen:
-                return
-            walk(resolved.contents, resolved.resolver, path, seen | {key})
-            return
-        for alt in schema.get("anyOf", []):
-            walk(alt, resolver, path, seen)
-        if isinstance(schema.get("items"), dict):
-            walk(schema["items"], resolver, (*path, WILDCARD), seen)
-        for prop, sub in schema.get("properties", {}).items():
-            walk(sub, resolver, (*path, prop), seen)
-        names = schema.get("propertyNames")
-        if isinstance(names, dict) and _enum_ref(names):
-            out.append((_enum_ref(names), (*path, KEY)))
-
-    walk(bundled()[schema_id(kind)], resolver, (), frozenset())
-    return tuple(dict.fromkeys(out))
-
-
-def _values(doc: Any, path: tuple[str, ...], where: str = "") -> Iterator[tuple[str, str]]:
-    """(value, pointer) of the strings at ``path`` in ``doc``."""
-    if not path:
-        if isinstance(doc, str):
-            yield doc, where
-        return
-    step, rest = path[0], path[1:]
-    if step == WILDCARD:
-        if isinstance(doc, list):
-            for i, item in enumerate(doc):
-                yield from _values(item, rest, f"{where}/{i}")
-    elif step == KEY:
-        if isinstance(doc, dict):
-            for k in doc:
-                yield k, f"{where}/{_escape(k)}"
-    elif isinstance(doc, dict) and step in doc:
-        yield from _values(doc[step], rest, f"{where}/{_escape(step)}")
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def document_enum_values(kind: str, doc: Any) -> Iterator[tuple[str, str, str]]:
-    """(enum name, value, pointer) for every enum-typed value of one document."""
-    for name, path in enum_paths(kind):
-        for value, where in _values(doc, path):
-            yield name, value, where
-
-
-# --- inference --------------------------------------------------------------------------------
-
-@dataclass
-class Inferred:
-    """Values seen per enum, with counts and the first location of each."""
-
-    counts: dict[str, Counter] = field(default_factory=dict)
-    examples: dict[tuple[str, str], str] = field(default_factory=dict)
-    files: int = 0
-    documents: int = 0
-
-    def add(self, name: str, value: str, location: str) -> None:
-        self.counts.setdefault(name, Counter())[value] += 1
-        self.examples.setdefault((name, value), location)
-
-    def to_dict(self) -> dict:
-        return {name: [{"value": v, "count": n, "example": self.examples[(name, v)]}
-                       for v, n in sorted(c.items())]
-                for name, c in sorted(self.counts.items())}
-
-
-def infer(documents: Iterable[tuple[str, int | None, str, Any]]) -> Inferred:
-    """Collect enum values from (path, record, kind, document) tuples."""
-    seen = Inferred()
-    paths: set[str] = set()
-    for path, record, kind, doc in documents:
-        paths.add(path)
-        seen.documents += 1
-        where = f"{path}:{record}" if record is not None else path
-        for name, value, pointer in document_enum_values(kind, doc):
-            seen.add(name, value, f"{where}#{pointer}")
-    seen.files = len(paths)
-    return seen
-
-
-def profile_toml(seen: Inferred, source: str = "") -> str:
-    """The inferred values as a TOML profile, each value commented with count and example."""
-    import tomlkit
-
-    doc = tomlkit.document()
-    doc.add(tomlkit.comment(f"quizkit enum profile, inferred from {seen.files} files "
-                            f"({seen.documents} documents){' in ' + source if source else ''}"))
-    doc.add(tomlkit.comment(f"on {datetime.now(UTC).date().isoformat()}. Edit freely: an enum "
-                            "left out stays open."))
-    table = tomlkit.table()
-    for name in enum_names():
-        if name not in seen.counts:
-            continue
-        values = tomlkit.array()
-        for value, n in sorted(seen.counts[name].items()):
-            values.add_line(value, comment=f"{n} × {seen.examples[(name, value)]}")
-        values.add_line(indent="")
-        table.add(name, values)
-    doc.add("enums", table)
-    return tomlkit.dumps(doc)
-
-
 # --- profiles ---------------------------------------------------------------------------------
 
-def load_profile(path: str) -> Profile:
-    """Read a TOML profile. Raises :class:`ProfileError` naming the problem."""
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        raise ProfileError(f"cannot read profile {path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"profile {path} is not valid TOML: {exc}") from None
-    # [service] names validation levels and entities (read by quizkit.service.load_names).
+def read_profile(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The tables of a TOML profile file, read safely (see :mod:`quizkit.configfiles`)."""
+    data = read_toml(path, "profile")
+    # [service] names validation levels and entities (read by quizkit.service.names_from_table).
     unknown_tables = set(data) - {"enums", "service"}
     if unknown_tables:
         raise ProfileError(f"profile {path}: unknown table(s) {', '.join(sorted(unknown_tables))}"
                            " (expected [enums], [service])")
+    return data
+
+
+def profile_from_table(data: dict[str, Any], where: str) -> Profile:
+    """The enum profile of a profile's tables; ``where`` names the profile in messages."""
     enums = data.get("enums", {})
+    if not isinstance(enums, dict):
+        raise ProfileError(f"{where}: enums must be a table of NAME = [values], "
+                           f"not {type_name(enums)}")
     known = set(enum_names())
     out = []
     for name, values in sorted(enums.items()):
         if name not in known:
-            raise ProfileError(f"profile {path}: unknown enum {name!r} "
+            raise ProfileError(f"{where}: unknown enum {name!r} "
                                f"(known: {', '.join(sorted(known))})")
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-            raise ProfileError(f"profile {path}: enums.{name} must be an array of strings")
+            raise ProfileError(f"{where}: enums.{name} must be an array of strings, "
+                               f"not {type_name(values)}")
         out.append((name, tuple(values)))
     return tuple(out)
-
-
-def apply_profile(schemas: dict[str, dict], profile: Profile) -> dict[str, dict]:
-    """A copy of the bundled schemas with the profile's enums closed."""
-    if not profile:
-        return schemas
-    out = dict(schemas)
-    enums = copy.deepcopy(out[ENUMS_ID])
-    for name, values in profile:
-        enums["$defs"][name]["enum"] = list(values)
-        enums["$defs"][name]["description"] = (
-            enums["$defs"][name]["description"].split(" Open:", 1)[0]
-            + " Closed by an enum profile."
-        )
-    out[ENUMS_ID] = enums
-    return out
 
 
 def dumps_schema(schema: dict) -> bytes:
     return orjson.dumps(schema, option=orjson.OPT_INDENT_2) + b"\n"
 
 
-__all__ = ["KINDS", "Inferred", "Profile", "ProfileError", "apply_profile", "document_enum_values",
-           "enum_names", "enum_paths", "infer", "load_profile", "profile_toml"]
+__all__ = ["KINDS", "Profile", "ProfileError", "apply_profile", "dumps_schema", "enum_names",
+           "profile_from_table", "read_profile"]

@@ -26,6 +26,7 @@ from typing import Any
 
 import orjson
 
+from quizkit.findings import json_text
 from quizkit.limits import PARSER_MAX_DEPTH
 from quizkit.parsing import BOM, LineIndex, scan
 from quizkit.rules import input_rules
@@ -249,7 +250,7 @@ def _silent_problems(chunk: bytes) -> list[Problem]:
             first_line, first_column = index.position(token.first)
             problems.append(Problem(
                 input_rules.DUPLICATE_KEY,
-                f"duplicate key {token.text!r} (first at line {first_line}, column "
+                f"duplicate key {json_text(token.text)} (first at line {first_line}, column "
                 f"{first_column}); only the last value is read and checked",
                 line, column, token.pointer))
         elif token.what == "integer":

@@ -1,8 +1,8 @@
 """Signals: how a run ends when it is told to stop, and how its workers follow.
 
-- Ctrl-C (SIGINT) raises ``KeyboardInterrupt`` and SIGTERM raises :class:`Terminated` in the
-  main process (:class:`StopSignals`). Both are ``BaseException`` s, so every ``finally``
-  and every output's clean-up runs: temporary files are removed, a DuckDB transaction is
+- Ctrl-C (SIGINT) and SIGTERM raise ``KeyboardInterrupt`` in the main process
+  (:class:`StopSignals`), a ``BaseException``, so every ``finally`` and every output's
+  clean-up runs: temporary files are removed, a DuckDB transaction is
   rolled back. The command line then prints one line and exits 130 or 143, as a shell does
   for a process killed by those signals.
 - Worker processes (:func:`worker_started`, a pool ``initializer``) ignore SIGINT (the
@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import multiprocessing
 import os
@@ -21,6 +22,8 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from concurrent.futures import Executor
 from types import FrameType
 
 #: Exit codes of a run stopped by SIGINT and SIGTERM (128 + the signal number).
@@ -33,15 +36,18 @@ WATCH_INTERVAL = 0.5
 
 
 class Terminated(BaseException):
-    """SIGTERM arrived; raised in the main thread like ``KeyboardInterrupt`` for SIGINT."""
+    """SIGTERM arrived, where it cannot be waited for in a thread (no ``sigwait``)."""
 
 
 class StopSignals:
-    """Turns SIGINT and SIGTERM into exceptions for one run, and remembers which came.
+    """Turns SIGINT and SIGTERM into an exception for one run, and remembers which came.
 
-    Libraries may catch the exception and raise their own (DuckDB stops its query and
-    raises ``RuntimeError('Query interrupted')``), so the exit code is taken from
-    :attr:`signum`, not from the exception that ends the run.
+    DuckDB notices only SIGINT while a statement runs (it then stops the statement), and no
+    Python signal handler runs before that statement returns. So SIGTERM is held back in
+    every thread and taken by a thread of its own (``sigwait``), which records it and
+    interrupts the main thread as Ctrl-C does: a long query stops at once either way.
+    Libraries may turn the ``KeyboardInterrupt`` into their own exception (DuckDB:
+    ``RuntimeError('Query interrupted')``), so the exit code comes from :attr:`signum`.
     """
 
     def __init__(self) -> None:
@@ -49,15 +55,37 @@ class StopSignals:
 
     def install(self) -> None:
         """Handle SIGINT and SIGTERM from now on (main thread only; elsewhere a no-op)."""
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, self._handle)
+        if threading.current_thread() is not threading.main_thread():
+            return
+        signal.signal(signal.SIGINT, self._handle)
+        if hasattr(signal, "sigwait"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+            threading.Thread(target=self._wait_for_sigterm, daemon=True,
+                             name="quizkit-sigterm").start()
+        else:
             signal.signal(signal.SIGTERM, self._handle)
 
+    def _record(self, signum: int) -> None:
+        if self.signum is None:  # the first one counts
+            self.signum = signum
+
     def _handle(self, signum: int, frame: FrameType | None) -> None:
-        self.signum = signum
+        self._record(signum)
         if signum == signal.SIGINT:
             raise KeyboardInterrupt
         raise Terminated
+
+    def _wait_for_sigterm(self) -> None:
+        signal.sigwait({signal.SIGTERM})
+        self._record(signal.SIGTERM)
+        # A real SIGINT to the main thread: DuckDB watches for the signal itself.
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+
+    def ignore_more(self) -> None:
+        """From now on (the run is ending) further stop signals are ignored."""
+        if threading.current_thread() is threading.main_thread():
+            for signum in STOPPING:
+                signal.signal(signum, signal.SIG_IGN)
 
     @property
     def exit_code(self) -> int | None:
@@ -67,10 +95,49 @@ class StopSignals:
         return EXIT_SIGINT if self.signum == signal.SIGINT else EXIT_SIGTERM
 
 
+#: The signals that stop a run.
+STOPPING = frozenset({signal.SIGINT, signal.SIGTERM})
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back for the block; one that came is handled right after.
+
+    For starting worker processes: Python runs its after-fork hooks in the parent, and an
+    exception raised by a signal handler inside one of them is printed and dropped
+    ("Exception ignored in ..."), so the run would go on as if no signal had come.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def stop_workers(pool: Executor) -> None:
+    """End a process pool's workers now (a run was stopped): no waiting for their chunks.
+
+    Shutting down without waiting leaves the workers to finish what they hold, and Python
+    joins them at exit, so a stopped run would linger; terminated, they exit at once.
+    """
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(OSError, ValueError):
+            process.terminate()
+
+
 def worker_started() -> None:
     """Pool initializer: ignore SIGINT, die on SIGTERM, die with the parent process."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):  # forked from a parent that holds them back
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
     parent = multiprocessing.parent_process()
     parent_pid = parent.pid if parent is not None else os.getppid()
     if not _kernel_watches_parent():

@@ -1,9 +1,11 @@
 """Document shape → document kind, by the recognisers of :mod:`quizkit.model`.
 
-The service's exports carry no type tag, so the kind is read from the top-level fields (the
-rule is spelled out in :mod:`quizkit.model`). The same rule is written twice from the one
-model: in Python (:func:`detect_kind`, for ``validate``) and in SQL (:func:`kind_sql`, for
-``load``), each beside the other here so that they stay one rule.
+The service's exports carry no type tag, so the kind is read from the fields a document has
+(the rule is spelled out in :mod:`quizkit.model`). The decision is one function of the set of
+fields present, :func:`kind_of_fields`. ``validate`` gives it the fields of each parsed
+document (:func:`detect_kind`); ``load`` has DuckDB compute which fields each document has
+(a struct of :func:`shape_sql`) and gives it each distinct set
+(:func:`quizkit.analysis.readers.assign_kinds`). So the two cannot differ.
 """
 
 from __future__ import annotations
@@ -51,7 +53,10 @@ def _present(doc: dict) -> frozenset[str]:
 
 def fits(doc: dict) -> list[Fit]:
     """The kinds an object is eligible for, best first."""
-    present = _present(doc)
+    return _fits(_present(doc))
+
+
+def _fits(present: frozenset[str]) -> list[Fit]:
     out = []
     for k in _OBJECT_KINDS:
         if len(present.intersection(k.fields)) >= min_matched(k):
@@ -60,19 +65,12 @@ def fits(doc: dict) -> list[Fit]:
     return sorted(out)
 
 
-def _is_version_element(value: Any) -> bool:
-    return isinstance(value, dict) and any(value.get(f) is not None for f in _ARRAY_KIND.marks)
-
-
-def detect_kind(doc: Any) -> str | None:
-    """The document kind of ``doc``, or None when its shape does not decide one."""
-    if isinstance(doc, list):
-        if not doc or any(_is_version_element(v) for v in doc):
-            return _ARRAY_KIND.name
-        return None
-    if not isinstance(doc, dict):
-        return None
-    ranked = fits(doc)
+def kind_of_fields(present: frozenset[str], element: bool = False) -> str | None:
+    """The kind of an object with these recognised fields (non-null), or None when they do
+    not decide; ``element``: the object is an element of a top-level array."""
+    if element:
+        return _ARRAY_KIND.name if present.intersection(_ARRAY_KIND.marks) else None
+    ranked = _fits(present)
     if not ranked:
         return None
     best = ranked[0]
@@ -80,6 +78,18 @@ def detect_kind(doc: Any) -> str | None:
                                                                        best.missing):
         return None  # a tie: the shape does not decide
     return best.kind
+
+
+def detect_kind(doc: Any) -> str | None:
+    """The document kind of ``doc``, or None when its shape does not decide one."""
+    if isinstance(doc, list):
+        if not doc or any(isinstance(v, dict) and kind_of_fields(_present(v), element=True)
+                          for v in doc):
+            return _ARRAY_KIND.name
+        return None
+    if not isinstance(doc, dict):
+        return None
+    return kind_of_fields(_present(doc))
 
 
 def shape_sql(present: str) -> str:
@@ -92,46 +102,25 @@ def shape_sql(present: str) -> str:
         inner.setdefault(outer, [])
         if field:
             inner[outer].append(field)
+
     def struct(fields: dict[str, str]) -> str:
         return "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in fields.items()) + ")"
+
     return struct({outer: struct(dict.fromkeys(fields, present)) if fields else present
                    for outer, fields in inner.items()})
 
 
-def field_sql(shape: str, name: str) -> str:
-    """The SQL of recognised field ``name`` in a ``shape`` column (see :func:`shape_sql`)."""
-    return shape + "".join(f'."{part}"' for part in name.split("."))
-
-
-def kind_sql(shape: str = "shape", container: str = "container") -> str:
-    """The SQL twin of :func:`detect_kind`, over one document's row.
-
-    ``shape`` is a struct with one field per name of :data:`quizkit.model.RECOGNISED`, NULL
-    when the document lacks the field or holds ``null`` in it (``TRY_CAST`` of the
-    document to :data:`quizkit.analysis.readers.SHAPE`); ``container`` is ``'json-array'``
-    for an element of a top-level array. The kind is NULL when the shape does not decide.
-    """
-    def has(f: str) -> str:
-        return f"({field_sql(shape, f)} IS NOT NULL)::INTEGER"
-
-    def total(names: Any) -> str:
-        return "(" + " + ".join(has(f) for f in names) + ")" if names else "0"
-
-    fits_sql = []
-    for k in _OBJECT_KINDS:
-        foreign = [f for f in RECOGNISED if f not in k.shape]
-        missing = "0" if not k.required else \
-            f"{len(k.required)} - {total(k.required)}"
-        fits_sql.append(f"{{'f': {total(foreign)}, 'm': {missing}, "
-                        f"'ok': {total(k.fields)} >= {min_matched(k)}, 'k': '{k.name}'}}")
-    element = " OR ".join(f"{field_sql(shape, f)} IS NOT NULL" for f in _ARRAY_KIND.marks)
-    ranked = f"list_sort(list_filter([{', '.join(fits_sql)}], lambda e: e.ok))"
-    best = ("CASE WHEN len(s) = 0 THEN NULL "
-            "WHEN len(s) > 1 AND s[1].f = s[2].f AND s[1].m = s[2].m THEN NULL "
-            "ELSE s[1].k END")
-    return (f"CASE WHEN {container} = 'json-array' "
-            f"THEN CASE WHEN {element} THEN '{_ARRAY_KIND.name}' END "
-            f"ELSE list_transform([{ranked}], lambda s: {best})[1] END")
+def present_in_shape(shape: dict | None) -> frozenset[str]:
+    """The recognised fields a value of :func:`shape_sql`'s type (as DuckDB returns it)
+    says are present."""
+    out = set()
+    for outer, value in (shape or {}).items():
+        if value is None:
+            continue
+        out.add(outer)
+        if outer in _INNER:
+            out.update(f"{outer}.{f}" for f, v in value.items() if v is not None)
+    return frozenset(out)
 
 
 _SCALARS = ((bool, "a boolean"), (int, "a number"), (float, "a number"), (str, "a string"))

@@ -1,11 +1,11 @@
 """The shape of the service's exports, in one place: document kinds and their entities.
 
-Everything that needs to know what an export looks like reads it from here: the Python kind
-detector (:mod:`quizkit.kinds`), the SQL kind detection of ``load``
-(:data:`quizkit.analysis.readers.KIND_SQL`, generated from the same recognisers, so the two
-cannot differ), the walkers of the structural checks (:mod:`quizkit.rules.walk`), and the
-service's entity names. The JSON Schemas (``quizkit/schemas/documents/<kind>.json``) hold the
-full detail of every field; a test checks that the field lists here match them.
+Everything that needs to know what an export looks like reads it from here: the kind
+detector (:mod:`quizkit.kinds`, which ``validate`` and ``load`` both use, the latter on the
+fields DuckDB finds in each document, so the two cannot differ), the walkers of the
+structural checks (:mod:`quizkit.rules.walk`), and the service's entity names. The JSON
+Schemas (``quizkit/schemas/documents/<kind>.json``) hold the full detail of every field; a
+test checks that the field lists here match them.
 
 How a kind is recognised (:func:`quizkit.kinds.detect_kind`), from the document's top-level
 fields that some kind lists (:data:`RECOGNISED`) and whose value is not ``null``:
@@ -54,6 +54,10 @@ QUESTIONS = Entity("questions", "question", parent_field="themeId", parent="them
 STEPS = Entity("steps", "step", parent_field="questionId", parent="questions")
 VERSION_ENTITIES: tuple[Entity, ...] = (ROUNDS, THEMES, QUESTIONS, STEPS)
 
+#: A game's reduced view of a version (2.9): rounds and themes carry only id and name, questions
+#: only id, price and themeId, and there are no steps.
+GAME_VERSION_ENTITIES: tuple[Entity, ...] = (ROUNDS, Entity("themes", "theme"), QUESTIONS)
+
 #: Records of other documents: a full package's categories, a game's history.
 CATEGORIES = Entity("categories", "category", id_field="categoryId", parent_field="packageId")
 HISTORY = Entity("history", "history entry", parent_field="gameId")
@@ -75,7 +79,9 @@ class Kind:
     ``fields`` are the top-level fields of the document (of each element, for an array
     kind); ``required`` those its schema requires. ``versions`` is the path to the
     document's versions: to an array of them when ``many_versions``, to the one version
-    otherwise (``()`` is the document itself). ``id_maps`` are the fields of ``idMaps``.
+    otherwise (``()`` is the document itself). ``version_entities`` are the collections in
+    each of those versions, ``entities`` the document's own (at its top level, beside
+    ``versions``), and ``id_maps`` the fields of ``idMaps``.
     """
 
     name: str
@@ -87,6 +93,7 @@ class Kind:
     versions: tuple[str, ...] | None = None
     many_versions: bool = False
     view: View | None = None
+    version_entities: tuple[Entity, ...] = ()
     entities: tuple[Entity, ...] = ()
     id_maps: tuple[str, ...] = ()
     inner: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -125,21 +132,23 @@ _BANNER = ("id", "createdAt", "updatedAt", "userId", "position", "payload", "slo
 KINDS: tuple[Kind, ...] = (
     Kind("package-full", "response of GET /pkgs/{pkgId}/{versionId}/full (entities carry "
          "`versionId`)", "object", _PACKAGE, _PACKAGE, versions=("versions",),
-         many_versions=True, view="full", entities=(*VERSION_ENTITIES, CATEGORIES),
+         many_versions=True, view="full", version_entities=VERSION_ENTITIES,
+         entities=(CATEGORIES,),
          inner=(("user", _AUTHOR), ("settings", ("multipliers", "timers")))),
     Kind("version-list", "response of GET /pkgs/{pkgId}/versions (array; entities carry no "
          "`versionId`)", "array", _VERSION, _VERSION,
          marks=("packageId", "published", "changes", "validation",
                 *(e.key for e in VERSION_ENTITIES)),
-         versions=(), many_versions=True, view="list", entities=VERSION_ENTITIES),
+         versions=(), many_versions=True, view="list", version_entities=VERSION_ENTITIES),
     Kind("version", "response of GET /pkgs/{pkgId}/versions/{versionId}", "object", _VERSION,
-         _VERSION, versions=(), view="list", entities=VERSION_ENTITIES),
+         _VERSION, versions=(), view="list", version_entities=VERSION_ENTITIES),
     Kind("version-created", "response of POST /pkgs/{pkgId}/versions: `{version, idMaps}`",
          "object", ("version", "idMaps"), ("version", "idMaps"), versions=("version",),
          view="created", id_maps=tuple(e.key for e in VERSION_ENTITIES)),
     Kind("game", "response of GET /games/{id} (its `pkg.versions` in the reduced game view)",
          "object", _GAME, _GAME, versions=("pkg", "versions"), many_versions=True, view="game",
-         entities=(HISTORY,), inner=(("settings", ("slots", "prePlay", "teamMode")),)),
+         version_entities=GAME_VERSION_ENTITIES, entities=(HISTORY,),
+         inner=(("settings", ("slots", "prePlay", "teamMode")),)),
     Kind("user-self", "response of GET/POST /users/self: `{user, settings}`", "object",
          ("user", "settings"), ("user", "settings"),
          inner=(("user", _PROFILE), ("settings", ("language", "pkgsLanguages", "userId")))),

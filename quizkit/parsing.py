@@ -12,11 +12,13 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
+
+from quizkit.pointers import join_pointer, split_pointer
 
 BOM = b"\xef\xbb\xbf"
 
@@ -101,18 +103,6 @@ def string_end(text: str, i: int) -> int:
 def decode_key(raw: str) -> str:
     """The name of a key from its literal (with quotes)."""
     return orjson.loads(raw) if "\\" in raw else raw[1:-1]
-
-
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
-
-
-def split_pointer(pointer: str) -> list[str]:
-    return [_unescape(p) for p in pointer.split("/")[1:]] if pointer else []
-
-
-def join_pointer(parts: Iterable[str | int]) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
 @dataclass(slots=True)

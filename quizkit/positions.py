@@ -19,6 +19,8 @@ import re
 
 import orjson
 
+from quizkit.pointers import split_pointer
+
 # Everything up to the next bracket outside strings, then the bracket (possessive: no
 # backtracking, linear in the text).
 _TO_BRACKET = re.compile(r'(?:"[^"\\]*+(?:\\.[^"\\]*+)*+"|[^"\[\]{}])*+([\[\]{}])', re.DOTALL)
@@ -145,8 +147,7 @@ class Positions:
         array or object cost one pass over it, not one pass each.
         """
         text = self.text
-        parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]] \
-            if pointer else []
+        parts = split_pointer(pointer)
         i = self._ws(0)
         for depth, part in enumerate(parts, start=1):  # depth: of the values in the container
             c = text[i : i + 1]

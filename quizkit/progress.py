@@ -15,10 +15,9 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
-if TYPE_CHECKING:
-    from quizkit.findings import FileResult
+from quizkit.findings import FileResult
 
 MB = 1_000_000
 

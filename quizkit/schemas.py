@@ -14,6 +14,8 @@ every worker). ``tests/test_parity.py`` checks that both engines agree on every 
 
 from __future__ import annotations
 
+import copy
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -25,6 +27,7 @@ import orjson
 
 from quizkit.findings import VALUE_LIMIT, cut, json_list, json_text
 from quizkit.model import KIND_NAMES
+from quizkit.pointers import escape_token, join_pointer
 from quizkit.rules.catalog import Rule
 from quizkit.rules.schema_rules import rule_for_keyword
 
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
 BASE_URI = "https://quizkit.dev/schemas/v1/"
+ENUMS_ID = f"{BASE_URI}records/enums.json"
 KINDS = KIND_NAMES
 
 
@@ -71,9 +75,23 @@ def schema_set(profile: Profile = ()) -> dict[str, dict]:
     """The bundled schemas with a profile's enums closed (the bundle itself when empty)."""
     if not profile:
         return bundled()
-    from quizkit.enums import apply_profile
-
     return apply_profile(bundled(), profile)
+
+
+def apply_profile(schemas: dict[str, dict], profile: Profile) -> dict[str, dict]:
+    """A copy of the bundled schemas with the profile's enums closed."""
+    if not profile:
+        return schemas
+    out = dict(schemas)
+    enums = copy.deepcopy(out[ENUMS_ID])
+    for name, values in profile:
+        enums["$defs"][name]["enum"] = list(values)
+        enums["$defs"][name]["description"] = (
+            enums["$defs"][name]["description"].split(" Open:", 1)[0]
+            + " Closed by an enum profile."
+        )
+    out[ENUMS_ID] = enums
+    return out
 
 
 @cache
@@ -90,21 +108,66 @@ def _registry_of(schemas: dict[str, dict]) -> referencing.Registry:
     return referencing.Registry(retrieve=_refuse).with_resources(resources_).crawl()
 
 
-def _rs_refuse(uri: str) -> Any:
+def refuse_retrieval(uri: str) -> Any:
+    """jsonschema-rs's retriever: every reference outside the bundle is refused."""
     raise SchemaRefused(f"refusing to resolve {uri!r}: only bundled schemas are used")
 
 
-#: jsonschema-rs (0.60) accepts some date-times that the reference (python-jsonschema with
-#: rfc3339-validator) rejects: ``+``, ``,`` or ``.`` in digit places (``+024-01-01T…``), second
-#: 60, year 0000. The fast engine's copy of the schemas adds this pattern beside every
-#: ``"format": "date-time"`` (the reference's grammar; the calendar is still checked by the
-#: format), so whatever the fast engine finds valid the reference finds valid too. The
-#: reference also accepts one trailing newline (Python's ``$``); the fast engine does not,
-#: and such a document goes to the reference, which decides. See tests/test_parity.py.
+#: ``format: date-time`` is RFC 3339's ``date-time`` (section 5.6): ``T`` or ``t``, ``Z`` or
+#: ``z`` or an offset with a colon, any number of fractional digits, years 0000-9999, and a
+#: leap second (second 60) where the UTC time is 23:59, as ajv-formats has it. Neither engine
+#: has exactly this (python-jsonschema's rfc3339-validator refuses a leap second and year
+#: 0000 and lets a trailing newline through; jsonschema-rs 0.60 takes ``+``, ``,`` or ``.`` in
+#: digit places and second 60 at any time), so the reference gets :func:`is_date_time` as its
+#: checker, and the fast engine's copy of the schemas adds :data:`DATE_TIME_PATTERN` beside
+#: every ``"format": "date-time"`` (the calendar is still checked by the format). The fast
+#: engine takes a leap second only with a UTC offset; others go to the reference, which
+#: decides. tests/test_date_time.py holds the cases, checked against ajv-formats too.
+_DIGITS = "[0-9]"
+_ZONE = "([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])"
 DATE_TIME_PATTERN = (
-    r"^(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})-(0[1-9]|1[0-2])-[0-9]{2}[Tt]"
-    r"([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
+    rf"^{_DIGITS}{{4}}-(0[1-9]|1[0-2])-{_DIGITS}{{2}}[Tt]"
+    rf"(([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.{_DIGITS}+)?{_ZONE}"
+    rf"|23:59:60(\.{_DIGITS}+)?([Zz]|[+-]00:00))$"
 )
+_DATE_TIME = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?"
+    r"(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))")
+_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def is_date_time(value: Any) -> bool:
+    """An RFC 3339 date-time (see above); anything that is not a string passes (a format
+    only speaks of strings)."""
+    if not isinstance(value, str):
+        return True
+    m = _DATE_TIME.fullmatch(value)
+    if m is None:
+        return False
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    leap_year = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    if not 1 <= month <= 12 or not 1 <= day <= _DAYS[month - 1] + (month == 2 and leap_year):
+        return False
+    if hour > 23 or minute > 59 or second > 60:
+        return False
+    offset = 0
+    if m.group(7):
+        off_hour, off_minute = int(m.group(8)), int(m.group(9))
+        if off_hour > 23 or off_minute > 59:
+            return False
+        offset = (off_hour * 60 + off_minute) * (1 if m.group(7) == "+" else -1)
+    return second < 60 or (hour * 60 + minute - offset) % 1440 == 23 * 60 + 59
+
+
+def format_checker() -> jsonschema.FormatChecker:
+    """python-jsonschema's format checker, with quizkit's ``date-time``."""
+    import jsonschema
+
+    checker = jsonschema.FormatChecker()
+    checker.checks("date-time")(is_date_time)
+    return checker
+
+
 #: The formats whose fast check is known to agree with the reference (with the fix above).
 FAST_FORMATS = frozenset({"date-time"})
 
@@ -131,7 +194,7 @@ def _fast_bundled(profile: Profile = ()) -> dict[str, dict]:
 
 @cache
 def _rs_registry(profile: Profile = ()) -> jsonschema_rs.Registry:
-    return jsonschema_rs.Registry(list(_fast_bundled(profile).items()), retriever=_rs_refuse)
+    return jsonschema_rs.Registry(list(_fast_bundled(profile).items()), retriever=refuse_retrieval)
 
 
 @dataclass
@@ -170,7 +233,7 @@ def fast_validator(kind: str, profile: Profile = ()) -> Any:
     """A new jsonschema-rs validator for a document kind (formats asserted, no network)."""
     return jsonschema_rs.Draft202012Validator(
         _fast_bundled(profile)[schema_id(kind)], validate_formats=True,
-        registry=_rs_registry(profile), retriever=_rs_refuse,
+        registry=_rs_registry(profile), retriever=refuse_retrieval,
     )
 
 
@@ -180,15 +243,14 @@ def reference_validator(kind: str, profile: Profile = ()) -> jsonschema.Draft202
 
     cls = jsonschema.Draft202012Validator
     return cls(schema_set(profile)[schema_id(kind)], registry=registry(profile),
-               format_checker=cls.FORMAT_CHECKER)
+               format_checker=format_checker())
 
 
 def _explaining_validator(kind: str, profile: Profile = ()) -> jsonschema.Draft202012Validator:
-    import jsonschema
 
     return _pruning_class(profile)(
         _explain_bundled(profile)[schema_id(kind)], registry=_explain_registry(profile),
-        format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+        format_checker=format_checker())
 
 
 # --- explaining invalid documents quickly --------------------------------------------------
@@ -218,7 +280,7 @@ def _schema_nodes(node: Any, where: str = "") -> Iterator[tuple[str, dict]]:
     else:
         return
     for key, value in items:
-        yield from _schema_nodes(value, where + pointer([key]))
+        yield from _schema_nodes(value, where + "/" + escape_token(key))
 
 
 @cache
@@ -240,7 +302,7 @@ def _subschema_validators(profile: Profile = ()) -> dict[int, Any]:
     for uri, schema in _explain_bundled(profile).items():
         compiled = jsonschema_rs.validator_map_for(
             fast[uri], registry=_rs_registry(profile), validate_formats=True,
-            retriever=_rs_refuse)
+            retriever=refuse_retrieval)
         for where, node in _schema_nodes(schema):
             v = compiled.get("#" + where)
             if v is not None:
@@ -297,11 +359,6 @@ def warm(profile: Profile = ()) -> None:
         validator(kind, profile)
 
 
-def pointer(parts: Any) -> str:
-    """A JSON Pointer (RFC 6901) from path parts."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
 Raw = tuple[Rule, str, str]
 
 
@@ -313,7 +370,7 @@ def _explain(error: ValidationError) -> list[Raw]:
     """
     from jsonschema.exceptions import best_match
 
-    where = pointer(error.absolute_path)
+    where = join_pointer(error.absolute_path)
     if error.validator in ("anyOf", "oneOf") and error.context:
         # An alternative whose type matched explains best (a bad date-time string in a
         # nullable field is a format problem); when no type matched, list the types.
@@ -327,7 +384,7 @@ def _explain(error: ValidationError) -> list[Raw]:
     if keyword in ("additionalProperties", "unevaluatedProperties") and \
             isinstance(error.instance, dict):
         listed = error.schema.get("properties", {})
-        return [(rule, where + pointer([key]), f"unknown field {json_text(key)}")
+        return [(rule, where + "/" + escape_token(key), f"unknown field {json_text(key)}")
                 for key in error.instance if key not in listed]
     return [(rule, where, _message(keyword, error))]
 

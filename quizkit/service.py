@@ -38,13 +38,13 @@ A profile's ``[service]`` table renames levels and entities to the service's enu
 from __future__ import annotations
 
 import time
-import tomllib
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from quizkit import model
+from quizkit.configfiles import ConfigError, read_toml
 from quizkit.findings import Finding, Report, Severity
 from quizkit.model import VERSION_ENTITIES
 
@@ -125,7 +125,7 @@ def _read(value: Any, pairs: tuple[tuple[str, str], ...], names: tuple[str, ...]
 DEFAULT_NAMES = ServiceNames()
 
 
-class ServiceTableError(ValueError):
+class ServiceTableError(ConfigError):
     """A ``[service]`` table that cannot be used (a configuration error)."""
 
 
@@ -179,14 +179,10 @@ def _pairs(mapping: Any, names: tuple[str, ...], key: str, where: str,
 def load_names(path: str) -> ServiceNames:
     """The ``[service]`` table of a TOML profile (quizkit's own names when it has none).
 
-    Raises :class:`ServiceTableError`; an unreadable file is left to
-    :func:`quizkit.enums.load_profile`, which reads the same file first.
+    Raises :class:`~quizkit.configfiles.ConfigError` (the file cannot be read safely, see
+    :mod:`quizkit.configfiles`) or :class:`ServiceTableError`.
     """
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ServiceTableError(f"cannot read profile {path}: {exc}") from None
+    data = read_toml(path, "profile")
     if "service" not in data:
         return DEFAULT_NAMES
     return names_from_table(data["service"], data.get("enums"), f"profile {path}")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import orjson
 
+from quizkit import remote
 from quizkit.limits import DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_FILE_SIZE, format_size
 from quizkit.parsing import BOM
 
@@ -69,7 +70,7 @@ def printable(path: str) -> str:
     return "".join(out)
 
 
-def describe_mode(mode: int) -> str:
+def file_type(mode: int) -> str:
     """What a non-regular file is, for messages ("a FIFO (named pipe)")."""
     if stat.S_ISDIR(mode):
         return "a directory"
@@ -131,7 +132,7 @@ class Source:
         return self.is_lines
 
     def size(self) -> int:
-        if self.is_stdin:
+        if self.is_stdin or remote.is_url(self.path):
             return 0
         try:
             return os.stat(self.path).st_size
@@ -143,7 +144,12 @@ class Source:
         """The source's bytes, decompressed. Raises :class:`ReadError`, never blocks."""
         if self.error is not None:
             raise ReadError(self.error)
-        read = _read_stdin if self.is_stdin else functools.partial(_read_file, self.path)
+        if self.is_stdin:
+            read = _read_stdin
+        elif remote.is_url(self.path):
+            read = functools.partial(_read_remote, self.path)
+        else:
+            read = functools.partial(_read_file, self.path)
         data = read(max_file_size)
         if self.compressed or (self.is_stdin and data[:2] == b"\x1f\x8b"):
             return gunzip(data, max_decompressed)
@@ -165,6 +171,17 @@ def _read_stdin(limit: int) -> bytes:
     return data
 
 
+def _read_remote(url: str, limit: int) -> bytes:
+    """Read an object of object storage (quizkit.remote)."""
+    try:
+        data = remote.read(url, limit)
+    except remote.RemoteError as exc:
+        raise ReadError(str(exc)) from None
+    if len(data) > limit:
+        raise _too_large(limit)
+    return data
+
+
 def _read_file(path: str, limit: int) -> bytes:
     """Read a regular file. Opened non-blocking, so a FIFO swapped in after listing cannot
     hang the run; anything but a regular file is refused before a byte is read."""
@@ -178,7 +195,7 @@ def _read_file(path: str, limit: int) -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             hint = "; to read a stream, pipe it to stdin (-)" if stat.S_ISFIFO(st.st_mode) else ""
-            raise ReadError(f"{describe_mode(st.st_mode)}, not a regular file{hint}")
+            raise ReadError(f"{file_type(st.st_mode)}, not a regular file{hint}")
         if st.st_size > limit:
             raise _too_large(limit)
         with os.fdopen(fd, "rb", closefd=False) as fh:
@@ -247,5 +264,5 @@ def gunzip(data: bytes, limit: int) -> bytes:
     return b"".join(parts)
 
 
-__all__ = ["DEFAULT_MAX_DECOMPRESSED", "MissingPath", "ReadError", "Source", "describe_mode",
+__all__ = ["DEFAULT_MAX_DECOMPRESSED", "MissingPath", "ReadError", "Source", "file_type",
            "gunzip", "is_candidate", "looks_like_lines", "printable"]

@@ -4,7 +4,7 @@
 so they take the same files:
 
 * A path named on the command line is always an input, whatever its name (a directory is
-  walked); ``-`` is stdin.
+  walked); ``-`` is stdin; an ``s3://`` URL is listed by :mod:`quizkit.remote`.
 * Walking a directory takes the files named ``*.json``, ``*.jsonl``, ``*.ndjson`` (each also
   ``.gz``), in sorted order. Hidden entries (a name starting with ``.``: ``.git``, ``.venv``)
   and ``node_modules`` are skipped unless ``include_hidden``. Links to files are read; links to
@@ -24,17 +24,19 @@ from dataclasses import dataclass, field
 
 import pathspec
 
+from quizkit import remote
 from quizkit.sources import (
     STDIN,
     STDIN_FORMATS,
     MissingPath,
     Source,
-    describe_mode,
+    file_type,
     is_candidate,
     printable,
 )
 
-__all__ = ["Excludes", "Inputs", "MissingPath", "PatternError", "WalkRules", "expand"]
+__all__ = ["Excludes", "Inputs", "MissingPath", "PatternError", "WalkRules", "expand",
+           "unmatched_lines"]
 
 #: Directories skipped while walking unless hidden entries are included (besides dot-names).
 SKIPPED_DIRS = frozenset({"node_modules"})
@@ -189,6 +191,21 @@ class Inputs:
         return [s for s in self.sources if s.error is not None]
 
 
+#: Unmatched patterns named one by one; past these, one line counts the rest.
+WARN_AT_MOST = 10
+
+
+def unmatched_lines(patterns: list[str]) -> list[str]:
+    """The warnings for exclude patterns that matched nothing (the exit code stays): one a
+    pattern, and for a generated list of thousands, :data:`WARN_AT_MOST` and a count."""
+    lines = [f"quizkit: warning: exclude pattern {p!r} matched nothing"
+             for p in patterns[:WARN_AT_MOST]]
+    if len(patterns) > WARN_AT_MOST:
+        lines.append(f"quizkit: warning: ... and {len(patterns) - WARN_AT_MOST} more exclude "
+                     "patterns matched nothing")
+    return lines
+
+
 def expand(paths: Iterable[str], rules: WalkRules | None = None, *,
            stdin_format: str = "auto") -> Inputs:
     """Sources for ``paths``: files as named, directories walked (see the module docstring).
@@ -205,6 +222,13 @@ def expand(paths: Iterable[str], rules: WalkRules | None = None, *,
     for raw in paths:
         if raw == STDIN:
             inputs.sources.append(Source(STDIN, lines=STDIN_FORMATS[stdin_format]))
+            continue
+        if remote.is_url(raw):  # object storage: the export files under the prefix
+            try:
+                listed = remote.list_files(raw, is_candidate)
+            except remote.RemoteError as exc:
+                raise MissingPath(str(exc)) from None
+            inputs.sources.extend(Source(url) for url, _size in listed)
             continue
         try:
             is_dir = stat.S_ISDIR(os.stat(raw).st_mode)
@@ -284,4 +308,4 @@ def _file_source(entry: os.DirEntry[str]) -> Source:
                       else "vanished while listing")
     except OSError as exc:
         return Source(entry.path, error=exc.strerror or str(exc))
-    return Source(entry.path, error=f"{describe_mode(mode)}, not a regular file")
+    return Source(entry.path, error=f"{file_type(mode)}, not a regular file")

@@ -408,10 +408,9 @@ def test_load_through_python_dash_m(fixture_corpus: Path, tmp_path: Path) -> Non
 def test_load_errors_are_load_errors(tmp_path: Path) -> None:
     """A reader failure that no single file explains surfaces as LoadError, not a crash."""
     con = connect()
-    con.execute("SET memory_limit = '1MB'")
     write_fixture_corpus(tmp_path / "c", packages=3)
     with pytest.raises(LoadError):
-        load(con, [tmp_path / "c"], findings=False)
+        load(con, [tmp_path / "c"], findings=False, memory_limit="1MB")
     con.close()
 
 

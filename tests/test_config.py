@@ -13,8 +13,9 @@ import pytest
 from click.testing import CliRunner
 from conftest import INVALID, ROOT
 
-from quizkit import config
+from quizkit import api, config
 from quizkit.cli import main
+from quizkit.findings import Severity
 
 CASES = INVALID / "rules"
 PRICE = CASES / "question-duplicate-price.json"  # one warning: duplicate-price
@@ -140,7 +141,7 @@ def test_per_path_ignores(tmp_path):
     ('[severity]\nX123 = "error"\n', "'X123'"),
     ('fail-on = "sometimes"\n', "'sometimes'"),
     ('[per-path-ignores]\n"a/**" = ["nope"]\n', "'nope'"),
-    ('select = "S\n', "invalid TOML"),
+    ('select = "S\n', "quizkit.toml:1:12: config file is not valid TOML"),
     ('select = [1, 2]\n', "select"),
 ])
 def test_config_errors_name_the_problem_and_the_file(tmp_path, content, needle):
@@ -195,7 +196,7 @@ def test_documented_examples_parse_and_load(tmp_path):
         tomllib.loads(block)
         path = tmp_path / name
         path.write_text(block)
-        settings = config.load_config(path)
-        assert settings.select and settings.fail_on == "warning"
-        assert settings.per_path_ignores["legacy/**"] == ["unknown-field"]
+        settings = api.settings(path)
+        assert settings.select and settings.fail_on == Severity.WARNING
+        assert ("legacy/**", ("unknown-field",)) in settings.per_path_ignores
         settings.adjuster()  # every selector resolves

@@ -35,7 +35,7 @@ def broken_corpus(tmp_path: Path) -> Path:
         if i % 4 == 0:
             b[f"extra{i}"] = True
         if i % 5 == 0:
-            b["createdAt"] = "2023-12-31T23:59:60Z"
+            b["createdAt"] = "2023-12-31T12:00:60Z"  # second 60 is a leap second only at 23:59 UTC
         _write(out / f"banner-{i:02}.json", b)
     for i in range(6):
         g = dict(game)

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quizkit.parsing import LineIndex
+from quizkit.pointers import join_pointer as pointer
 from quizkit.positions import Positions
-from quizkit.schemas import pointer
 from tests.conftest import valid_samples
 from tests.position_oracle import locate
 

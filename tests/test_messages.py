@@ -106,3 +106,14 @@ def test_long_values_and_huge_enums_keep_report_lines_short(tmp_path: Path) -> N
     about = next(line for line in lines if "/user/about" in line)
     assert "is not of type" in about and "characters)" in about
     assert took < 60
+
+
+def test_a_huge_duplicate_key_is_cut_in_the_message(tmp_path: Path) -> None:
+    key = "k" * 1_000_000
+    path = tmp_path / "dup.json"
+    path.write_text(f'{{"{key}": 1, "{key}": 2}}')
+    _, report = cli_json(str(path))
+    [dup] = [f for f in report["findings"] if f["rule"] == "duplicate-key"]
+    assert len(dup["message"]) < LINE_LIMIT
+    assert dup["message"].startswith('duplicate key "kkk') and "(1,000,000 characters)" in \
+        dup["message"]

@@ -7,6 +7,7 @@ and loaded with ``quizkit load``; the kind each gives for each file must be the 
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ PROFILE = json.loads((SAMPLES / "user-self.json").read_text())["user"]
 VERSION = json.loads((SAMPLES / "version.json").read_text())
 PACKAGE = json.loads((SAMPLES / "package-full.json").read_text())
 GAME = json.loads((SAMPLES / "game.json").read_text())
+VERSIONS = json.loads((SAMPLES / "version-list.json").read_text())
 
 
 def _without(doc: dict, *keys: str) -> dict:
@@ -43,6 +45,8 @@ NEAR_MISSES: list[tuple[str, Any, str | None]] = [
     ("banner-create-payload-only", {"payload": {"value": "v"}}, "banner-create"),
     ("user-self-without-settings", {"user": PROFILE}, "user-self"),
     ("user-update-image-only", {"user": {"image": {"src": "a.png"}}}, "user-update"),
+    ("user-self-without-user", {"settings": {"language": "en", "userId": "u1"}}, "user-self"),
+    ("version-created-only-maps", {"idMaps": {"rounds": {}, "steps": {}}}, "version-created"),
     ("user-update-user-null", {"user": None}, None),
     ("user-update-user-array", {"user": []}, "user-update"),
     ("version-created-without-maps", {"version": _without(VERSION, "rounds", "themes",
@@ -118,6 +122,8 @@ def kinds_both_ways(tmp_path_factory: pytest.TempPathFactory
     _split(corpus, root, "corpus")
     for name, doc, _ in NEAR_MISSES:
         _write(root, f"near-{name}", doc)
+    for name, doc in (("empty-array", []), ("versions", VERSIONS), ("banner", BANNER)):
+        (root / f"gz-{name}.json.gz").write_bytes(gzip.compress(orjson.dumps(doc)))
     return _validate_kinds(root), _load_kinds(root, work / "kinds.duckdb")
 
 
@@ -127,6 +133,8 @@ def test_validate_and_load_give_every_document_the_same_kind(kinds_both_ways) ->
     differ = {name: (by_validate[name], by_load[name]) for name in by_validate
               if by_validate[name] != by_load[name]}
     assert not differ
+    assert [by_load[f"gz-{n}.json.gz"] for n in ("empty-array", "versions", "banner")] == [
+        "version-list", "version-list", "banner"]
     assert {k for k in by_validate.values() if k} >= {
         "package-full", "version-list", "version", "version-created", "game", "user-self",
         "user-update", "banner", "banner-create"}
@@ -200,3 +208,42 @@ def test_the_model_lists_the_fields_of_each_kinds_schema(kind: model.Kind) -> No
             sub, _ = _object_schema((where.parent / target).resolve(), inner)
         assert fields == tuple(sub["properties"]), (kind.name, outer)
     assert set(kind.marks) <= set(kind.fields)
+
+
+def _property(schema: dict, where: Path, name: str) -> tuple[dict, Path]:
+    """The object schema of property ``name`` (through ``$ref`` and array ``items``)."""
+    sub = schema["properties"][name]
+    while "$ref" in sub or sub.get("type") == "array":
+        if "$ref" in sub:
+            target, _, inner = sub["$ref"].partition("#")
+            return _object_schema((where.parent / target).resolve() if target else where, inner)
+        sub = sub["items"]
+    return sub, where
+
+
+@pytest.mark.parametrize("kind", [k for k in model.KINDS if k.versions is not None],
+                         ids=lambda k: k.name)
+def test_the_model_places_versions_and_entities_as_the_schemas_do(kind: model.Kind) -> None:
+    schema, where = _object_schema(SCHEMAS / kind.schema)
+    if kind.container == "array":
+        assert kind.versions == ()
+    for key in kind.versions or ():
+        schema, where = _property(schema, where, key)
+    every = {e.key for e in model.VERSION_ENTITIES}
+    assert {e.key for e in kind.version_entities} == every & set(schema["properties"])
+    for entity in kind.version_entities:
+        record, _ = _property(schema, where, entity.key)
+        assert entity.id_field in record["properties"]
+        if entity.parent_field:
+            assert entity.parent_field in record["properties"], (kind.name, entity.key)
+    top, top_where = _object_schema(SCHEMAS / kind.schema)
+    for entity in kind.entities:
+        record, _ = _property(top, top_where, entity.key)
+        assert {entity.id_field, entity.parent_field} <= set(record["properties"])
+
+
+def test_the_readme_table_of_kinds_is_the_model() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("| `")
+            and line.split("`")[1] in model.KIND_NAMES]
+    assert sorted(rows) == sorted(f"| `{k.name}` | {k.what} |" for k in model.KINDS)

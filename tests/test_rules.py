@@ -12,6 +12,7 @@ from conftest import INVALID, ROOT, SAMPLES, cli, cli_json, run_script, valid_sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import quizkit
 from quizkit.engine import check_document
 from quizkit.rules import catalog, load_rule_modules
 from quizkit.rules.checks import doc_checks
@@ -258,12 +259,34 @@ def test_position_fast_path_agrees_with_exact_path(siblings):
         "variants": st.lists(st.sampled_from(["", " ", "Paris", "Rome"]), max_size=4),
     }),
 }), max_size=5))
-def test_step_fast_path_never_passes_a_bad_step(steps):
-    from quizkit.rules import content
-
-    found = []
-    for i, s in enumerate(steps):
-        content._fractional(s, "position", f"/steps/{i}", lambda *a: found.append(a))
-        content._fractional(s, "duration", f"/steps/{i}", lambda *a: found.append(a))
-        content._step_payload(s["payload"], f"/steps/{i}", lambda *a: found.append(a))
-    assert not (content._steps_clean(steps) and found)
+def test_step_fast_path_never_passes_a_bad_step(tmp_path_factory, steps):
+    """Through the public API: the steps are put into the version sample among its clean
+    ones, and the step rules report exactly what a plain reading of them says."""
+    version = json.loads((SAMPLES / "version.json").read_text())
+    expected = set()
+    for i, step in enumerate(steps):
+        where = f"/steps/{i}"
+        version["steps"][i].update(step)
+        for key in ("position", "duration"):
+            if step[key] % 1:  # 2.0 is a whole number
+                expected.add(("fractional-count", f"{where}/{key}"))
+        payload = step["payload"]
+        for key in ("media", "backgroundMedia"):
+            if payload[key] is not None and not payload[key]["src"].strip():
+                expected.add(("media-without-src", f"{where}/payload/{key}/src"))
+        background = payload["backgroundMedia"]
+        if background is not None and background["duration"] % 1:
+            expected.add(("fractional-count", f"{where}/payload/backgroundMedia/duration"))
+        seen = set()
+        for j, variant in enumerate(payload["variants"]):
+            if not variant.strip():
+                expected.add(("empty-variant", f"{where}/payload/variants/{j}"))
+            elif variant in seen:
+                expected.add(("duplicate-variant", f"{where}/payload/variants/{j}"))
+            else:
+                seen.add(variant)
+    path = tmp_path_factory.mktemp("steps") / "version.json"
+    path.write_text(json.dumps(version))
+    report = quizkit.validate([str(path)], jobs=1, config=False)
+    step_rules = {"fractional-count", "media-without-src", "empty-variant", "duplicate-variant"}
+    assert {(f.rule, f.pointer) for f in report.findings if f.rule in step_rules} == expected

@@ -4,7 +4,6 @@ condition holds."""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
@@ -237,16 +236,31 @@ def test_epoch_ms(text, ms):
     assert epoch_ms(text) == ms
 
 
-def test_checks_never_raise_on_odd_reports():
+@pytest.mark.parametrize("value", [
+    None, 5, "x", [], {"results": "no", "timestamp": True},
+    {"results": [None, 3, {"level": 1, "entity": [], "id": {}}], "timestamp": None}])
+def test_odd_embedded_reports_are_findings_not_crashes(tmp_path: Path, value):
+    """A validation block of the wrong shape is reported by the schema at its place (and the
+    version's odd updatedAt too); the embedded-report checks skip it instead of crashing."""
     doc = load("package-full.json")
-    odd = [None, 5, "x", [], {"results": "no", "timestamp": True},
-           {"results": [None, 3, {"level": 1, "entity": [], "id": {}}], "timestamp": None}]
-    for value in odd:
-        d = copy.deepcopy(doc)
-        d["versions"][0]["validation"] = value
-        d["versions"][0]["updatedAt"] = 7
-        embedded_findings(d)
-    embedded_findings([None, 1, {"validation": {}}], kind="version-list")
+    doc["versions"][0]["validation"] = value
+    doc["versions"][0]["updatedAt"] = 7
+    path = tmp_path / "package-full.json"
+    path.write_text(json.dumps(doc))
+    code, report = cli_json(str(path))
+    assert code == 1
+    pointers = {f["pointer"] for f in report["findings"]}
+    assert "/versions/0/updatedAt" in pointers
+    assert any(p.startswith("/versions/0/validation") for p in pointers)
+    assert not [f for f in report["findings"] if f["rule"] in EMBEDDED]
+
+
+def test_odd_version_list_members_are_findings_not_crashes(tmp_path: Path):
+    path = tmp_path / "versions.json"
+    path.write_text(json.dumps([None, 1, {"validation": {}}]))
+    code, report = cli_json("--kind", "version-list", str(path))
+    assert code == 1
+    assert {"/0", "/1"} <= {f["pointer"] for f in report["findings"]}
 
 
 def test_profile_turns_on_confirm_errors_through_the_cli(tmp_path: Path):

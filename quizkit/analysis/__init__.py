@@ -1,15 +1,9 @@
 """DuckDB analysis of quiz service exports: load, summaries, ad hoc SQL, Parquet export.
 
-The Python API mirrors the CLI::
-
-    from quizkit.analysis import connect, load, summaries, query, render
-
-    con = connect("dump.duckdb")              # or connect() for memory
-    load(con, ["exports/"], findings=False)   # quizkit load exports/ --db dump.duckdb
-    print(render(summaries.sizes(con, top=5), "markdown"))
-    print(render([query(con, "SELECT count(*) FROM steps")], "csv", single=True))
-
-DuckDB objects stay inside this package; callers get :class:`Section` rows and plain errors.
+The Python API of these commands is :mod:`quizkit.api` (``api.load``, ``api.summary``,
+``api.query``, ``api.export``), with the options of the CLI; this package holds the pieces
+they are made of. DuckDB objects stay inside this package; callers get :class:`Section` rows
+and plain errors.
 """
 
 from __future__ import annotations

@@ -1,32 +1,45 @@
-"""Load export files into the analysis tables, all or nothing.
+"""Load export files into the analysis tables, in bounded memory, all or nothing.
 
-The work happens in three phases:
+The work happens in four phases:
 
-1. *Stage* (outside the transaction, in temp tables, which never touch the database file):
-   DuckDB reads every file and types its documents into ``raw``, one row per document with
-   its kind (:mod:`quizkit.analysis.readers`); the statements of
-   :mod:`quizkit.analysis.transform` turn it into ``new_<table>`` rows.
-2. *Validate* (optional): ``quizkit.validate`` over the same files gives the ``findings`` rows.
-3. *Replace* (one transaction): delete the rows the load replaces, insert the new ones, commit.
-   Any error rolls the transaction back, so the database is exactly as it was.
+1. *Validate* (optional, first, while the process is small): ``quizkit.validate`` over the
+   same files gives the ``findings`` rows.
+2. *Stage* (outside the transaction, in temp tables, which never touch the database file),
+   one batch of files at a time (:data:`BATCH_BYTES`): DuckDB reads the batch and types its
+   documents into ``raw``, one row per document with its kind
+   (:mod:`quizkit.analysis.readers`); the candidate statements of
+   :mod:`quizkit.analysis.transform` turn them into flat ``cand_<table>`` rows, and ``raw`` is
+   dropped. Memory holds one batch of documents, whatever the size of the dump; DuckDB's
+   ``memory_limit`` and a spill directory bound the rest.
+3. *Pick*: the winners among all candidates become the ``new_<table>`` rows.
+4. *Replace* (one transaction): delete the rows the load replaces, insert the new ones, commit.
+   Any error or interruption rolls the transaction back, so the database is exactly as it was.
+
+DuckDB is handed only paths it cannot expand: a file whose name holds anything but plain
+characters (``*``, ``?``, ``[``, ``{``, a comma, a quote, a space, a newline, non-ASCII) is read
+through a link with a plain name in a private directory (an object of object storage through a
+copy), and its rows get the real name back. Such a name is thus one file, loaded once.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import duckdb
 
+from quizkit import remote
 from quizkit.analysis import transform
-from quizkit.analysis.connect import DatabaseError, one_line, run
-from quizkit.analysis.files import ExportFile, Skipped, expand, inspect, literal_names
+from quizkit.analysis.connect import DatabaseError, connect, one_line, run
+from quizkit.analysis.dataset import write_dataset
+from quizkit.analysis.files import ExportFile, InputError, Skipped, expand, inspect, is_export
 from quizkit.analysis.readers import (
     DERIVED_SQL,
     DOCUMENT,
@@ -34,16 +47,29 @@ from quizkit.analysis.readers import (
     FORMATS,
     RAW_DDL,
     SHAPE,
+    assign_kinds,
     objects_sql,
     whole_files_sql,
 )
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
-from quizkit.walk import WalkRules
+from quizkit.config import Settings
+from quizkit.findings import Report
+from quizkit.runner import run as validate_run
 
 Progress = Callable[[str, float], None]
+#: Called after each batch with its files, and the files and bytes of the whole load
+#: (a progress display).
+OnBatch = Callable[[list["Input"], int, int], None]
 
 _MALFORMED_AT = re.compile(r"Malformed JSON.*? at byte (\d+)[^:]*: ([^.]+)")
 _IN_FILE = re.compile(r' ?(?:in|of) file "[^"]+",?')
+
+#: Bytes of (uncompressed) input staged at once: what bounds a load's memory.
+BATCH_BYTES = 48 << 20
+#: Files staged at once, at most (document numbers keep 16 bits for the file).
+BATCH_FILES = 4096
+#: DuckDB's memory limit when none is given.
+DEFAULT_MEMORY_LIMIT = "512MB"
 
 
 class LoadError(Exception):
@@ -58,10 +84,35 @@ class LoadResult:
     documents: int = 0
     unknown_documents: int = 0
     skipped: list[Skipped] = field(default_factory=list)
-    unmatched: list[str] = field(default_factory=list)  # exclude patterns that matched nothing
     rows: dict[str, int] = field(default_factory=dict)
     findings: int | None = None
     timings: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """One export file to load: ``name`` is what the ``file`` columns hold (an absolute path or
+    a URL), ``size`` its size as listed."""
+
+    name: str
+    size: int
+
+
+@dataclass
+class Candidates:
+    """The candidate rows of one batch (see :mod:`quizkit.analysis.transform`), as Arrow
+    tables by table name (``files`` included), and the files it skipped."""
+
+    tables: dict[str, object]
+    skipped: list[Skipped]
+
+
+class Runner(Protocol):
+    """Where the per-file work of a load runs: here, or on a cluster (quizkit.cluster)."""
+
+    def report(self, paths: list[str]) -> Report: ...
+
+    def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]: ...
 
 
 class _Clock:
@@ -79,56 +130,309 @@ class _Clock:
             self.progress(step, seconds)
 
 
+def list_inputs(paths: Sequence[str | os.PathLike[str]],
+                skipped: list[Skipped] | None = None) -> list[Input]:
+    """Export files under ``paths`` (files, directories, object-storage URLs), unique.
+
+    Directories are walked as every command walks them (:mod:`quizkit.walk`); what the walk
+    found unreadable (never opened) is added to ``skipped``.
+
+    Raises :class:`InputError` for a path or URL that does not exist.
+    """
+    found: dict[str, int] = {}
+    for raw in paths:
+        text = os.fspath(raw)
+        if remote.is_url(text):
+            try:
+                found.update(remote.list_files(text, is_export))
+            except remote.RemoteError as exc:
+                raise InputError(str(exc)) from None
+        else:
+            files, unreadable, _unmatched = expand([text])
+            for path in files:
+                try:
+                    found[path] = os.stat(path).st_size
+                except OSError:
+                    found[path] = 0  # reading it says why
+            if skipped is not None:  # the walk's own finds: a broken link, a FIFO, ...
+                skipped.extend(unreadable)
+    return [Input(name, size) for name, size in sorted(found.items())]
+
+
+def batches(inputs: list[Input], max_bytes: int = BATCH_BYTES,
+            max_files: int = BATCH_FILES) -> list[list[Input]]:
+    """Consecutive runs of ``inputs`` of at most ``max_bytes`` (or one larger file) and at
+    most ``max_files`` files."""
+    out: list[list[Input]] = []
+    current: list[Input] = []
+    size = 0
+    for i in inputs:
+        if current and (size + i.size > max_bytes or len(current) >= max_files):
+            out.append(current)
+            current, size = [], 0
+        current.append(i)
+        size += i.size
+    if current:
+        out.append(current)
+    return out
+
+
+def offset_of(batch_no: int) -> int:
+    """The first document number of batch ``batch_no`` (documents of a batch are numbered
+    file_no * 2**32 + n, file_no < 2**16)."""
+    return int(batch_no) << 48
+
+
+@contextmanager
+def configured(con: duckdb.DuckDBPyConnection, *, memory_limit: str | None = None,
+               threads: int | None = None) -> Iterator[None]:
+    """The connection with a memory limit and a private spill directory (then restored)."""
+    with ExitStack() as stack:
+        spill = stack.enter_context(tempfile.TemporaryDirectory(prefix="quizkit-spill-"))
+        try:
+            stack.enter_context(_setting(con, "temp_directory", _sql_text(spill)))
+            stack.enter_context(_setting(con, "memory_limit",
+                                         _sql_text(memory_limit or DEFAULT_MEMORY_LIMIT)))
+            if threads:
+                stack.enter_context(_setting(con, "threads", str(int(threads))))
+        except duckdb.Error as exc:
+            raise DatabaseError(f"bad --memory-limit or --threads: {one_line(exc)}") from None
+        yield
+
+
+def _sql_text(value: str) -> str:
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+class LocalRunner:
+    """The per-file work of a load in this process (validation with all cores)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, settings: Settings) -> None:
+        self.con = con
+        self.settings = settings
+
+    def report(self, paths: list[str]) -> Report:
+        return validate_run(paths, self.settings)
+
+    def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
+        for batch_no, batch in enumerate(batches):
+            skipped = stage_batch(self.con, batch, offset_of(batch_no))
+            yield batch_no, Candidates({}, skipped)
+
+
 def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
-         findings: bool = True, progress: Progress | None = None,
-         exclude: Sequence[str] = (), include_hidden: bool = False) -> LoadResult:
+         findings: bool = True, settings: Settings | None = None,
+         progress: Progress | None = None,
+         memory_limit: str | None = None, threads: int | None = None,
+         on_batch: OnBatch | None = None, runner: Runner | None = None,
+         batch_bytes: int = BATCH_BYTES) -> LoadResult:
     """Load the export files under ``paths`` into the tables of ``con``.
 
-    Directories are walked as every command walks them (:mod:`quizkit.walk`, with
-    ``exclude`` and ``include_hidden``); what the walk could not read is in ``skipped``.
+    ``settings`` (rule selection, severities, per-path ignores, profile, limits) shape the
+    findings table as they shape ``quizkit validate``'s report; ``None``: the defaults.
 
-    ``progress(step, seconds)`` is called after each step; an exception it raises aborts the
-    load like any other failure (the database is left unchanged).
+    ``progress(step, seconds)`` is called after each step and ``on_batch(batch, total_files,
+    total_bytes)`` after each batch staged; an exception either raises aborts the load like
+    any other failure (the database is left unchanged). ``runner`` runs the per-file work
+    elsewhere (a Dask cluster).
     Raises :class:`quizkit.analysis.files.InputError` for a path that does not exist,
     :class:`LoadError` when the load fails, :class:`DatabaseError` for an unusable database.
     """
     result = LoadResult()
     clock = _Clock(result, progress)
-    rules = WalkRules(tuple(exclude), include_hidden)
-    all_files, unreadable, result.unmatched = expand(paths, rules)
-    files, skipped = inspect(all_files)
-    result.skipped.extend(unreadable + skipped)
-    clock.tick("discover")
-    try:
-        with literal_names(files) as (aliased, real):
-            files = _stage(con, aliased, result, clock)
-        files = _real_names(con, files, real, result)
-        _register_files(con, files)
-        # No statement of the transform depends on the order of rows.
-        with _setting(con, "preserve_insertion_order", "false"):
-            for name, sql in transform.STEPS:
-                run(con, sql)
-                clock.tick(f"transform:{name}")
-        report_rows = _findings_rows(paths, rules) if findings else None
-        _stage_findings(con, report_rows)
-        clock.tick("validate")
-        # In order, and so on one thread (see transform.DIRECT). The commit checkpoints
-        # straight away: the rows not yet in the file (all but the largest tables' full row
-        # groups) are then written once, compressed, instead of to the WAL and again at the
-        # next checkpoint (when the database is closed).
-        with _setting(con, "preserve_insertion_order", "true"), \
-                _setting(con, "checkpoint_threshold", "'0B'"):
-            _replace(con, validated=all_files, result=result, clock=clock)
-        result.findings = None if report_rows is None else len(report_rows[0])
-    except duckdb.Error as exc:
-        raise LoadError(one_line(exc)) from None
-    finally:
-        _drop_temps(con)
+    with configured(con, memory_limit=memory_limit, threads=threads):
+        try:
+            inputs = stage_all(con, paths, findings=findings, result=result, clock=clock,
+                               on_batch=on_batch,
+                               runner=runner or LocalRunner(con, settings or Settings()),
+                               batch_bytes=batch_bytes)
+            # In order, and so on one thread: inserted from several threads, a table is
+            # written in partly filled row groups that the checkpoint then rewrites. The
+            # commit checkpoints straight away: the rows not yet in the file are then
+            # written once, compressed, instead of to the WAL and again at the next
+            # checkpoint (when the database is closed).
+            with _setting(con, "preserve_insertion_order", "true"), \
+                    _setting(con, "checkpoint_threshold", "'0B'"):
+                _replace(con, validated=[i.name for i in inputs], result=result, clock=clock)
+        except duckdb.Error as exc:
+            raise LoadError(one_line(exc)) from None
+        finally:
+            drop_temps(con)
     return result
 
 
-def _stage(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
-           result: LoadResult, clock: _Clock) -> list[ExportFile]:
+def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
+              findings: bool, result: LoadResult, clock: _Clock, on_batch: OnBatch | None,
+              runner: Runner, batch_bytes: int = BATCH_BYTES) -> list[Input]:
+    """Validate, stage every batch and pick the winners: temp tables ``new_<table>``,
+    ``new_files`` and ``new_findings`` (and the ``win_*`` tables :data:`transform.DIRECT`
+    reads). Returns the inputs."""
+    inputs = list_inputs(paths, result.skipped)
+    clock.tick("discover")
+    report_rows = None
+    if findings:
+        report_rows = _findings_columns(runner.report([os.fspath(p) for p in paths]))
+        clock.tick("validate")
+    groups = batches(inputs, batch_bytes)
+    total_bytes = sum(i.size for i in inputs)
+    for batch_no, cands in runner.candidates(groups):
+        add_candidates(con, cands)
+        result.skipped.extend(cands.skipped)
+        clock.tick("read")
+        if on_batch is not None:
+            on_batch(groups[batch_no], len(inputs), total_bytes)
+    _ensure_candidates(con)
+    # No statement of the picks depends on the order of rows.
+    with _setting(con, "preserve_insertion_order", "false"):
+        for name, sql in transform.PICKS:
+            run(con, sql)
+            clock.tick(f"pick:{name}")
+    run(con, "CREATE OR REPLACE TEMP TABLE new_files AS SELECT *, "
+             "CAST(now() AT TIME ZONE 'UTC' AS TIMESTAMP) AS loaded_at FROM cand_files")
+    _stage_findings(con, report_rows)
+    result.findings = None if report_rows is None else len(report_rows[0])
+    return inputs
+
+
+def stage_batch(con: duckdb.DuckDBPyConnection, batch: list[Input], offset: int) -> list[Skipped]:
+    """Stage one batch into the ``cand_*`` temp tables of ``con``; the files it skipped.
+
+    Files whose names DuckDB could expand (glob, brace or odd characters) are reached through
+    a private directory of links (copies for URLs) with plain names; the rows get the real
+    names back.
+    """
+    with tempfile.TemporaryDirectory(prefix="quizkit-batch-") as work:
+        links, skipped = _materialize(batch, work)
+        files, bad = inspect(list(links))
+        skipped.extend(Skipped(links[b.path], b.reason) for b in bad)
+        files, bad = _stage(con, files)
+        skipped.extend(Skipped(links[b.path], b.reason) for b in bad)
+        assign_kinds(con)
+        renamed = {local: name for local, name in links.items() if local != name}
+        if renamed:
+            run(con, "UPDATE raw SET file = m.name FROM (SELECT unnest($local) AS local, "
+                     "unnest($name) AS name) m WHERE raw.file = m.local",
+                {"local": list(renamed), "name": list(renamed.values())})
+        # No candidate statement depends on the order of rows (the keys say which wins).
+        with _setting(con, "preserve_insertion_order", "false"):
+            for table, sql in transform.candidate_statements(offset):
+                _append(con, f"cand_{table}", sql)
+        _append(con, "cand_files", _files_sql(), {
+            "paths": [links[f.path] for f in files] or [""],
+            "containers": [f.container for f in files] or [""],
+            "compressed": [f.compressed for f in files] or [False],
+            "sizes": [f.size for f in files] or [0],
+            "n": len(files), "empty_array_kind": EMPTY_ARRAY_KIND})
+        run(con, "DROP TABLE IF EXISTS temp.raw")
+    return skipped
+
+
+def _files_sql() -> str:
+    return """
+        SELECT l.file, l.format, l.compressed, l.bytes,
+               coalesce(r.documents, 0) AS documents,
+               CASE WHEN l.format = 'json-array' AND r.documents IS NULL
+                    THEN $empty_array_kind ELSE r.kind END AS kind,
+               coalesce(r.unknown, 0) AS unknown_documents
+        FROM (SELECT unnest($paths) AS file, unnest($containers) AS format,
+                     unnest($compressed) AS compressed, unnest($sizes)::BIGINT AS bytes
+              LIMIT $n) l
+        LEFT JOIN (SELECT file, count(*) AS documents,
+                          string_agg(DISTINCT kind, ',' ORDER BY kind) AS kind,
+                          count(*) FILTER (WHERE kind IS NULL) AS unknown
+                   FROM raw GROUP BY file) r USING (file)
+    """
+
+
+def _append(con: duckdb.DuckDBPyConnection, table: str, sql: str,
+            params: dict | None = None) -> None:
+    """Rows of ``sql`` added to temp table ``table`` (created by the first batch)."""
+    if not run(con, "SELECT 1 FROM duckdb_tables() WHERE temporary AND table_name = ?",
+               [table]):
+        run(con, f"CREATE TEMP TABLE {table} AS {sql}", params)
+    else:
+        run(con, f"INSERT INTO {table} {sql}", params)
+
+
+def _link_name(i: int, name: str) -> str:
+    """A plain name that reads like ``name``: the same suffixes, as quizkit tells formats."""
+    lower = name.lower()
+    gz = lower.endswith(".gz")
+    base = lower[:-3] if gz else lower
+    suffix = ".jsonl" if base.endswith((".jsonl", ".ndjson")) else ".json"
+    return f"f{i}{suffix}{'.gz' if gz else ''}"
+
+
+def _materialize(batch: list[Input], work: str) -> tuple[dict[str, str], list[Skipped]]:
+    """Links (or, for URLs, copies) of the batch's files in ``work``: local path -> name."""
+    links: dict[str, str] = {}
+    skipped: list[Skipped] = []
+    for i, item in enumerate(batch):
+        local = os.path.join(work, _link_name(i, item.name))
+        if remote.is_url(item.name):
+            try:
+                remote.fetch(item.name, local)
+            except remote.RemoteError as exc:
+                skipped.append(Skipped(item.name, f"cannot be read: {exc}"))
+                continue
+        elif _plain(item.name):
+            local = item.name  # nothing in it DuckDB would expand: read it by its name
+        else:
+            os.symlink(os.path.abspath(item.name), local)
+        links[local] = item.name
+    return links, skipped
+
+
+#: Characters of a path that DuckDB reads as it is (an absolute path made of these only).
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=@%:")
+
+
+def _plain(path: str) -> bool:
+    """Whether DuckDB would read ``path`` literally: absolute, and no glob, brace, list,
+    quote, space, control or non-ASCII character (such names are read through a link)."""
+    return path.startswith("/") and _PLAIN.issuperset(path)
+
+
+def add_candidates(con: duckdb.DuckDBPyConnection, cands: Candidates) -> None:
+    """Candidate rows computed elsewhere (a cluster worker) added to ``cand_*`` of ``con``."""
+    for table, rows in cands.tables.items():
+        con.register("quizkit_rows", rows)
+        try:
+            _append(con, f"cand_{table}", "SELECT * FROM quizkit_rows")
+        finally:
+            con.unregister("quizkit_rows")
+
+
+def candidates_of(batch: list[Input], offset: int, *, memory_limit: str | None = None,
+                  threads: int | None = None) -> Candidates:
+    """The candidate rows of one batch, computed in a connection of their own (the work of
+    a cluster worker): flat rows, never documents."""
+    con = connect(None)
+    try:
+        with configured(con, memory_limit=memory_limit, threads=threads):
+            skipped = stage_batch(con, batch, offset)
+            tables = {t: con.execute(f"SELECT * FROM cand_{t}").to_arrow_table()
+                      for t in (*transform.CANDIDATES, "files")}
+        return Candidates(tables, skipped)
+    except duckdb.Error as exc:
+        raise LoadError(one_line(exc)) from None
+    finally:
+        con.close()
+
+
+def _ensure_candidates(con: duckdb.DuckDBPyConnection) -> None:
+    """Empty candidate tables when no batch made them (nothing to load)."""
+    run(con, RAW_DDL)
+    for table, sql in transform.candidate_statements(0):
+        _append(con, f"cand_{table}", sql + " LIMIT 0")
+    _append(con, "cand_files", _files_sql(), {"paths": [""], "containers": [""],
+                                              "compressed": [False], "sizes": [0], "n": 0,
+                                              "empty_array_kind": EMPTY_ARRAY_KIND})
+    run(con, "DROP TABLE IF EXISTS temp.raw")
+
+
+def _stage(con: duckdb.DuckDBPyConnection,
+           files: list[ExportFile]) -> tuple[list[ExportFile], list[Skipped]]:
     """Read the files into temp table ``raw``; files DuckDB cannot parse are skipped.
 
     Plain (not compressed) files of one document or one array of documents are read whole
@@ -145,33 +449,18 @@ def _stage(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
         except duckdb.Error:  # e.g. a file gone since it was listed: the careful path
             run(con, "DELETE FROM raw")
             whole = []
-        clock.tick("read:whole")
     typed = {file for (file,) in run(con, "SELECT DISTINCT file FROM raw")}
     rest = [f for f in files if f.path not in typed]
     try:
-        _read_objects(con, rest, first_doc_no=(len(whole) + 1) << 32, clock=clock)
-        return files
+        _read_objects(con, rest, first_doc_no=(len(whole) + 1) << 32)
+        return files, []
     except duckdb.Error as first_error:
         good, bad = _screen(con, rest)
         if not bad:
             raise LoadError(one_line(first_error)) from None
-        result.skipped.extend(bad)
-        clock.tick("read:screen")
-        _read_objects(con, good, first_doc_no=(len(whole) + 1) << 32, clock=clock)
+        _read_objects(con, good, first_doc_no=(len(whole) + 1) << 32)
         skipped = {b.path for b in bad}
-        return [f for f in files if f.path not in skipped]
-
-
-def _real_names(con: duckdb.DuckDBPyConnection, files: list[ExportFile], real: dict[str, str],
-                result: LoadResult) -> list[ExportFile]:
-    """Put the real paths back where :func:`literal_names` put links (``raw``, skips)."""
-    if not real:
-        return files
-    run(con, "UPDATE raw SET file = m.path FROM (SELECT unnest($links) AS link, "
-             "unnest($paths) AS path) m WHERE raw.file = m.link",
-        {"links": list(real), "paths": list(real.values())})
-    result.skipped = [Skipped(real.get(s.path, s.path), s.reason) for s in result.skipped]
-    return [dataclasses.replace(f, path=real.get(f.path, f.path)) for f in files]
+        return [f for f in files if f.path not in skipped], bad
 
 
 # Files up to this size are typed in batches (see _read_whole).
@@ -337,49 +626,18 @@ def _reason(message: str) -> str:
     return f"cannot be read: {message}"
 
 
-def _register_files(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None:
-    run(con, """
-        CREATE OR REPLACE TEMP TABLE loaded_files AS
-        SELECT unnest($paths) AS file, unnest($containers) AS format,
-               unnest($compressed) AS compressed, unnest($sizes)::BIGINT AS bytes
-    """, {"paths": [f.path for f in files] or [""],
-          "containers": [f.container for f in files] or [""],
-          "compressed": [f.compressed for f in files] or [False],
-          "sizes": [f.size for f in files] or [0]})
-    if not files:
-        run(con, "DELETE FROM loaded_files")
-    run(con, """
-        CREATE OR REPLACE TEMP TABLE new_files AS
-        SELECT l.file, l.format, l.compressed, l.bytes,
-               coalesce(r.documents, 0) AS documents,
-               CASE WHEN l.format = 'json-array' AND r.documents IS NULL
-                    THEN $empty_array_kind ELSE r.kind END AS kind,
-               coalesce(r.unknown, 0) AS unknown_documents,
-               CAST(now() AT TIME ZONE 'UTC' AS TIMESTAMP) AS loaded_at
-        FROM loaded_files l
-        LEFT JOIN (SELECT file, count(*) AS documents,
-                          string_agg(DISTINCT kind, ',' ORDER BY kind) AS kind,
-                          count(*) FILTER (WHERE kind IS NULL) AS unknown
-                   FROM raw GROUP BY file) r USING (file)
-    """, {"empty_array_kind": EMPTY_ARRAY_KIND})
+def _findings_columns(report: Report) -> tuple[list, ...]:
+    """The findings of ``report`` as column lists (see the ``findings`` table).
 
-
-def _findings_rows(paths: Sequence[str | os.PathLike[str]], rules: WalkRules) -> tuple[list, ...]:
-    """Validate with quizkit's engine; the findings as column lists.
-
-    The paths go to the engine as the user gave them, so that cross-file findings (which
-    depend on the order files are met) are the ones ``quizkit validate PATH...`` reports.
+    The report comes from the paths as the user gave them, so that cross-file findings
+    (which depend on the order files are met) are the ones ``quizkit validate PATH...``
+    reports.
     """
-    try:
-        from quizkit import validate
-        report = validate([os.fspath(p) for p in paths], jobs=None, exclude=rules.exclude,
-                          include_hidden=rules.include_hidden)
-    except ImportError as exc:  # the validation engine is not installed in this build
-        raise LoadError(f"validation is not available ({exc}); load with --no-findings") from None
     cols: tuple[list, ...] = tuple([] for _ in range(9))
     for f in report.findings:
-        values = (os.path.abspath(f.path) if f.path else f.path, f.record, f.pointer, f.line,
-                  f.column, f.rule, f.code, str(f.severity), f.message)
+        path = f.path if not f.path or remote.is_url(f.path) else os.path.abspath(f.path)
+        values = (path, f.record, f.pointer, f.line, f.column, f.rule, f.code,
+                  str(f.severity), f.message)
         for col, value in zip(cols, values, strict=True):
             col.append(value)
     return cols
@@ -422,14 +680,14 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
 
 def _replace(con: duckdb.DuckDBPyConnection, *, validated: list[str], result: LoadResult,
              clock: _Clock) -> None:
-    loaded = "file IN (SELECT file FROM loaded_files)"
+    loaded = "file IN (SELECT file FROM new_files)"
     run(con, "BEGIN TRANSACTION")
     try:
         ensure_schema(con)
         for table, extra in transform.REPLACES.items():
             run(con, f'DELETE FROM "{table}" WHERE {loaded} OR {extra}')
-            select = transform.DIRECT.get(table, f"SELECT * FROM new_{table}")
-            ((result.rows[table],),) = run(con, f'INSERT INTO "{table}" BY NAME {select}')
+            ((result.rows[table],),) = run(
+                con, f'INSERT INTO "{table}" BY NAME {transform.select_new(table)}')
             clock.tick(f"write:{table}")
         run(con, "DELETE FROM findings WHERE file IN (SELECT unnest($v)) OR "
                     + loaded, {"v": validated or [""]})
@@ -437,9 +695,7 @@ def _replace(con: duckdb.DuckDBPyConnection, *, validated: list[str], result: Lo
         run(con, f"DELETE FROM files WHERE {loaded}")
         ((result.rows["files"],),) = run(con, "INSERT INTO files BY NAME SELECT * FROM new_files")
         clock.tick("write:findings,files")
-        ((result.files, result.documents, result.unknown_documents),) = run(
-            con, "SELECT count(*), coalesce(sum(documents), 0), "
-                 "coalesce(sum(unknown_documents), 0) FROM new_files")
+        _tally(con, result)
     except BaseException:
         run(con, "ROLLBACK")
         raise
@@ -447,7 +703,14 @@ def _replace(con: duckdb.DuckDBPyConnection, *, validated: list[str], result: Lo
     clock.tick("commit")
 
 
-def _drop_temps(con: duckdb.DuckDBPyConnection) -> None:
+def _tally(con: duckdb.DuckDBPyConnection, result: LoadResult) -> None:
+    ((result.files, result.documents, result.unknown_documents),) = run(
+        con, "SELECT count(*), coalesce(sum(documents), 0), "
+             "coalesce(sum(unknown_documents), 0) FROM new_files")
+
+
+def drop_temps(con: duckdb.DuckDBPyConnection) -> None:
+    """Free the temp tables of a load."""
     for name in transform.TEMP_TABLES:
         try:
             run(con, f"DROP TABLE IF EXISTS temp.{name}")
@@ -461,8 +724,6 @@ def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathL
 
     A database file that did not exist before and whose first load fails is removed again.
     """
-    from quizkit.analysis.connect import connect
-
     existed = db is not None and Path(db).exists()
     con = None
     ok = False
@@ -476,4 +737,40 @@ def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathL
             con.close()
         if not ok and db is not None and not existed:
             for leftover in (Path(db), Path(f"{os.fspath(db)}.wal")):
-                leftover.unlink(missing_ok=True)
+                with suppress(OSError):  # e.g. never made, on a read-only file system
+                    leftover.unlink(missing_ok=True)
+
+
+def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike[str]], *,
+                 findings: bool = True, settings: Settings | None = None,
+                 progress: Progress | None = None,
+                 memory_limit: str | None = None, threads: int | None = None,
+                 on_batch: OnBatch | None = None, runner: Runner | None = None,
+                 batch_bytes: int = BATCH_BYTES) -> LoadResult:
+    """Load ``paths`` into the Parquet dataset ``root`` (see quizkit.analysis.dataset), with
+    the options of :func:`load`. Staging happens in a private in-memory database that
+    spills to a temporary directory."""
+    result = LoadResult()
+    clock = _Clock(result, progress)
+    con = connect(None)
+    try:
+        with configured(con, memory_limit=memory_limit, threads=threads):
+            try:
+                inputs = stage_all(con, paths, findings=findings, result=result, clock=clock,
+                                   on_batch=on_batch,
+                               runner=runner or LocalRunner(con, settings or Settings()),
+                                   batch_bytes=batch_bytes)
+                result.rows = write_dataset(con, root, validated=[i.name for i in inputs])
+                result.rows.pop("findings", None)
+                _tally(con, result)
+                clock.tick("write")
+            except duckdb.Error as exc:
+                raise LoadError(one_line(exc)) from None
+            except OSError as exc:
+                raise DatabaseError(f"cannot write dataset {root}: "
+                                    f"{exc.strerror or exc}") from None
+            finally:
+                drop_temps(con)
+    finally:
+        con.close()
+    return result

@@ -19,14 +19,18 @@ Each document is parsed into a struct of the *union* of the top-level fields of 
 (Giving ``read_json`` the same nested ``columns=`` instead is 10-20x slower on a corpus of
 many small files: DuckDB 2.0 maps every listed column and struct field again for every file.)
 
-Fields a kind does not have come back NULL, which is how :data:`KIND_SQL` tells the kinds apart
-without a Python parse. Only the fields the tables need are listed; the rest are skipped. A
-value of the wrong type becomes NULL (validation reports it) instead of failing the load.
+Fields a kind does not have come back NULL. The kind comes from column ``shape`` (which
+recognised fields a document has), by :func:`assign_kinds`. Only the fields the tables need
+are listed; the rest are skipped. A value of the wrong type becomes NULL (validation reports
+it) instead of failing the load.
 """
 
 from __future__ import annotations
 
-from quizkit.kinds import detect_kind, kind_sql, shape_sql
+import duckdb
+
+from quizkit.analysis.connect import run
+from quizkit.kinds import detect_kind, kind_of_fields, present_in_shape, shape_sql
 
 S = "VARCHAR"
 N = "BIGINT"
@@ -91,7 +95,7 @@ DOCUMENT = "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items()) + ")"
 #: Which recognised top-level fields a document has, not null: one ``PRESENT`` per name of
 #: quizkit.model.RECOGNISED. A ``PRESENT`` struct is non-NULL for any non-null JSON value,
 #: whatever its type, where a typed column of ``DOCUMENT`` is NULL for a value of the wrong
-#: type; :data:`KIND_SQL` reads this, so that ``load`` sees the fields ``validate`` sees.
+#: type; :func:`assign_kinds` reads this, so that ``load`` sees the fields ``validate`` sees.
 SHAPE = shape_sql(PRESENT)
 
 # Temp table raw: one row per document, its top-level fields as columns, its kind, and which
@@ -127,15 +131,31 @@ def whole_files_sql(param: str) -> str:
             f"FROM read_blob(${param}))")
 
 
-# The document kind, by the recognisers of quizkit.model: the SQL twin of
-# quizkit.kinds.detect_kind, generated beside it from the same model (a test checks that
-# validate and load agree on every sample, a generated corpus and near misses). Column
-# ``shape`` holds the document's recognised fields (``TRY_CAST(json AS SHAPE)``).
-KIND_SQL = kind_sql("shape", "container")
+def assign_kinds(con: duckdb.DuckDBPyConnection) -> None:
+    """Set ``raw.kind`` of every document from its ``shape``, by quizkit.kinds.kind_of_fields.
+
+    The rule is the one ``validate`` uses, run in Python once per distinct shape (a dump has
+    a few dozen), so ``load`` and ``validate`` cannot disagree (tests/test_model_kinds.py).
+    """
+    patterns = run(con, "SELECT DISTINCT container = 'json-array' AS element, shape FROM raw")
+    if not patterns:
+        return
+    kinds = [kind_of_fields(present_in_shape(shape), element) for element, shape in patterns]
+    run(con, f"""
+        UPDATE raw SET kind = m.kind
+        FROM (SELECT unnest($elements) AS element, unnest($shapes::{SHAPE}[]) AS shape,
+                     unnest($kinds::VARCHAR[]) AS kind) m
+        WHERE m.kind IS NOT NULL AND (raw.container = 'json-array') = m.element
+          AND raw.shape IS NOT DISTINCT FROM m.shape
+    """, {"elements": [e for e, _ in patterns], "shapes": [s for _, s in patterns],
+          "kinds": kinds})
+
+
 #: The kind of a file holding an empty array, which gives no row to type.
 EMPTY_ARRAY_KIND = detect_kind([])
 
 # Columns of raw computed from the typed fields by the statements that read documents: the
 # kind, and the ids of a package's versions (so that the statements that need only those do
 # not scan the versions with all their entities: DuckDB reads a list of structs whole).
-DERIVED_SQL = f"{KIND_SQL} AS kind, list_transform(versions, lambda v: v.id) AS version_ids"
+DERIVED_SQL = ("NULL::VARCHAR AS kind, "  # set by assign_kinds, once every document is read
+               "list_transform(versions, lambda v: v.id) AS version_ids")

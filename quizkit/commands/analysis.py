@@ -7,26 +7,25 @@ cannot be read are skipped with a warning; the rest is loaded and the exit code 
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
-import duckdb
 
+from quizkit import api
 from quizkit.analysis import summaries
-from quizkit.analysis.connect import DatabaseError, connect, one_line
-from quizkit.analysis.export import export_parquet, foreign_tables
+from quizkit.analysis.connect import DatabaseError
 from quizkit.analysis.files import InputError, Skipped
-from quizkit.analysis.load import LoadError, LoadResult, load, load_paths
-from quizkit.analysis.output import FORMATS, render, write_rows
-from quizkit.analysis.query import QueryError, lock_down, stream
-from quizkit.commands.walk_options import walk_options, warn_unmatched
+from quizkit.analysis.load import DEFAULT_MEMORY_LIMIT, Input, LoadError, LoadResult
+from quizkit.analysis.output import FORMATS
+from quizkit.analysis.query import QueryError
+from quizkit.cluster import ClusterError
+from quizkit.commands.rule_options import config_errors, config_option
 from quizkit.numbers import plural, thousands
-from quizkit.output import refuse_inputs
-from quizkit.walk import PatternError
+from quizkit.progress import Progress
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
@@ -49,56 +48,40 @@ def _warn_unknown(result: LoadResult) -> None:
                    err=True)
 
 
-def _warn_walk(result: LoadResult) -> None:
-    """The warnings of a load: skipped files, documents of unknown kind, unused excludes."""
-    _warn_skipped(result.skipped)
-    _warn_unknown(result)
-    warn_unmatched(result.unmatched)
-
-
 @contextmanager
-def _source(paths: tuple[str, ...], db: str | None, *, findings: bool = False,
-            exclude: tuple[str, ...] = (), include_hidden: bool = False,
-            ) -> Iterator[tuple[duckdb.DuckDBPyConnection, bool]]:
-    """A connection to ``--db`` (read-only) or to memory loaded from ``paths``.
-
-    Yields (connection, whether some input file was skipped).
-    """
-    if paths and db:
-        raise click.UsageError("give export files or --db FILE, not both")
-    if not paths and not db:
-        raise click.UsageError("give export files to read, or --db FILE")
-    skipped = False
+def _errors(load_failed: str = "could not load the files") -> Iterator[None]:
+    """The analysis errors → one line and the exit code of the contract."""
     try:
-        if db:
-            con = connect(db, read_only=True)
-        else:
-            con = connect(None)
-            result = load(con, paths, findings=findings, exclude=exclude,
-                          include_hidden=include_hidden)
-            _warn_walk(result)
-            skipped = bool(result.skipped)
+        with config_errors():
+            yield
     except InputError as exc:
         _fail(str(exc), EXIT_INPUT)
-    except PatternError as exc:
-        _fail(str(exc), EXIT_USAGE)
     except LoadError as exc:
-        _fail(f"could not load the files: {exc}", EXIT_INPUT)
-    except DatabaseError as exc:
+        _fail(f"{load_failed}: {exc}", EXIT_INPUT)
+    except (DatabaseError, QueryError, ClusterError) as exc:
+        sys.stdout.flush()  # the rows written before a query failed, then the error
         _fail(str(exc), EXIT_USAGE)
-    try:
-        yield con, skipped
-    finally:
-        con.close()
 
 
-def _walk(exclude: tuple[str, ...], include_hidden: bool) -> dict[str, Any]:
-    """The walk options of a command reading files, as keyword arguments of :func:`_source`."""
-    return {"exclude": exclude, "include_hidden": include_hidden}
+def _warn_loaded(result: LoadResult) -> None:
+    _warn_skipped(result.skipped)
+    _warn_unknown(result)
+
+
+def _print(answer: api.Answer) -> None:
+    """The answer on stdout, after the warnings about what was loaded; exit 3 if files were
+    skipped."""
+    if answer.loaded is not None:
+        _warn_loaded(answer.loaded)
+    click.echo(answer.text, nl=False)
+    if answer.loaded is not None and answer.loaded.skipped:
+        sys.exit(EXIT_INPUT)
 
 
 def _source_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    fn = walk_options(fn)
+    fn = click.option("--parquet", type=click.Path(file_okay=False),
+                      help="Read this Parquet dataset (from `quizkit load --parquet`) "
+                           "instead of files.")(fn)
     fn = click.option("--db", type=click.Path(dir_okay=False),
                       help="Read this database (from `quizkit load`) instead of files.")(fn)
     fn = click.argument("paths", nargs=-1, type=click.Path())(fn)
@@ -112,41 +95,62 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 @click.command("load")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--db", required=True, type=click.Path(dir_okay=False),
+@click.option("--db", type=click.Path(dir_okay=False),
               help="DuckDB database file to load into (created if missing).")
+@click.option("--parquet", type=click.Path(file_okay=False),
+              help="Parquet dataset directory to load into instead (one folder per table; "
+                   "created if missing; docs/scaling.md).")
 @click.option("--findings/--no-findings", default=True, show_default=True,
-              help="Also validate the files and load the findings (slower).")
+              help="Also validate the files and load the findings (slower), with the "
+                   "configuration applied as by `quizkit validate`.")
+@click.option("--memory-limit", metavar="SIZE", default=DEFAULT_MEMORY_LIMIT,
+              show_default=True,
+              help="DuckDB's memory limit (e.g. 512MB, 2GB); beyond it DuckDB spills to a "
+                   "temporary directory.")
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              help="DuckDB threads [default: the number of cores].")
+@click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
+              help="Run the per-file work on this Dask cluster (tcp://host:8786; default "
+                   "$DASK_SCHEDULER_ADDRESS, used with --parquet only); needs --parquet.")
 @click.option("--timings", is_flag=True, help="Print the time of each step to stderr.")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing but warnings and errors.")
-@walk_options
-def load_command(paths: tuple[str, ...], db: str, findings: bool, timings: bool,
-                 quiet: bool, exclude: tuple[str, ...], include_hidden: bool) -> None:
-    """Load exports of any kind (files, directories; .json, .jsonl, .ndjson, .gz) into DuckDB.
+@click.option("-q", "--quiet", is_flag=True,
+              help="Print nothing but warnings and errors (no progress display).")
+@config_option
+def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, findings: bool,
+                 memory_limit: str, threads: int | None, scheduler: str | None, timings: bool,
+                 quiet: bool, config_file: Path | None) -> None:
+    """Load exports of any kind (files, directories, s3:// URLs; .json, .jsonl, .ndjson, .gz)
+    into DuckDB or a Parquet dataset.
 
-    Loading runs in one transaction: on failure the database is left as it was. Loading the
-    same files again replaces their rows. The tables are described in docs/tables.md.
+    Memory stays bounded whatever the size of the dump (--memory-limit). Loading into --db
+    runs in one transaction: on failure or interruption the database is left as it was.
+    Loading the same files again replaces their rows. The tables are described in
+    docs/tables.md, the dataset and clusters in docs/scaling.md.
     """
-    progress = None
-    if timings:
-        def progress(step: str, seconds: float) -> None:
-            click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
-    refuse_inputs([db], paths)
-    try:
-        result = load_paths(db, paths, findings=findings, progress=progress, exclude=exclude,
-                            include_hidden=include_hidden)
-    except InputError as exc:
-        _fail(str(exc), EXIT_INPUT)
-    except PatternError as exc:
-        _fail(str(exc), EXIT_USAGE)
-    except LoadError as exc:
-        _fail(f"load failed, the database is unchanged: {exc}", EXIT_INPUT)
-    except DatabaseError as exc:
-        _fail(str(exc), EXIT_USAGE)
-    _warn_walk(result)
+    if scheduler and not parquet and click.get_current_context().get_parameter_source(
+            "scheduler") == click.core.ParameterSource.ENVIRONMENT:
+        scheduler = None  # DASK_SCHEDULER_ADDRESS is for the loads a cluster can do
+
+    def show_step(step: str, seconds: float) -> None:
+        click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
+
+    with _errors(f"load failed, the {'database' if db else 'dataset'} is unchanged"), \
+            Progress.for_run(quiet=quiet) as progress:
+        def on_batch(batch: list[Input], total_files: int, total_bytes: int) -> None:
+            progress.set_totals(total_files, total_bytes)
+            for item in batch:
+                progress.advance(item.name, item.size)
+
+        result = api.load(paths, db, parquet=parquet, findings=findings,
+                          memory_limit=memory_limit, threads=threads, scheduler=scheduler,
+                          timings=show_step if timings else None, on_batch=on_batch,
+                          config=config_file)
+    _warn_skipped(result.skipped)
+    _warn_unknown(result)
     if not quiet:
         rows = ", ".join(f"{thousands(n)} {t}" for t, n in result.rows.items() if t != "files")
         click.echo(f"Loaded {plural(result.files, 'file')} "
-                   f"({plural(result.documents, 'document')}) into {db}: "
+                   f"({plural(result.documents, 'document')}) into {db or parquet}: "
                    f"{rows}" + ("" if result.findings is None
                                 else f", {plural(result.findings, 'finding')}") + ".")
     if result.skipped:
@@ -161,24 +165,13 @@ def summary() -> None:
     """
 
 
-def _run_summary(name: str, paths: tuple[str, ...], db: str | None, fmt: str,
-                 section: str | None, walk: dict[str, Any], **options: Any) -> None:
-    with _source(paths, db, **walk) as (con, skipped):
-        try:
-            sections = summaries.SUMMARIES[name](con, **options)
-        except ValueError as exc:
-            raise click.UsageError(str(exc)) from None
-        except duckdb.Error as exc:
-            _fail(f"summary failed (is this a quizkit database?): {one_line(exc)}", EXIT_USAGE)
-    if section is not None:
-        chosen = [s for s in sections if s.name == section]
-        if not chosen:
-            names = ", ".join(s.name for s in sections)
-            raise click.UsageError(f"no section {section!r} (sections: {names})")
-        sections = chosen
-    click.echo(render(sections, fmt, titles=section is None), nl=False)
-    if skipped:
-        sys.exit(EXIT_INPUT)
+def _run_summary(name: str, paths: tuple[str, ...], db: str | None, parquet: str | None,
+                 fmt: str,
+                 section: str | None, **options: Any) -> None:
+    with _errors():
+        answer = api.summary(name, paths, db=db, parquet=parquet, format=fmt, section=section,
+                             **options)
+    _print(answer)
 
 
 def _summary_options(grouped: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -197,34 +190,26 @@ def _summary_options(grouped: bool) -> Callable[[Callable[..., Any]], Callable[.
 
 @summary.command("sizes")
 @_summary_options(grouped=True)
-def sizes_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
-                  by: tuple[str, ...], section: str | None, exclude: tuple[str, ...],
-                  include_hidden: bool) -> None:
+def sizes_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str, top: int,
+                  by: tuple[str, ...], section: str | None) -> None:
     """Package sizes (meta.size): distribution, largest, media counts, groups."""
-    _run_summary("sizes", paths, db, fmt, section, _walk(exclude, include_hidden), top=top,
-                 by=by or summaries.GROUP_NAMES)
+    _run_summary("sizes", paths, db, parquet, fmt, section, top=top, by=by)
 
 
 @summary.command("starts")
 @_summary_options(grouped=True)
-def starts_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
-                   by: tuple[str, ...], section: str | None, exclude: tuple[str, ...],
-                   include_hidden: bool) -> None:
+def starts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str, top: int,
+                   by: tuple[str, ...], section: str | None) -> None:
     """Starts (meta.starts) and games: totals, top, groups, games per package and version."""
-    _run_summary("starts", paths, db, fmt, section, _walk(exclude, include_hidden), top=top,
-                 by=by or summaries.GROUP_NAMES)
+    _run_summary("starts", paths, db, parquet, fmt, section, top=top, by=by)
 
 
 @summary.command("overview")
 @_summary_options(grouped=False)
-def overview_command(paths: tuple[str, ...], db: str | None, fmt: str, top: int,
-                     section: str | None, exclude: tuple[str, ...],
-                     include_hidden: bool) -> None:
+def overview_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
+                     top: int, section: str | None) -> None:
     """Counts of every table, shares of published and deleted versions, files, findings."""
-    _run_summary("overview", paths, db, fmt, section, _walk(exclude, include_hidden), top=top)
-
-
-_MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
+    _run_summary("overview", paths, db, parquet, fmt, section, top=top)
 
 
 @click.command("query")
@@ -235,26 +220,22 @@ _MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
               help="Write at most this many rows.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="SECONDS", help="Stop the query after this long (exit 2).")
-def query_command(sql: str, paths: tuple[str, ...], db: str | None, fmt: str,
-                  limit: int | None, timeout: float | None, exclude: tuple[str, ...],
-                  include_hidden: bool) -> None:
+@config_option
+def query_command(sql: str, paths: tuple[str, ...], db: str | None, parquet: str | None,
+                  fmt: str,
+                  limit: int | None, timeout: float | None, config_file: Path | None) -> None:
     """Run one reading SQL statement (SELECT) over the tables of docs/tables.md.
 
     A database file is opened read-only; statements that write are refused (exit 2). Reading
-    files straight, the findings table is filled only when the SQL mentions it. Rows are
-    written as they come, in batches, so a result of any size takes little memory.
+    files straight, the findings table is filled only when the SQL mentions it, with the
+    configuration applied as by `quizkit validate`. Rows are written as they come, in
+    batches, so a result of any size takes little memory.
     """
-    findings = bool(paths) and bool(_MENTIONS_FINDINGS.search(sql))
-    with _source(paths, db, findings=findings,
-                 **_walk(exclude, include_hidden)) as (con, skipped):
-        try:
-            lock_down(con)
-            with stream(con, sql, limit=limit, timeout=timeout) as rows:
-                write_rows(rows.columns, rows.batches, fmt, sys.stdout.write)
-        except QueryError as exc:
-            sys.stdout.flush()
-            _fail(str(exc), EXIT_USAGE)
-    if skipped:
+    with _errors():
+        answer = api.query(sql, paths, db=db, parquet=parquet, format=fmt, limit=limit,
+                           timeout=timeout, config=config_file, write=sys.stdout.write,
+                           loaded=_warn_loaded)
+    if answer.loaded is not None and answer.loaded.skipped:
         sys.exit(EXIT_INPUT)
 
 
@@ -269,22 +250,13 @@ def export_command(db: str, out_dir: str, quiet: bool) -> None:
 
     Other tables in the database are left out (named in a warning).
     """
-    try:
-        con = connect(db, read_only=True)
-    except DatabaseError as exc:
-        _fail(str(exc), EXIT_USAGE)
-    try:
-        foreign = foreign_tables(con)
-        written = export_parquet(con, out_dir)
-    except duckdb.Error as exc:
-        _fail(f"export failed: {one_line(exc)}", EXIT_USAGE)
-    finally:
-        con.close()
-    if foreign:
+    with _errors():
+        exported = api.export(db, out_dir)
+    if exported.foreign:
         click.echo(f"quizkit: warning: not exported, not quizkit's tables: "
-                   f"{', '.join(map(ascii, foreign))}", err=True)
+                   f"{', '.join(map(ascii, exported.foreign))}", err=True)
     if not quiet:
-        for _table, path, rows in written:
+        for _table, path, rows in exported.written:
             click.echo(f"{path}  {rows} rows")
 
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 import sys
 
 import click
-import orjson
 
-from quizkit.commands.walk_options import stdin_option, walk_options, warn_unmatched
-from quizkit.documents import Skipped, iter_documents
-from quizkit.enums import infer, profile_toml
-from quizkit.output import atomic_write, refuse_inputs, resolve
-from quizkit.walk import MissingPath, PatternError, WalkRules, expand
+from quizkit import api
+from quizkit.commands.walk_options import stdin_option, walk_options
+from quizkit.documents import Skipped
+from quizkit.sources import MissingPath
+from quizkit.walk import PatternError
 
 EXIT_INPUT = 3  # an input could not be read or parsed
 
@@ -37,29 +36,20 @@ def infer_command(paths: tuple[str, ...], output: str | None, fmt: str,
     An input that cannot be read or parsed is named on stderr and makes the exit code 3
     (the profile is still written from the rest).
     """
+    skipped = Skipped()
     try:
-        inputs = expand(paths, WalkRules(exclude, include_hidden), stdin_format=stdin_format)
+        seen = api.infer(paths, exclude=exclude, include_hidden=include_hidden,
+                         stdin_format=stdin_format, format=fmt, output=output,
+                         skipped=skipped, notes=lambda line: click.echo(line, err=True))
     except MissingPath as exc:
         raise click.UsageError(f"no such file or directory: {exc}") from None
     except PatternError as exc:
         raise click.UsageError(str(exc)) from None
-    warn_unmatched(inputs.unmatched)
-    if output:  # a bad output fails now, not after reading the corpus
-        resolve(output)
-        refuse_inputs([output], [s.path for s in inputs])
-    skipped = Skipped()
-    seen = infer(iter_documents(inputs, skipped))
-    if fmt == "json":
-        text = orjson.dumps({"files": seen.files, "documents": seen.documents,
-                             "enums": seen.to_dict()}, option=orjson.OPT_INDENT_2).decode()
-    else:
-        text = profile_toml(seen, ", ".join(paths))
     if output:
-        with atomic_write(output) as fh:
-            fh.write(text)
         click.echo(f"wrote {output}: {len(seen.counts)} enums from {seen.documents} documents",
                    err=True)
     else:
+        text = api.inferred_text(seen, fmt, ", ".join(paths))
         click.echo(text, nl=not text.endswith("\n"))
     for path, reason in skipped.failed():
         click.echo(f"quizkit: error: skipped {path}: {reason}", err=True)

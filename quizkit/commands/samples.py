@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from quizkit.generate import generate_corpus
+from quizkit import api
 
 
 @click.group()
@@ -36,10 +36,9 @@ def generate(packages: int, seed: int, out_dir: Path, broken: float, gzip_share:
              jsonl: bool, workers: int | None, force: bool) -> None:
     """Write a deterministic corpus and its manifest, DIR/corpus-manifest.json.txt."""
     try:
-        summary = generate_corpus(out_dir, packages=packages, seed=seed, broken=broken,
-                                  gzip_share=gzip_share, jsonl=jsonl, workers=workers,
-                                  overwrite=force)
-    except FileExistsError as exc:
+        summary = api.generate(out_dir, packages=packages, seed=seed, broken=broken,
+                               gzip_share=gzip_share, jsonl=jsonl, workers=workers, force=force)
+    except api.ConfigError as exc:
         raise click.UsageError(str(exc)) from None
     rate = summary.megabytes / summary.seconds if summary.seconds else 0.0
     click.echo(f"wrote {summary.files} files ({summary.documents} documents, "

@@ -4,36 +4,21 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
-from quizkit import engine
+from quizkit import runner
+from quizkit.cluster import ClusterError
 from quizkit.commands.limit_options import limit_options
-from quizkit.commands.rules import rule_options, rule_run
-from quizkit.commands.walk_options import stdin_option, walk_options, warn_unmatched
-from quizkit.config import OPTIONS, Settings
-from quizkit.enums import ProfileError, load_profile
-from quizkit.findings import Severity
+from quizkit.commands.rule_options import config_errors, rule_options
+from quizkit.commands.walk_options import stdin_option, walk_options
+from quizkit.config import SEVERITIES, resolve
 from quizkit.limits import Limits
-from quizkit.output import refuse_inputs
-from quizkit.progress import Progress
-from quizkit.reporters import (
-    REPORTERS,
-    ReportOptions,
-    ReportSpecError,
-    open_reporters,
-    parse_reports,
-)
-from quizkit.reporters.service import configure as configure_service
+from quizkit.reporters import REPORTERS
 from quizkit.reporters.text import COLOR_CHOICES
 from quizkit.schemas import KINDS
-from quizkit.service import ServiceTableError, load_names
-from quizkit.sources import Source
-from quizkit.walk import MissingPath, PatternError, WalkRules, expand
-
-SEVERITIES = ("error", "warning", "info")
-OPTIONS.update({"exclude", "include-hidden", "profile"})
+from quizkit.sources import MissingPath
+from quizkit.walk import PatternError
 
 
 @click.command()
@@ -42,7 +27,7 @@ OPTIONS.update({"exclude", "include-hidden", "profile"})
               "detecting it from the document's shape.")
 @click.option("--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text",
               show_default=True, help="Report format.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True),
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the report to this file instead of stdout.")
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
               help="Exit 1 when there are findings of this severity or worse "
@@ -60,6 +45,9 @@ OPTIONS.update({"exclude", "include-hidden", "profile"})
 @click.option("--show", type=click.Choice(SEVERITIES), default="info", show_default=True,
               help="List findings of this severity or worse in the text report (the rest are "
                    "counted in its summary line; --fail-on is separate).")
+@click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
+              help="Check the files on this Dask cluster (tcp://host:8786; default "
+                   "$DASK_SCHEDULER_ADDRESS); the workers read the inputs themselves.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
 @walk_options
@@ -68,63 +56,33 @@ OPTIONS.update({"exclude", "include-hidden", "profile"})
 @rule_options
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
              fail_on: str | None, exclude: tuple[str, ...], include_hidden: bool,
-             stdin_format: str, profile: str | None, jobs: int | None,
-             reports: tuple[str, ...], color: str, show: str, quiet: bool, verbose: bool,
-             limits: Limits, **rule_opts: Any) -> None:
+             stdin_format: str, profile: str | None,
+             jobs: int | None, reports: tuple[str, ...], color: str, show: str,
+             scheduler: str | None, quiet: bool, verbose: bool, limits: Limits,
+             config_file: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
+             severity: tuple[str, ...], baseline_file: Path | None,
+             write_baseline: Path | None) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
     Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
     error; 3 an input could not be read or parsed.
     """
-    try:
-        with rule_run(fail_on, **rule_opts) as rules:
-            sources, options = _inputs(paths, WalkRules(exclude, include_hidden),
-                                       stdin_format, profile, kind, rules.settings, limits)
-            outputs = [s.path for s in parse_reports(fmt, output, reports)]
-            refuse_inputs([*outputs, rule_opts.get("write_baseline")],
-                          [s.path for s in sources])
-            progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
-            view = ReportOptions(color=color, show=Severity.parse(show))
-            with open_reporters(fmt, output, reports, options=view,
-                                progress=progress) as reporter:
-                configure_service(reporter, names=options.service, kind=kind)
-                report = engine.run(sources, options, reporter=reporter, jobs=jobs,
-                                    adjust=rules.adjust, on_file=progress.on_file)
-    except ReportSpecError as exc:
-        raise click.UsageError(str(exc)) from None
-    sys.exit(rules.finish(report.exit_code(rules.settings.fail_on_severity())))
-
-
-def _inputs(paths: tuple[str, ...], walk: WalkRules, stdin_format: str,
-            profile: str | None, kind: str | None, settings: Settings,
-            limits: Limits) -> tuple[list[Source], engine.Options]:
-    """Sources and engine options from the command line, then the config file.
-
-    The config's ``exclude`` adds to ``--exclude``; its ``include-hidden`` applies unless
-    ``--include-hidden`` is given; its ``profile`` (relative to the config file) applies when
-    ``--profile`` is not given.
-    """
-    configured = settings.extra.get("exclude", [])
-    if not isinstance(configured, list) or not all(isinstance(g, str) for g in configured):
-        raise click.UsageError(f"exclude in {settings.source} must be an array of strings")
-    hidden = settings.extra.get("include-hidden", False)
-    if not isinstance(hidden, bool):
-        raise click.UsageError(f"include-hidden in {settings.source} must be true or false")
-    rules = WalkRules(exclude=(*walk.exclude, *configured),
-                      include_hidden=walk.include_hidden or hidden)
-    if profile is None and "profile" in settings.extra:
-        base = settings.source.parent if settings.source else Path.cwd()
-        profile = str(base / str(settings.extra["profile"]))
-    try:
-        inputs = expand(paths, rules, stdin_format=stdin_format)
-    except MissingPath as exc:
-        raise click.UsageError(f"no such file or directory: {exc}") from None
-    except PatternError as exc:
-        raise click.UsageError(str(exc)) from None
-    warn_unmatched(inputs.unmatched)
-    try:
-        loaded = load_profile(profile) if profile else ()
-        names = load_names(profile) if profile else None
-    except (ProfileError, ServiceTableError) as exc:
-        raise click.UsageError(str(exc)) from None
-    return inputs.sources, engine.Options(kind=kind, profile=loaded, limits=limits, service=names)
+    with config_errors():
+        settings = resolve(config_file, kind=kind, profile=profile, select=select,
+                           ignore=ignore, severity=severity, fail_on=fail_on, exclude=exclude,
+                           include_hidden=include_hidden, jobs=jobs, limits=limits,
+                           baseline=baseline_file,
+                           write_baseline=write_baseline)
+        try:
+            report = runner.run(paths, settings, format=fmt, output=output, reports=reports,
+                                color=color, show=show, quiet=quiet, verbose=verbose,
+                                notes=lambda line: click.echo(line, err=True),
+                                scheduler=scheduler, stdin_format=stdin_format)
+        except MissingPath as exc:
+            raise click.UsageError(f"no such file or directory: {exc}") from None
+        except PatternError as exc:
+            raise click.UsageError(str(exc)) from None
+        except ClusterError as exc:
+            click.echo(f"quizkit: error: {exc}", err=True)
+            sys.exit(2)
+    sys.exit(settings.exit_code(report))

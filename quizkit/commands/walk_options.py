@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from quizkit.sources import STDIN_FORMATS
+from quizkit.walk import unmatched_lines
 
 
 def walk_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -40,17 +41,7 @@ def stdin_option(command: Callable[..., Any]) -> Callable[..., Any]:
         "value.")(command)
 
 
-#: Unmatched patterns named one by one; past these, one line counts the rest.
-WARN_AT_MOST = 10
-
-
 def warn_unmatched(patterns: list[str]) -> None:
-    """A warning on stderr for each exclude pattern that matched nothing (the exit code stays).
-
-    A generated list of thousands of patterns gets :data:`WARN_AT_MOST` lines and a count.
-    """
-    for pattern in patterns[:WARN_AT_MOST]:
-        click.echo(f"quizkit: warning: exclude pattern {pattern!r} matched nothing", err=True)
-    if len(patterns) > WARN_AT_MOST:
-        click.echo(f"quizkit: warning: ... and {len(patterns) - WARN_AT_MOST} more exclude "
-                   "patterns matched nothing", err=True)
+    """The warnings for exclude patterns that matched nothing, on stderr."""
+    for line in unmatched_lines(patterns):
+        click.echo(line, err=True)

@@ -13,7 +13,6 @@ import shutil
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,8 @@ class Options:
     broken: float
     gzip_share: float
     jsonl: bool
+    #: The run's categories (made once from the seed; every package picks from them).
+    categories: tuple[dict[str, Any], ...] = ()
 
     @property
     def users(self) -> int:
@@ -79,11 +80,6 @@ class Rendered:
     batch: str | None
 
 
-@lru_cache(maxsize=4)
-def _categories(seed: int) -> list[dict[str, Any]]:
-    return synth.categories(seed)
-
-
 def _author_of(seed: int, index: int, users: int) -> int:
     return synth.stream(seed, "author", index).randrange(users)
 
@@ -121,7 +117,7 @@ def _render(opts: Options, doc: synth.Doc) -> Rendered:
 
 def _package_unit(opts: Options, index: int) -> list[Rendered]:
     docs = synth.package_documents(opts.seed, index, _author_of(opts.seed, index, opts.users),
-                                   opts.users, _categories(opts.seed))
+                                   opts.users, list(opts.categories))
     return [_render(opts, d) for d in docs]
 
 
@@ -195,7 +191,8 @@ def generate_corpus(out_dir: str | os.PathLike[str], packages: int = 100, seed: 
     started = time.perf_counter()
     out = Path(out_dir)
     _prepare(out, overwrite)
-    opts = Options(str(out), packages, seed, broken, gzip_share, jsonl)
+    opts = Options(str(out), packages, seed, broken, gzip_share, jsonl,
+                   tuple(synth.categories(seed)))
     pkg_counts = [0] * opts.users
     for i in range(packages):
         pkg_counts[_author_of(seed, i, opts.users)] += 1

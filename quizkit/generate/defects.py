@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from quizkit.generate.clock import ms_of
+from quizkit.model import KINDS
 
 # Rule names the validator is expected to use. The first five and invalid-json are in the
 # catalog; dangling-reference and duplicate-id are proposed names for the structural checks.
@@ -24,7 +25,7 @@ WRONG_TYPE, MISSING, UNKNOWN, FORMAT, RANGE = (
     "wrong-type", "missing-field", "unknown-field", "invalid-format", "out-of-range")
 DANGLING, DUPLICATE, INVALID_JSON = "dangling-reference", "duplicate-id", "invalid-json"
 
-REQUEST_KINDS = {"user-update", "banner-create"}
+REQUEST_KINDS = {k.name for k in KINDS if k.request}
 ENTITY_KINDS = {"package-full", "version-list", "version", "game"}
 FREE_KEYS = {"multipliers", "timers", "membership", "idMaps"}  # objects whose keys are data
 BOOL_KEYS = {"published", "explicit", "verified", "emailVerified", "anonymous", "prePlay",

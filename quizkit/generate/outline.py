@@ -13,6 +13,7 @@ import random
 from typing import Any
 
 from quizkit.generate.clock import object_id
+from quizkit.model import VERSION_ENTITIES
 
 Outline = list[dict[str, Any]]
 Entities = dict[str, list[dict[str, Any]]]
@@ -58,16 +59,15 @@ def renumber(entities: Entities, rng: random.Random, ms: int) -> tuple[Entities,
     This is what creating a new version does: it copies the current one.
     """
     maps: dict[str, dict[str, str]] = {}
-    for name in ("rounds", "themes", "questions", "steps"):
-        maps[name] = {e["id"]: object_id(rng, ms) for e in entities[name]}
-    out: Entities = {
-        "rounds": [{**e, "id": maps["rounds"][e["id"]]} for e in entities["rounds"]],
-        "themes": [{**e, "id": maps["themes"][e["id"]], "roundId": maps["rounds"][e["roundId"]]}
-                   for e in entities["themes"]],
-        "questions": [{**e, "id": maps["questions"][e["id"]],
-                       "themeId": maps["themes"][e["themeId"]]} for e in entities["questions"]],
-        "steps": [{**e, "id": maps["steps"][e["id"]],
-                   "questionId": maps["questions"][e["questionId"]]}
-                  for e in entities["steps"]],
-    }
+    for entity in VERSION_ENTITIES:
+        maps[entity.key] = {e[entity.id_field]: object_id(rng, ms) for e in entities[entity.key]}
+    out: Entities = {}
+    for entity in VERSION_ENTITIES:
+        renamed = maps[entity.key]
+        parents = maps[entity.parent] if entity.parent else {}
+        out[entity.key] = [
+            {**e, entity.id_field: renamed[e[entity.id_field]],
+             **({entity.parent_field: parents[e[entity.parent_field]]}
+                if entity.parent_field else {})}
+            for e in entities[entity.key]]
     return out, maps

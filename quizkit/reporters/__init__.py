@@ -11,10 +11,11 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from quizkit.findings import Finding, Report
-from quizkit.output import AtomicFile
+from quizkit.output import AtomicFile, resolve
+from quizkit.progress import Progress
 from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.reporters.github import GitHubReporter
 from quizkit.reporters.gitlab import GitLabReporter
@@ -26,9 +27,6 @@ from quizkit.reporters.markdown import MarkdownReporter
 from quizkit.reporters.sarif import SarifReporter
 from quizkit.reporters.service import SERVICE_REPORTERS
 from quizkit.reporters.text import ConciseReporter, TextReporter
-
-if TYPE_CHECKING:
-    from quizkit.progress import Progress
 
 REPORTERS: dict[str, type[Reporter]] = {
     cls.name: cls for cls in (TextReporter, ConciseReporter, JsonReporter, JsonLinesReporter,
@@ -172,6 +170,9 @@ def open_reporters(fmt: str | None, output: str | None = None, reports: Sequence
     temporary file is removed and every previous report is left as it was.
     """
     specs = parse_reports(fmt, output, reports)
+    for spec in specs:  # every target checked before any is opened (a FIFO blocks on open)
+        if spec.path is not None:
+            resolve(spec.path)
     options = options or ReportOptions()
     stdout = stdout if stdout is not None else sys.stdout
     files: list[AtomicFile] = []

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path, PurePath
 from typing import TextIO
 
@@ -36,6 +35,17 @@ class ReportOptions:
     color: str = "auto"
     #: Text: findings below this severity are not listed (they are still counted).
     show: Severity = Severity.INFO
+    #: The paths of this run made relative to ``root`` (see :meth:`relative`), kept here, with
+    #: the run, rather than in a module-level cache.
+    relatives: dict[str, tuple[str, bool]] = field(default_factory=dict, repr=False,
+                                                   compare=False)
+
+    def relative(self, path: str) -> tuple[str, bool]:
+        """:func:`relative_path` of ``path`` to :attr:`root`, worked out once per path."""
+        hit = self.relatives.get(path)
+        if hit is None:
+            hit = self.relatives[path] = relative_path(path, self.root)
+        return hit
 
 
 class Reporter:
@@ -75,7 +85,6 @@ def rule_of(finding: Finding) -> Rule | None:
     return _lookup(finding.code, finding.rule)
 
 
-@lru_cache(maxsize=1024)
 def _lookup(code: str, rule: str) -> Rule | None:
     for key in (code, rule):
         if key:
@@ -98,7 +107,6 @@ def rule_label(finding: Finding) -> str:
     return f"{r.code} {r.name}" if r else (finding.code or finding.rule)
 
 
-@lru_cache(maxsize=4096)
 def relative_path(path: str, root: Path) -> tuple[str, bool]:
     """``path`` as a POSIX path relative to ``root``, and whether it lies inside ``root``.
 

@@ -8,7 +8,7 @@ runner's rules: in the message, ``%``, CR and LF are percent-encoded; in a prope
 from __future__ import annotations
 
 from quizkit.findings import Finding, Severity
-from quizkit.reporters.base import Reporter, relative_path, rule_label
+from quizkit.reporters.base import Reporter, rule_label
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -44,6 +44,6 @@ class GitHubReporter(Reporter):
     needs_files = False
 
     def finding(self, finding: Finding) -> None:
-        path, _ = relative_path(finding.path, self.options.root)
+        path, _ = self.options.relative(finding.path)
         self.stream.write(annotation(finding, path) + "\n")
         self.stream.flush()

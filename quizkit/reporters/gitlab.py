@@ -16,7 +16,7 @@ from collections import Counter
 import orjson
 
 from quizkit.findings import Finding, Report, Severity
-from quizkit.reporters.base import Reporter, relative_path, rule_code, rule_label
+from quizkit.reporters.base import Reporter, rule_code, rule_label
 from quizkit.reporters.sarif import fingerprint
 
 SEVERITIES = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "info"}
@@ -47,7 +47,7 @@ class GitLabReporter(Reporter):
         seen: Counter[str] = Counter()
         issues = []
         for f in report.findings:
-            path, _ = relative_path(f.path, self.options.root)
+            path, _ = self.options.relative(f.path)
             path = path.removeprefix("./")
             base = fingerprint(rule_code(f), path, f)
             seen[base] += 1

@@ -15,9 +15,9 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from datetime import UTC, datetime
 
-from quizkit import __version__
 from quizkit.findings import Finding, Report, Severity
 from quizkit.reporters.base import Reporter, rule_code, rule_label
+from quizkit.version import __version__
 
 # XML 1.0 cannot carry these characters at all, escaped or not.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")

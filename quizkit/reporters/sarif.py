@@ -15,15 +15,14 @@ many it left out in a tool notification and in ``run.properties``.
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 from urllib.parse import quote
 
 import orjson
 
-from quizkit import __version__
 from quizkit.findings import Finding, Report, Severity
-from quizkit.reporters.base import Reporter, relative_path, rule_code, rule_of
+from quizkit.reporters.base import Reporter, ReportOptions, rule_code, rule_of
 from quizkit.rules.catalog import Rule, all_rules
+from quizkit.version import __version__
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://quizkit.dev/"
@@ -72,9 +71,9 @@ def fingerprint(code: str, uri: str, finding: Finding) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
-def uri_of(path: str, root: Path) -> tuple[str, bool]:
+def uri_of(path: str, options: ReportOptions) -> tuple[str, bool]:
     """A URI reference for a path: relative (under %SRCROOT%) when inside the root."""
-    rel, inside = relative_path(path, root)
+    rel, inside = options.relative(path)
     if inside:
         return quote(rel, safe="/"), True
     if rel.startswith("/"):
@@ -149,7 +148,7 @@ class SarifReporter(Reporter):
         return [findings[i] for i in keep], len(findings) - limit
 
     def _result(self, f: Finding, code: str, rule_index: int) -> dict:
-        uri, inside = uri_of(f.path, self.options.root)
+        uri, inside = uri_of(f.path, self.options)
         artifact: dict = {"uri": uri}
         if inside:
             artifact["uriBaseId"] = SRCROOT

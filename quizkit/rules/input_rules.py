@@ -32,10 +32,14 @@ UNKNOWN_KIND = rule(
     "P003", "unknown-kind", Severity.ERROR,
     "The document's kind could not be told from its shape.",
     "quizkit detects what a document is (a full package, a version list, a game, ...) from its "
-    "top-level fields. When none fits, the finding names the kinds the document came closest to. "
-    "Use `--kind` to force one.",
-    bad='{"title": "Capitals", "entries": []}',
-    good='{"user": {...}, "settings": {...}}   # a user-self response',
+    "top-level fields, by the same rule in `validate` and `load`: a kind is a candidate when "
+    "the document has at least half of its required fields (a request body: one of its "
+    "fields), and the candidate the document fits best wins. A record missing a few fields is "
+    "still that record, with findings for what is missing. When no kind is a candidate, or two "
+    "fit equally (`{}` is a valid body of both requests), the finding names the closest kinds "
+    "and the `--kind` to pass to check the document as one of them.",
+    bad='{"id": "b1"}   # one field: a banner? a version? a game?',
+    good='quizkit validate --kind banner b1.json',
     group=GROUP,
 )
 

@@ -10,7 +10,7 @@ from quizkit.rules import version_index
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, doc_check
 from quizkit.rules.version_index import Collection, column, index
-from quizkit.rules.walk import as_dict, as_list, as_str, escape, version_check
+from quizkit.rules.walk import as_dict, as_list, as_str, version_check
 
 GROUP = "references"
 
@@ -93,15 +93,6 @@ HISTORY_GAME = rule(
     "The `history` of a game lists runs of that game only.",
     bad='{"id": "g1", "history": [{"id": "h1", "gameId": "g2", ...}], ...}',
     good='{"id": "g1", "history": [{"id": "h1", "gameId": "g1", ...}], ...}',
-    group=GROUP,
-)
-ID_MAP = rule(
-    "R010", "invalid-id-map", Severity.ERROR,
-    "A value in `idMaps` of a created version is not an id string.",
-    "`idMaps.rounds`, `.themes`, `.questions` and `.steps` map an entity's old id to its new "
-    "id: each value is a string. (The schema only says each map is an object.)",
-    bad='{"idMaps": {"rounds": {"r1": 17}, ...}, ...}',
-    good='{"idMaps": {"rounds": {"r1": "r1-new"}, ...}, ...}',
     group=GROUP,
 )
 AUTHOR_MISMATCH = rule(
@@ -270,24 +261,3 @@ def game_links(doc: Any, emit: Emit) -> None:
         if got is not None and got != gid:
             emit(HISTORY_GAME, f"/history/{i}/gameId",
                  f"history gameId {got!r} differs from the game id {gid!r}")
-
-
-@doc_check("version-created")
-def id_maps(doc: Any, emit: Emit) -> None:
-    maps = as_dict(doc, "idMaps")
-    if maps is None:
-        return
-    for name, mapping in maps.items():
-        if type(mapping) is not dict:
-            continue
-        for key, value in mapping.items():
-            if type(value) is not str:
-                emit(ID_MAP, f"/idMaps/{escape(name)}/{escape(key)}",
-                     f"idMaps.{name} maps {key!r} to a {_json_type(value)}, not an id string")
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "boolean", int: "number", float: "number", str: "string", list: "array",
-            dict: "object"}.get(type(value), "value")

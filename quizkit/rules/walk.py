@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from quizkit.model import KINDS, VERSION_ENTITIES, Kind
+from quizkit.pointers import escape_token
 from quizkit.rules.checks import Emit, doc_check
 from quizkit.rules.version_index import begin, per_document
 
@@ -53,18 +54,12 @@ def is_number(v: Any) -> bool:
     return t is int or t is float
 
 
-def escape(key: str) -> str:
-    """One JSON Pointer (RFC 6901) reference token."""
-    if "~" in key or "/" in key:
-        return key.replace("~", "~0").replace("/", "~1")
-    return key
-
-
 def parse_time(value: Any) -> datetime | None:
     """An RFC 3339 date-time as an aware datetime; ``None`` for anything else.
 
-    Values the schema already reports (not a string, no offset, a leap second, garbage) give
-    ``None`` so that time-order checks skip them instead of reporting twice.
+    Values the schema already reports (not a string, no offset, garbage) give ``None`` so that
+    time-order checks skip them instead of reporting twice; so does a leap second (valid, but
+    ``datetime`` cannot hold second 60).
     """
     if type(value) is not str or len(value) < 20:
         return None
@@ -92,7 +87,7 @@ def _versions_of(kind: Kind) -> Callable[[Any], Iterator[VersionAt]]:
     """The versions of a document of ``kind``, where :attr:`quizkit.model.Kind.versions`
     says they are; a package's id is the ``id`` of the object that holds its versions."""
     path = kind.versions or ()
-    base = "".join("/" + escape(p) for p in path)
+    base = "".join("/" + escape_token(p) for p in path)
     view = kind.view or ""
 
     def each(doc: Any) -> Iterator[VersionAt]:

@@ -151,15 +151,6 @@ def _():
     return g
 
 
-@case("version-created-id-map-number.json", "invalid-id-map",
-      "/idMaps/rounds/69a4210ff0151470c5690a0e",
-      "An idMaps entry maps an old round id to a number instead of a new id.")
-def _():
-    d = load("version-created.json")
-    d["idMaps"]["rounds"]["69a4210ff0151470c5690a0e"] = 17
-    return d
-
-
 @case("package-other-author.json", "author-mismatch", "/user/id",
       "The embedded author record is another user than the package's userId.")
 def _():

@@ -1,0 +1,206 @@
+"""Benchmark: bounded-memory load at 1x and 4x a corpus, and validate/load on a Dask cluster.
+
+    python benchmarks/bench_scale.py                     # 8,000 packages, --broken 0.02
+    python benchmarks/bench_scale.py --packages 1000     # a smaller corpus (say so with figures)
+    python benchmarks/bench_scale.py --corpus DIR        # an existing corpus
+    python benchmarks/bench_scale.py --skip-memory       # only the cluster figures
+
+Every figure comes from the real ``quizkit`` console script in a child process:
+
+* **Peak RSS** of ``quizkit load CORPUS --db NEW -q`` (with and without ``--no-findings``) on
+  the corpus and on 4x the corpus (four directories of hard links to it: the same documents
+  four times, so every record has three duplicates to resolve; no extra disk). The figure is
+  the largest resident set of any process of the run (the load or one of its validation
+  workers), read with ``getrusage(RUSAGE_CHILDREN)`` in a wrapper process of its own.
+* **Cluster time**: a ``dask scheduler`` and ``dask worker --nthreads 1`` processes started on
+  127.0.0.1, first with 2 workers, then with 1; ``quizkit validate --scheduler`` and
+  ``quizkit load --scheduler --parquet`` timed on each, next to local ``validate --jobs 2``
+  and ``load --parquet`` (best of ``--repeat``). Ratios: 2 workers against 1 (target >= 1.7x)
+  and against the local run (overhead <= 15%).
+
+The machine's load average is printed with each figure: on a shared machine compare figures of
+the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BIN = Path(sys.executable).parent
+QUIZKIT = str(BIN / "quizkit")
+
+# Runs argv[1:] and prints the largest RSS (bytes) of every process it waited for.
+PEAK = ("import resource, subprocess, sys; "
+        "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+        "stderr=subprocess.DEVNULL).returncode; "
+        "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)")
+
+
+def load_avg() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def peak_rss(args: list[str]) -> tuple[int, int, float]:
+    """(exit code, peak RSS in bytes, seconds) of one command."""
+    started = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", PEAK, *args], capture_output=True, text=True,
+                         check=True).stdout.split()
+    return int(out[0]), int(out[1]), time.perf_counter() - started
+
+
+def timed(args: list[str], env: dict[str, str] | None = None) -> tuple[int, float]:
+    started = time.perf_counter()
+    code = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                          env={**os.environ, **(env or {})}, check=False).returncode
+    return code, time.perf_counter() - started
+
+
+def size_of(root: Path) -> int:
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+
+
+def fourfold(corpus: Path, out: Path) -> Path:
+    """``out`` holding four directories of hard links to ``corpus``."""
+    if not (out / "copy4").exists():
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        for i in range(1, 5):
+            shutil.copytree(corpus, out / f"copy{i}", copy_function=os.link)
+    return out
+
+
+def memory(corpus: Path, work: Path) -> list[dict]:
+    rows = []
+    four = fourfold(corpus, work.parent / f"{corpus.name}-x4")
+    for label, root in (("1x", corpus), ("4x", four)):
+        for findings in ("--findings", "--no-findings"):
+            db = work / f"m-{label}{findings}.duckdb"
+            code, rss, seconds = peak_rss([QUIZKIT, "load", str(root), "--db", str(db), "-q",
+                                           findings])
+            db.unlink(missing_ok=True)
+            row = {"corpus": label, "mb": round(size_of(root) / 1e6), "findings": findings,
+                   "exit": code, "peak_rss_mb": round(rss / 1e6), "seconds": round(seconds, 1),
+                   "load_avg": load_avg()}
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    return rows
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Cluster:
+    """A scheduler and N single-threaded workers on 127.0.0.1, stopped on exit."""
+
+    def __init__(self, workers: int, logs: Path) -> None:
+        self.workers, self.logs = workers, logs
+        self.address = f"tcp://127.0.0.1:{free_port()}"
+        self.procs: list[subprocess.Popen] = []
+
+    def __enter__(self) -> Cluster:
+        port = self.address.rsplit(":", 1)[1]
+        with open(self.logs / "scheduler.log", "ab") as log:
+            self.procs.append(subprocess.Popen(
+                [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", port,
+                 "--no-dashboard", "--no-show"], stdout=log, stderr=log,
+                start_new_session=True))
+        with open(self.logs / "workers.log", "ab") as log:
+            self.procs.append(subprocess.Popen(
+                [str(BIN / "dask"), "worker", self.address, "--nthreads", "1", "--nworkers",
+                 str(self.workers), "--host", "127.0.0.1", "--no-dashboard",
+                 "--local-directory", str(self.logs)], stdout=log, stderr=log,
+                start_new_session=True))
+        from distributed import Client
+
+        with Client(self.address, timeout=60) as client:
+            client.wait_for_workers(self.workers, timeout=120)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for p in reversed(self.procs):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in self.procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+
+
+def best_of(repeat: int, args: list[str]) -> float:
+    return min(timed(args)[1] for _ in range(repeat))
+
+
+def cluster_times(corpus: Path, work: Path, repeat: int) -> dict[str, dict[str, float]]:
+    runs = {"validate": lambda extra: [QUIZKIT, "validate", str(corpus), "--format", "json",
+                                       "-o", str(work / "report.json"), "-q", *extra],
+            "load": lambda extra: [QUIZKIT, "load", str(corpus), "--parquet",
+                                   str(work / f"ds-{time.monotonic_ns()}"), "-q", *extra]}
+    out: dict[str, dict[str, float]] = {name: {} for name in runs}
+    for name, make in runs.items():
+        out[name]["local --jobs 2" if name == "validate" else "local"] = best_of(
+            repeat, make(["--jobs", "2"] if name == "validate" else []))
+    for workers in (2, 1):
+        with Cluster(workers, work) as cluster:
+            for name, make in runs.items():
+                timed(make(["--scheduler", cluster.address]))  # workers import and warm up
+                out[name][f"{workers} worker(s)"] = best_of(
+                    repeat, make(["--scheduler", cluster.address]))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", type=Path)
+    ap.add_argument("--packages", type=int, default=8000)
+    ap.add_argument("--broken", type=float, default=0.02)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=HERE / "out")
+    ap.add_argument("--skip-memory", action="store_true")
+    ap.add_argument("--skip-cluster", action="store_true")
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    corpus = args.corpus or args.out / f"scale-{args.packages}-{args.seed}-{args.broken}"
+    if args.corpus is None and not corpus.exists():
+        print(f"generating {args.packages} packages into {corpus} ...", flush=True)
+        subprocess.run([QUIZKIT, "samples", "generate", "--packages", str(args.packages),
+                        "--seed", str(args.seed), "--broken", str(args.broken), "--out",
+                        str(corpus)], check=True, stdout=subprocess.DEVNULL)
+    print(f"corpus {corpus}: {size_of(corpus) / 1e6:.0f} MB, cores {os.cpu_count()}, "
+          f"load average {load_avg()}", flush=True)
+    work = Path(tempfile.mkdtemp(prefix="qk-scale-", dir=args.out))
+    try:
+        if not args.skip_memory:
+            memory(corpus, work)
+        if not args.skip_cluster:
+            times = cluster_times(corpus, work, args.repeat)
+            for name, t in times.items():
+                local = t.get("local --jobs 2", t.get("local"))
+                two, one = t["2 worker(s)"], t["1 worker(s)"]
+                print(f"{name}: " + ", ".join(f"{k} {v:.2f}s" for k, v in t.items())
+                      + f"; 2 workers vs 1: {one / two:.2f}x (target >= 1.7)"
+                      + f"; 2 workers vs local: {two / local - 1:+.0%} (target <= +15%)"
+                      + f"; load average {load_avg()}", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""The ``quizkit`` program: stops cleanly on Ctrl-C or SIGTERM even while still starting.
+
+Until the CLI is imported and :class:`quizkit.interrupts.StopSignals` takes over (handed to
+the commands as click's context object), a stop signal ends the process at once with one
+line and 130/143: nothing has been written yet, so there is nothing to clean up, and Python
+would otherwise print the traceback of whatever module it was importing.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from types import FrameType
+
+
+def _stop_early(signum: int, frame: FrameType | None) -> None:
+    word = b"interrupted" if signum == signal.SIGINT else b"terminated"
+    os.write(2, b"quizkit: " + word + b"\n")
+    os._exit(128 + signum)
+
+
+def main() -> None:
+    """Entry point of the ``quizkit`` script and of ``python -m quizkit``."""
+    signal.signal(signal.SIGINT, _stop_early)
+    signal.signal(signal.SIGTERM, _stop_early)
+    # Imported here, after the handlers: importing the CLI (click and the rest) takes a
+    # while, and a Ctrl-C meanwhile must not end in a traceback.
+    from quizkit.cli import main as cli
+    from quizkit.interrupts import StopSignals
+
+    signals = StopSignals()
+    signals.install()
+    cli(obj=signals)

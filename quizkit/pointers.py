@@ -1,0 +1,35 @@
+"""JSON Pointers (RFC 6901): the one place where reference tokens are escaped and unescaped.
+
+A finding's ``pointer`` is built with :func:`join_pointer` or :func:`escape_token`, and read
+back (positions, cross-file facts) with :func:`split_pointer`; ``~`` is written ``~0`` and
+``/`` is written ``~1``, in that order, so that ``~1`` in a key stays ``~01``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def escape_token(token: str | int) -> str:
+    """One reference token: ``a/b~c`` → ``a~1b~0c``."""
+    text = str(token)
+    if "~" in text or "/" in text:
+        return text.replace("~", "~0").replace("/", "~1")
+    return text
+
+
+def unescape_token(token: str) -> str:
+    """The key a reference token names: ``a~1b~0c`` → ``a/b~c``."""
+    if "~" in token:
+        return token.replace("~1", "/").replace("~0", "~")
+    return token
+
+
+def join_pointer(parts: Iterable[str | int]) -> str:
+    """A pointer from keys and indexes: ``["a/b", 0]`` → ``/a~1b/0``; ``[]`` → ``""``."""
+    return "".join("/" + escape_token(p) for p in parts)
+
+
+def split_pointer(pointer: str) -> list[str]:
+    """The keys and indexes (as strings) of a pointer; ``""`` (the whole document) → ``[]``."""
+    return [unescape_token(p) for p in pointer.split("/")[1:]] if pointer else []

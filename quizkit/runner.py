@@ -1,0 +1,177 @@
+"""One ``validate`` run: settings → sources, profile, baseline, reporters → engine → Report.
+
+:func:`validate` is ``quizkit.validate`` and ``quizkit.api.validate`` (see :mod:`quizkit.api`
+for how its options follow the CLI's). This module stays free of the analysis side (DuckDB),
+so ``quizkit validate`` starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import ExitStack, nullcontext
+from dataclasses import dataclass
+
+from quizkit import cluster, engine
+from quizkit import config as config_mod
+from quizkit.baseline import Baseline, Recorder
+from quizkit.config import ConfigError, ConfigSource, Rules, Settings
+from quizkit.enums import profile_from_table, read_profile
+from quizkit.findings import Report
+from quizkit.limits import Limits, parse_size
+from quizkit.output import refuse_inputs
+from quizkit.progress import Progress
+from quizkit.reporters import open_reporters, parse_reports
+from quizkit.reporters.base import Reporter, ReportOptions
+from quizkit.reporters.service import configure as configure_service
+from quizkit.schemas import Profile
+from quizkit.service import DEFAULT_NAMES, ServiceNames, names_from_table
+from quizkit.sources import Source
+from quizkit.walk import WalkRules, expand, unmatched_lines
+
+Notes = Callable[[str], None]
+Size = int | str
+
+
+def settings(config: ConfigSource = None, **options: object) -> Settings:
+    """The resolved settings of a run: the config, then ``options`` (see :func:`validate`)."""
+    return config_mod.resolve(config, **options)  # type: ignore[arg-type]
+
+
+def _size(value: Size, name: str) -> int:
+    if isinstance(value, int):
+        return value
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        raise ConfigError(f"{name}: {exc}") from None
+
+
+def limits_of(max_file_size: Size | None = None, max_decompressed_size: Size | None = None,
+              max_depth: int | None = None) -> Limits | None:
+    """The :class:`Limits` these options ask for (``None``: none given, keep the defaults)."""
+    if max_file_size is None and max_decompressed_size is None and max_depth is None:
+        return None
+    default = Limits()
+    return Limits(
+        max_file_size=default.max_file_size if max_file_size is None
+        else _size(max_file_size, "max-file-size"),
+        max_decompressed=default.max_decompressed if max_decompressed_size is None
+        else _size(max_decompressed_size, "max-decompressed-size"),
+        max_depth=default.max_depth if max_depth is None else max_depth)
+
+
+@dataclass(frozen=True)
+class LoadedProfile:
+    """An enum profile and its ``[service]`` names, read once from one file."""
+
+    enums: Profile = ()
+    service: ServiceNames = DEFAULT_NAMES
+
+
+def read_profile_file(path: str | os.PathLike[str] | None) -> LoadedProfile:
+    """The profile at ``path`` (nothing: every enum open, quizkit's own service names)."""
+    if path is None:
+        return LoadedProfile()
+    data = read_profile(path)
+    where = f"profile {path}"
+    enums = profile_from_table(data, where)
+    if "service" not in data:
+        return LoadedProfile(enums)
+    return LoadedProfile(enums, names_from_table(data["service"], data.get("enums"), where))
+
+
+def path_list(paths: Iterable[str] | str) -> list[str]:
+    """Paths as the API takes them (one path, or several) → a list."""
+    return [paths] if isinstance(paths, str) else list(paths)
+
+
+def expand_paths(paths: Iterable[str] | str, exclude: Iterable[str],
+                 include_hidden: bool = False, stdin_format: str = "auto",
+                 notes: Notes | None = None) -> list[Source]:
+    """The sources under ``paths`` (directories walked by :mod:`quizkit.walk`, ``exclude``
+    patterns left out); ``notes`` hears of each pattern that matched nothing.
+    Raises :class:`~quizkit.sources.MissingPath`, :class:`~quizkit.walk.PatternError`."""
+    inputs = expand(path_list(paths), WalkRules(tuple(exclude), include_hidden),
+                    stdin_format=stdin_format)
+    if notes is not None:
+        for line in unmatched_lines(inputs.unmatched):
+            notes(line)
+    return inputs.sources
+
+
+def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
+             kind: str | None = None, profile: str | os.PathLike[str] | None = None,
+             select: Rules | None = None, ignore: Rules | None = None,
+             severity: Mapping[str, str] | Iterable[str] = (), fail_on: str | None = None,
+             exclude: Iterable[str] = (), include_hidden: bool = False,
+             stdin_format: str = "auto", jobs: int | None = None,
+             max_file_size: Size | None = None, max_decompressed_size: Size | None = None,
+             max_depth: int | None = None,
+             baseline: str | os.PathLike[str] | None = None,
+             write_baseline: str | os.PathLike[str] | None = None,
+             format: str | None = None, output: str | None = None,
+             reports: Sequence[str] = (), color: str = "auto", show: str = "info",
+             quiet: bool = True, verbose: bool = False,
+             reporter: Reporter | None = None, notes: Notes | None = None,
+             scheduler: str | None = None) -> Report:
+    """Validate files, directories or ``s3://`` URLs (``-`` reads stdin) and return the
+    :class:`Report`. ``scheduler`` (``tcp://host:8786``) checks the files on that Dask
+    cluster (:mod:`quizkit.cluster`; the cross-file checks still run here).
+
+    The options are those of ``quizkit validate``. ``format``/``output``/``reports`` write
+    reports as the CLI does (``None``: none); ``reporter`` receives the findings instead.
+    ``color`` and ``show`` shape the text report as ``--color``/``--show`` do.
+    ``jobs=None`` uses every core. ``quiet=False`` shows the progress line on a terminal.
+    ``notes`` receives the one-line notes the CLI prints on stderr (baseline counts).
+    The exit code the CLI would give is ``settings(...).exit_code(report)``.
+    """
+    s = config_mod.resolve(
+        config, kind=kind, profile=profile, select=select, ignore=ignore, severity=severity,
+        fail_on=fail_on, exclude=exclude, include_hidden=include_hidden, jobs=jobs,
+        limits=limits_of(max_file_size, max_decompressed_size, max_depth),
+        baseline=baseline, write_baseline=write_baseline)
+    return run(paths, s, format=format, output=output, reports=reports, color=color,
+               show=show, quiet=quiet, verbose=verbose, reporter=reporter, notes=notes,
+               scheduler=scheduler, stdin_format=stdin_format)
+
+
+def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
+        output: str | None = None, reports: Sequence[str] = (), color: str = "auto",
+        show: str = "info", quiet: bool = True, verbose: bool = False,
+        reporter: Reporter | None = None, notes: Notes | None = None,
+        scheduler: str | None = None, stdin_format: str = "auto") -> Report:
+    """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving)."""
+    sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
+    loaded = read_profile_file(s.profile)
+    known = Baseline.load(s.baseline) if s.baseline is not None else None
+    recorder = Recorder(s.write_baseline) if s.write_baseline is not None else None
+    adjuster = s.adjuster()
+    adjust = config_mod.chain(None if adjuster.is_noop else adjuster, known, recorder)
+    options = engine.Options(kind=s.kind, profile=loaded.enums, limits=s.limits,
+                             service=loaded.service)
+    writing = format is not None or output is not None or bool(reports)
+    outputs = [spec.path for spec in parse_reports(format, output, reports)] if writing else []
+    refuse_inputs([*outputs, s.write_baseline], [source.path for source in sources])
+    progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
+    view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"))
+    opened = open_reporters(format, output, reports, options=view, progress=progress) \
+        if writing else nullcontext(reporter)
+    with ExitStack() as stack:
+        check_many = None
+        if scheduler:  # before any output is opened: an unreachable cluster writes nothing
+            check_many = cluster.check_many(stack.enter_context(cluster.connect(scheduler)))
+        target = stack.enter_context(opened)
+        if target is not None:
+            configure_service(target, names=loaded.service, kind=s.kind)
+        report = engine.run(sources, options, reporter=target, jobs=s.jobs, adjust=adjust,
+                            on_file=progress.on_file, check_many=check_many)
+    say = notes or (lambda _line: None)
+    if recorder is not None:
+        recorder.write()
+        n = sum(recorder.counts.values())
+        say(f"baseline: wrote {n} finding{'s' * (n != 1)} to {recorder.file}")
+    if known is not None and (known.matched or known.gone):
+        say(f"baseline: {known.matched} known finding{'s' * (known.matched != 1)} not "
+            f"reported; {known.gone} no longer occur")
+    return report

@@ -1,0 +1,294 @@
+"""validate and load on a real Dask cluster, and inputs in a real S3-compatible server.
+
+A session fixture starts a moto S3 server, a `dask scheduler` and two `dask worker`
+processes (one thread each) on 127.0.0.1, and stops them at the end, failed tests or not.
+Every run goes through the real CLI as a subprocess; cluster results are compared with
+local ones on a generated corpus with broken documents.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+
+distributed = pytest.importorskip("distributed")
+moto_server = pytest.importorskip("moto.server")
+s3fs = pytest.importorskip("s3fs")
+
+from quizkit.analysis.tables import TABLES  # noqa: E402
+
+BIN = Path(sys.executable).parent
+TABLE_NAMES = [t.name for t in TABLES if t.name != "quizkit_meta"]
+BUCKET = "dumps"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def s3_env() -> Iterator[dict[str, str]]:
+    """A moto S3 server on 127.0.0.1 and the AWS variables that point at it."""
+    port = free_port()
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    env = {"AWS_ACCESS_KEY_ID": "quizkit", "AWS_SECRET_ACCESS_KEY": "quizkit-secret",
+           "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"}
+    try:
+        yield env
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("cluster") / "corpus"
+    subprocess.run([sys.executable, "-m", "quizkit", "samples", "generate", "--packages", "25",
+                    "--seed", "11", "--broken", "0.1", "--out", str(root)], check=True,
+                   capture_output=True)
+    (root / "broken").mkdir()
+    (root / "broken" / "cut.json").write_text('{"id": "g1", "name": ')  # cannot be parsed
+    return root
+
+
+@pytest.fixture(scope="session")
+def cluster(s3_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The address of a running scheduler with two single-threaded workers."""
+    logs = tmp_path_factory.mktemp("dask-logs")
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**os.environ, **s3_env}
+    procs: list[subprocess.Popen] = []
+    try:
+        with open(logs / "scheduler.log", "wb") as log:
+            procs.append(subprocess.Popen(
+                [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                 "--no-dashboard", "--no-show"],
+                env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+        with open(logs / "workers.log", "wb") as log:
+            procs.append(subprocess.Popen(
+                [str(BIN / "dask"), "worker", address, "--nthreads", "1", "--nworkers", "2",
+                 "--host", "127.0.0.1", "--no-dashboard", "--death-timeout", "60",
+                 "--local-directory", str(logs)],
+                env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+        client = distributed.Client(address, timeout=60)
+        try:
+            client.wait_for_workers(2, timeout=90)
+        finally:
+            client.close()
+        yield address
+    finally:
+        for p in reversed(procs):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in reversed(procs):
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(p.pid, signal.SIGKILL)
+                p.wait(timeout=10)
+
+
+def quizkit(*args: str, env: dict[str, str] | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
+    full.update({"CI": "true", **(env or {})})
+    return subprocess.run([sys.executable, "-m", "quizkit", *args], capture_output=True,
+                          text=True, timeout=timeout, env=full, check=False)
+
+
+def findings(jsonl: str) -> list[tuple[str, str, str]]:
+    rows = [json.loads(line) for line in jsonl.splitlines() if line.strip()]
+    return [(r["path"], r["pointer"], r["rule"]) for r in rows]
+
+
+@pytest.fixture(scope="session")
+def local_report(corpus: Path) -> subprocess.CompletedProcess:
+    """The local run every cluster and object-storage run is compared with."""
+    return quizkit("validate", str(corpus), "--format", "jsonl", "-j", "2")
+
+
+@pytest.fixture(scope="session")
+def local_db(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("local-db") / "local.duckdb"
+    proc = quizkit("load", str(corpus), "--db", str(db))
+    assert proc.returncode == 3  # broken files are skipped, exit 3
+    return db
+
+
+def wait_for_workers(address: str) -> None:
+    client = distributed.Client(address, timeout=30)
+    try:
+        client.wait_for_workers(2, timeout=90)
+    finally:
+        client.close()
+
+
+def test_cluster_validate_gives_the_local_report(corpus: Path, cluster: str,
+                                                  local_report: subprocess.CompletedProcess
+                                                  ) -> None:
+    local = local_report
+    remote = quizkit("validate", str(corpus), "--format", "jsonl", "--scheduler", cluster)
+    assert local.returncode == remote.returncode == 3  # the corpus has broken files
+    assert findings(local.stdout)  # and findings, cross-file ones among them
+    assert remote.stdout == local.stdout
+    # the variable works as the default address
+    by_env = quizkit("validate", str(corpus), "--format", "jsonl", "-q",
+                     env={"DASK_SCHEDULER_ADDRESS": cluster})
+    assert by_env.stdout == local.stdout
+
+
+def rows(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple]:
+    exclude = " EXCLUDE (loaded_at)" if table == "files" else ""
+    return sorted(con.execute(f'SELECT *{exclude} FROM "{table}"').fetchall(), key=repr)
+
+
+def dataset_con(root: Path) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    for t in TABLE_NAMES:
+        parts = sorted(str(p) for p in (root / t).glob("part-*.parquet"))
+        con.execute(f'CREATE VIEW "{t}" AS SELECT * FROM read_parquet('
+                    + "[" + ", ".join(f"'{p}'" for p in parts) + "])")
+    return con
+
+
+def test_cluster_load_gives_the_tables_of_a_local_load(corpus: Path, cluster: str,
+                                                        local_db: Path, tmp_path: Path) -> None:
+    db, ds = local_db, tmp_path / "ds"
+    remote = quizkit("load", str(corpus), "--parquet", str(ds), "--scheduler", cluster)
+    assert remote.returncode == 3  # broken files are skipped, exit 3
+    con_db, con_ds = duckdb.connect(str(db), read_only=True), dataset_con(ds)
+    for t in TABLE_NAMES:
+        assert rows(con_ds, t) == rows(con_db, t), t
+    assert rows(con_db, "steps") and rows(con_db, "findings")
+
+
+def test_load_on_a_cluster_needs_a_dataset(corpus: Path, cluster: str, tmp_path: Path) -> None:
+    proc = quizkit("load", str(corpus), "--db", str(tmp_path / "x.duckdb"),
+                   "--scheduler", cluster)
+    assert proc.returncode == 2
+    assert "--parquet" in proc.stderr
+    # the variable alone does not stop a local load into a database
+    by_env = quizkit("load", str(corpus), "--db", str(tmp_path / "y.duckdb"), "--no-findings",
+                     env={"DASK_SCHEDULER_ADDRESS": cluster})
+    assert by_env.returncode == 3 and (tmp_path / "y.duckdb").exists()
+
+
+def test_an_unreachable_scheduler_is_exit_2_naming_it(corpus: Path) -> None:
+    address = f"tcp://127.0.0.1:{free_port()}"
+    for args in (["validate", str(corpus)], ["load", str(corpus), "--parquet", "unused"]):
+        started = time.monotonic()
+        proc = quizkit(*args, "--scheduler", address, timeout=30)
+        assert time.monotonic() - started < 10
+        assert proc.returncode == 2
+        assert address in proc.stderr
+        assert "Traceback" not in proc.stderr
+    # the variable is the default address
+    proc = quizkit("validate", str(corpus), env={"DASK_SCHEDULER_ADDRESS": address}, timeout=30)
+    assert proc.returncode == 2 and address in proc.stderr
+
+
+def test_an_unreadable_input_on_a_worker_is_the_local_finding(corpus: Path, cluster: str,
+                                                                tmp_path: Path) -> None:
+    gone = tmp_path / "gone.json"
+    gone.symlink_to(tmp_path / "nowhere.json")
+    some = sorted((corpus / "games").iterdir())[:3]
+    args = ["validate", *map(str, some), str(gone), "--format", "jsonl"]
+    local = quizkit(*args)
+    remote = quizkit(*args, "--scheduler", cluster)
+    assert local.returncode == remote.returncode == 3
+    assert remote.stdout == local.stdout
+    assert [f for f in findings(local.stdout) if f[0] == str(gone)]
+
+
+def test_a_worker_killed_mid_run_changes_nothing(corpus: Path, cluster: str,
+                                                 local_report: subprocess.CompletedProcess
+                                                 ) -> None:
+    """SIGKILL a worker process while it runs a task: Dask runs it again elsewhere."""
+    local = local_report
+    client = distributed.Client(cluster, timeout=30)
+    try:
+        pids = client.run(os.getpid)
+        run = subprocess.Popen([sys.executable, "-m", "quizkit", "validate", str(corpus),
+                                "--format", "jsonl", "--scheduler", cluster],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "CI": "true"})
+        killed = None
+        deadline = time.monotonic() + 60
+        while killed is None and time.monotonic() < deadline and run.poll() is None:
+            busy = [w for w, tasks in client.processing().items() if tasks]
+            if busy:
+                killed = pids[busy[0]]
+                os.kill(killed, signal.SIGKILL)
+            else:
+                time.sleep(0.02)
+        out, err = run.communicate(timeout=120)
+    finally:
+        client.close()
+    assert killed is not None, "the run ended before a worker could be killed"
+    assert run.returncode == local.returncode, err
+    assert out == local.stdout
+    wait_for_workers(cluster)  # the nanny has started a new one
+
+
+@pytest.fixture(scope="session")
+def bucket(corpus: Path, s3_env: dict[str, str]) -> str:
+    """The corpus uploaded to s3://dumps/corpus/."""
+    fs = s3fs.S3FileSystem(key=s3_env["AWS_ACCESS_KEY_ID"],
+                           secret=s3_env["AWS_SECRET_ACCESS_KEY"],
+                           client_kwargs={"endpoint_url": s3_env["AWS_ENDPOINT_URL"]})
+    fs.mkdir(BUCKET)
+    fs.put(str(corpus) + "/", f"{BUCKET}/corpus/", recursive=True)
+    return f"s3://{BUCKET}/corpus/"
+
+
+def as_local(found: list[tuple[str, str, str]], url: str, corpus: Path) -> list[tuple]:
+    return [(f.replace(url, str(corpus) + "/"), p, r) for f, p, r in found]
+
+
+@pytest.mark.parametrize("where", ["local", "cluster"])
+def test_validate_reads_object_storage(corpus: Path, bucket: str, s3_env: dict[str, str],
+                                       cluster: str, where: str,
+                                       local_report: subprocess.CompletedProcess) -> None:
+    local = local_report
+    extra = ["--scheduler", cluster] if where == "cluster" else []
+    remote = quizkit("validate", bucket, "--format", "jsonl", *extra, env=s3_env)
+    assert remote.returncode == local.returncode == 3, remote.stderr
+    assert sorted(as_local(findings(remote.stdout), bucket, corpus)) == \
+        sorted(findings(local.stdout))
+
+
+@pytest.mark.parametrize("where", ["local", "cluster"])
+def test_load_reads_object_storage(corpus: Path, bucket: str, s3_env: dict[str, str],
+                                   cluster: str, where: str, local_db: Path,
+                                   tmp_path: Path) -> None:
+    db, ds = local_db, tmp_path / "ds"
+    extra = ["--scheduler", cluster] if where == "cluster" else []
+    remote = quizkit("load", bucket, "--parquet", str(ds), *extra, env=s3_env)
+    assert remote.returncode == 3, remote.stderr
+    con_db, con_ds = duckdb.connect(str(db), read_only=True), dataset_con(ds)
+    prefix = str(corpus) + "/"
+    for t in TABLE_NAMES:
+        mapped = sorted((tuple(v.replace(bucket, prefix) if isinstance(v, str) else v
+                               for v in row) for row in rows(con_ds, t)), key=repr)
+        assert mapped == rows(con_db, t), t
+
+
+def test_a_missing_bucket_prefix_is_reported(s3_env: dict[str, str], bucket: str) -> None:
+    proc = quizkit("validate", f"s3://{BUCKET}/no-such-prefix/", env=s3_env)
+    assert proc.returncode == 2
+    assert "no-such-prefix" in proc.stderr and "Traceback" not in proc.stderr

@@ -1,0 +1,183 @@
+"""Issue 14, item 6: Ctrl-C and SIGTERM end any command with 130/143, one line, no partial
+output; an interrupted load leaves the database as it was or fully loaded; workers die with
+their parent, even when it is SIGKILLed."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from safety_cli import SAMPLES, quizkit
+
+STOPS = [(signal.SIGINT, 130, "quizkit: interrupted"),
+         (signal.SIGTERM, 143, "quizkit: terminated")]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("signals") / "corpus"
+    done = quizkit("samples", "generate", "--packages", "300", "--seed", "5", "--out", out)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def _start(*args: str | os.PathLike[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "quizkit", *map(os.fspath, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)
+
+
+def _wait_for(condition, what: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.02)
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(p) for p in text.split()]
+
+
+def _gone(pid: int) -> bool:
+    """Exited: no such process, or a zombie waiting for a reaper."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return True
+    return fields[0] in ("Z", "X")
+
+
+def _kill_orphans(workers: list[int]) -> None:
+    """Workers that outlived a failed run (quizkit before issue 14 left them running)."""
+    for w in workers:
+        with contextlib.suppress(OSError):
+            os.kill(w, signal.SIGKILL)
+
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="signals to real processes, /proc")
+
+
+@pytest.mark.parametrize(("signum", "code", "line"), STOPS)
+def test_validate_stopped_leaves_the_previous_reports(tmp_path: Path, corpus: Path,
+                                                      signum: int, code: int,
+                                                      line: str) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    previous = {"report.json": "previous json", "r.sarif": "previous sarif"}
+    for name, text in previous.items():
+        (out / name).write_text(text)
+    proc = _start("validate", corpus, "-j", "2", "--format", "json", "-o", out / "report.json",
+                  "--report", f"sarif:{out / 'r.sarif'}")
+    workers: list[int] = []
+    try:
+        _wait_for(lambda: len(list(out.iterdir())) > 2, "the reports' temporary files")
+        _wait_for(lambda: len(_children(proc.pid)) >= 2, "the workers")
+        workers = _children(proc.pid)
+        proc.send_signal(signum)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        _kill_orphans(workers)
+    assert proc.returncode == code, stderr
+    assert stderr == line + "\n"
+    assert {p.name: p.read_text() for p in out.iterdir()} == previous
+    _wait_for(lambda: all(_gone(w) for w in workers), "the workers to exit", timeout=5)
+
+
+def test_workers_die_when_the_parent_is_killed(tmp_path: Path, corpus: Path) -> None:
+    proc = _start("validate", corpus, corpus, "-j", "2", "-o", tmp_path / "r.txt")
+    workers: list[int] = []
+    try:
+        _wait_for(lambda: len(_children(proc.pid)) >= 2, "the workers")
+        workers = _children(proc.pid)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        _wait_for(lambda: all(_gone(w) for w in workers), "the workers to exit", timeout=5)
+    finally:
+        proc.kill()
+        _kill_orphans(workers)
+
+
+def _files(db: Path) -> int:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute("SELECT count(*) FROM files").fetchall()[0][0]
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def fully_loaded(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> int:
+    """Files of a database holding samples/game.json and then the whole corpus."""
+    db = tmp_path_factory.mktemp("reference") / "full.duckdb"
+    for path in (SAMPLES / "game.json", corpus):
+        done = quizkit("load", path, "--db", db, "--no-findings")
+        assert done.returncode == 0, done.stderr
+    return _files(db)
+
+
+@pytest.mark.parametrize("delay", [0.4, 1.2])
+@pytest.mark.parametrize(("signum", "code", "line"), STOPS)
+def test_interrupted_load_leaves_the_database_before_or_after(
+        tmp_path: Path, corpus: Path, fully_loaded: int, delay: float, signum: int,
+        code: int, line: str) -> None:
+    db = tmp_path / "a.duckdb"
+    done = quizkit("load", SAMPLES / "game.json", "--db", db, "--no-findings")
+    assert done.returncode == 0, done.stderr
+    proc = _start("load", corpus, "--db", db, "--no-findings")
+    try:
+        time.sleep(delay)
+        proc.send_signal(signum)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode in (0, code), stderr
+    if proc.returncode == code:
+        assert stderr == line + "\n"
+        assert _files(db) == 1
+    else:
+        assert _files(db) == fully_loaded
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.duckdb"]
+
+
+def test_interrupted_first_load_leaves_no_database(tmp_path: Path, corpus: Path) -> None:
+    db = tmp_path / "new.duckdb"
+    proc = _start("load", corpus, "--db", db, "--no-findings")
+    try:
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, stderr
+    assert stderr == "quizkit: terminated\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("signum", "code", "line"), STOPS)
+def test_a_long_query_is_stopped_in_one_line(tmp_path: Path, signum: int, code: int,
+                                             line: str) -> None:
+    db = tmp_path / "a.duckdb"
+    assert quizkit("load", SAMPLES / "game.json", "--db", db).returncode == 0
+    proc = _start("query", "SELECT count(*) FROM range(100000000000)", "--db", db)
+    try:
+        time.sleep(1.0)
+        proc.send_signal(signum)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == code, stderr
+    assert stderr == line + "\n"
+    assert stdout == ""

@@ -1,0 +1,234 @@
+"""Bounded-memory load and the Parquet dataset: batches give the tables one pass gives, the
+dataset holds the tables `--db` holds, reloading replaces, names are literal.
+
+Run through the real CLI, the real DuckDB and pyarrow, on real files.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pyarrow.dataset as pads
+import pytest
+from click.testing import CliRunner
+from test_analysis_data import write_fixture_corpus
+from test_analysis_load import expected_counts, snapshot
+
+from quizkit.analysis import connect, load
+from quizkit.analysis.tables import DATA_TABLES, TABLES
+from quizkit.cli import main
+
+TABLE_NAMES = [t.name for t in TABLES if t.name != "quizkit_meta"]
+
+
+def cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "exports"
+    write_fixture_corpus(root)
+    # The same package in a second file, so that winners must be picked across batches.
+    dup = root / "zz-dup"
+    dup.mkdir()
+    shutil.copy(root / "packages" / "pkg-002.json", dup / "pkg-002-again.json")
+    return root
+
+
+def dataset_rows(root: Path, table: str, exclude: str = "") -> list[tuple]:
+    con = duckdb.connect()
+    parts = sorted(str(p) for p in (root / table).glob("part-*.parquet"))
+    rows = con.execute(f"SELECT * {exclude} FROM read_parquet($p)", {"p": parts}).fetchall()
+    return sorted(rows, key=repr)
+
+
+def db_rows(db: Path, table: str, exclude: str = "") -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return sorted(con.execute(f'SELECT * {exclude} FROM "{table}"').fetchall(), key=repr)
+    finally:
+        con.close()
+
+
+def test_one_file_per_batch_gives_the_tables_of_one_batch(corpus: Path, tmp_path: Path) -> None:
+    """Winners picked across batches are the winners of one pass over everything."""
+    snaps = []
+    for name, batch_bytes in (("one.duckdb", 1 << 40), ("many.duckdb", 1)):
+        con = connect(tmp_path / name)
+        load(con, [corpus], findings=False, batch_bytes=batch_bytes)
+        con.close()
+        snaps.append(snapshot(tmp_path / name))
+    one, many = snaps
+    for table in DATA_TABLES:
+        key = (lambda r: r[:-1]) if table == "files" else (lambda r: r)  # loaded_at differs
+        assert sorted(map(key, one[table]), key=repr) == sorted(map(key, many[table]), key=repr)
+    counts = {t: len(one[t]) for t in expected_counts(corpus)}
+    assert counts == expected_counts(corpus)
+
+
+def test_parquet_dataset_holds_the_tables_of_db(corpus: Path, tmp_path: Path) -> None:
+    db, ds = tmp_path / "d.duckdb", tmp_path / "ds"
+    assert cli("load", str(corpus), "--db", str(db))[0] == 0
+    code, out, err = cli("load", str(corpus), "--parquet", str(ds))
+    assert code == 0, err
+    assert f"into {ds}" in out
+    for table in TABLE_NAMES:
+        exclude = "EXCLUDE (loaded_at)" if table == "files" else ""
+        assert dataset_rows(ds, table, exclude) == db_rows(db, table, exclude), table
+    assert dataset_rows(ds, "findings")  # findings included (the fixture has some)
+
+
+def test_the_dataset_has_the_columns_and_types_of_the_tables(corpus: Path,
+                                                              tmp_path: Path) -> None:
+    ds = tmp_path / "ds"
+    assert cli("load", str(corpus), "--parquet", str(ds), "--no-findings")[0] == 0
+    con = duckdb.connect()
+    for t in TABLES:
+        parts = sorted(str(p) for p in (ds / t.name).glob("*.parquet"))
+        assert parts, t.name  # every table has a folder with a part, even when empty
+        described = con.execute("DESCRIBE SELECT * FROM read_parquet($p)", {"p": parts}).fetchall()
+        assert [(r[0], r[1]) for r in described] == [(c.name, c.type) for c in t.columns]
+        # pyarrow reads each folder as a dataset, with the same row count as DuckDB
+        table = pads.dataset(str(ds / t.name), format="parquet").to_table()
+        assert table.column_names == t.column_names
+        (n,) = con.execute("SELECT count(*) FROM read_parquet($p)", {"p": parts}).fetchone()
+        assert table.num_rows == n
+
+
+def test_reloading_replaces_rows_and_new_files_add_parts(corpus: Path, tmp_path: Path) -> None:
+    ds = tmp_path / "ds"
+    assert cli("load", str(corpus / "packages"), "--parquet", str(ds), "--no-findings")[0] == 0
+    first = {t: dataset_rows(ds, t, "EXCLUDE (loaded_at)" if t == "files" else "")
+             for t in TABLE_NAMES}
+    parts_before = sorted((ds / "packages").glob("*.parquet"))
+    # the same files again: same rows, no duplicates
+    assert cli("load", str(corpus / "packages"), "--parquet", str(ds), "--no-findings")[0] == 0
+    again = {t: dataset_rows(ds, t, "EXCLUDE (loaded_at)" if t == "files" else "")
+             for t in TABLE_NAMES}
+    assert again == first
+    # other files: a new part, the earlier rows kept
+    assert cli("load", str(corpus / "games.jsonl"), "--parquet", str(ds), "--no-findings")[0] == 0
+    assert len(list((ds / "games").glob("part-*.parquet"))) >= 1
+    assert dataset_rows(ds, "packages") == first["packages"]
+    assert len(dataset_rows(ds, "files", "EXCLUDE (loaded_at)")) == len(first["files"]) + 1
+    assert parts_before  # the first load wrote parts
+    # the whole corpus into a fresh --db gives what the dataset now holds for both
+    db = tmp_path / "both.duckdb"
+    assert cli("load", str(corpus / "packages"), str(corpus / "games.jsonl"), "--db", str(db),
+               "--no-findings")[0] == 0
+    for table in ("packages", "versions", "steps", "games", "game_history"):
+        assert dataset_rows(ds, table) == db_rows(db, table), table
+
+
+def test_summary_and_query_read_the_dataset_as_they_read_db(corpus: Path,
+                                                            tmp_path: Path) -> None:
+    db, ds = tmp_path / "d.duckdb", tmp_path / "ds"
+    cli("load", str(corpus), "--db", str(db))
+    cli("load", str(corpus), "--parquet", str(ds))
+    for args in (["summary", "sizes", "--format", "csv"], ["summary", "starts"],
+                 ["query", "SELECT rule, count(*) FROM findings GROUP BY ALL ORDER BY ALL"],
+                 ["query", "SELECT count(*), sum(size_total) FROM packages"]):
+        from_db = cli(*args, "--db", str(db))
+        from_ds = cli(*args, "--parquet", str(ds))
+        assert from_ds[0] == from_db[0] == 0, from_ds[2]
+        assert from_ds[1] == from_db[1]
+    overview = cli("summary", "overview", "--parquet", str(ds))[1]
+    assert "steps" in overview
+
+
+def test_query_on_a_dataset_reads_nothing_else(corpus: Path, tmp_path: Path) -> None:
+    ds = tmp_path / "ds"
+    cli("load", str(corpus), "--parquet", str(ds), "--no-findings")
+    secret = tmp_path / "secret.csv"
+    secret.write_text("a\n1\n")
+    code, _, err = cli("query", f"SELECT * FROM read_csv('{secret}')", "--parquet", str(ds))
+    assert code == 2
+    assert "Traceback" not in err
+
+
+def test_not_a_dataset_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    for target in (tmp_path / "empty", tmp_path / "missing"):
+        code, _, err = cli("summary", "overview", "--parquet", str(target))
+        assert code == 2
+        assert str(target) in err
+
+
+def test_load_needs_one_target_and_a_sane_memory_limit(corpus: Path, tmp_path: Path) -> None:
+    assert cli("load", str(corpus))[0] == 2
+    assert cli("load", str(corpus), "--db", str(tmp_path / "a"), "--parquet",
+               str(tmp_path / "b"))[0] == 2
+    code, _, err = cli("load", str(corpus), "--db", str(tmp_path / "c.duckdb"),
+                       "--memory-limit", "lots")
+    assert code == 2 and "memory-limit" in err
+    assert not (tmp_path / "c.duckdb").exists()
+    code, _, err = cli("load", str(corpus), "--db", str(tmp_path / "d.duckdb"),
+                       "--memory-limit", "256MB", "--threads", "1", "--no-findings")
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("target", ["--db", "--parquet"])
+def test_names_are_literal(tmp_path: Path, target: str) -> None:
+    """A name holding glob, brace or list characters is one file, loaded once."""
+    src = tmp_path / "src"
+    write_fixture_corpus(src)
+    game = (src / "games.jsonl").read_bytes().splitlines()[0] + b"\n"
+    root = tmp_path / "in [x] {a,b}"
+    root.mkdir()
+    names = ["g*.jsonl", "g?.jsonl", "g[ab].jsonl", "ga.jsonl", "g{a,b}.jsonl", "g,1.jsonl",
+             "g'q\".jsonl", "g space.jsonl", "g\nline.jsonl", "gé✓.jsonl"]
+    for n in names:
+        (root / n).write_bytes(game)
+    out = tmp_path / ("o.duckdb" if target == "--db" else "o")
+    code, _, err = cli("load", str(root), target, str(out), "--no-findings")
+    assert code == 0, err
+    if target == "--parquet":
+        table = pads.dataset(str(out / "files"), format="parquet").to_table()
+        files = list(zip(table["file"].to_pylist(), table["documents"].to_pylist(),
+                         strict=True))
+    else:
+        files = db_rows(out, "files", "EXCLUDE (format, compressed, bytes, kind, "
+                                      "unknown_documents, loaded_at)")
+    assert sorted(files) == sorted((str(root / n), 1) for n in names)
+
+
+def test_load_progress_is_shown_on_a_terminal_only(tmp_path: Path) -> None:
+    """Under a pseudo-terminal a load of more than a second draws its progress line; -q
+    draws nothing, and neither does a pipe."""
+    pty = pytest.importorskip("pty")
+    corpus = tmp_path / "corpus"
+    cli("samples", "generate", "--packages", "60", "--seed", "3", "--out", str(corpus))
+    outputs = {}
+    for label, extra in (("shown", []), ("quiet", ["-q"])):
+        pid, fd = pty.fork()
+        if pid == 0:  # the child: stdout and stderr are the terminal
+            env = {k: v for k, v in os.environ.items() if k != "CI"}
+            env["TERM"] = "xterm"
+            os.execve(sys.executable, [sys.executable, "-m", "quizkit", "load", str(corpus),
+                                       "--db", str(tmp_path / f"{label}.duckdb"), *extra], env)
+        chunks = []
+        while True:
+            try:
+                data = os.read(fd, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        os.waitpid(pid, 0)
+        outputs[label] = b"".join(chunks)
+    assert b"MB/s" in outputs["shown"] and b"Loaded" in outputs["shown"]
+    assert b"MB/s" not in outputs["quiet"] and b"Loaded" not in outputs["quiet"]
+    piped = subprocess.run([sys.executable, "-m", "quizkit", "load", str(corpus), "--db",
+                            str(tmp_path / "piped.duckdb")], capture_output=True, check=False)
+    assert piped.returncode == 0
+    assert b"MB/s" not in piped.stderr
