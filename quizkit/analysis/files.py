@@ -7,14 +7,10 @@ itself is DuckDB's.
 
 from __future__ import annotations
 
-import dataclasses
 import gzip
 import os
-import re
-import tempfile
 import zlib
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from quizkit.sources import STDIN
@@ -65,45 +61,6 @@ def expand(paths: Sequence[str | os.PathLike[str]],
     found = dict.fromkeys(sorted({os.path.abspath(s.path) for s in inputs if s.error is None}))
     skipped = [Skipped(os.path.abspath(s.path), str(s.error)) for s in inputs.unreadable()]
     return list(found), skipped, inputs.unmatched
-
-
-# Names DuckDB takes literally; any other character (glob, brace, escape, quote, space,
-# newline, non-ASCII) makes a file read through a link of a safe name (:func:`literal_names`).
-_SAFE_NAME = re.compile(r"[A-Za-z0-9_./-]+")
-
-
-@contextmanager
-def literal_names(files: list[ExportFile]) -> Iterator[tuple[list[ExportFile], dict[str, str]]]:
-    """``files`` with every path DuckDB might expand (a glob such as ``[ab].json``) replaced by
-    a symbolic link of a safe name in a temporary directory, and the map link -> real path.
-
-    DuckDB's readers treat ``*``, ``?``, ``[`` and ``\\`` in a path as a pattern even in a
-    list of paths, so without this a file named ``[ab].json`` would load ``a.json`` instead.
-    The link keeps the suffix (``.json.gz``), which DuckDB's readers look at.
-    """
-    if all(_SAFE_NAME.fullmatch(f.path) for f in files):
-        yield files, {}
-        return
-    with tempfile.TemporaryDirectory(prefix="quizkit-names-") as tmp:
-        aliased: list[ExportFile] = []
-        real: dict[str, str] = {}
-        for number, f in enumerate(files):
-            if _SAFE_NAME.fullmatch(f.path):
-                aliased.append(f)
-                continue
-            link = os.path.join(tmp, f"{number}{_suffix(f.path)}")
-            os.symlink(f.path, link)
-            real[link] = f.path
-            aliased.append(dataclasses.replace(f, path=link))
-        yield aliased, real
-
-
-def _suffix(path: str) -> str:
-    """The export suffix of a path, lower case: ``.json``, ``.jsonl.gz``..."""
-    lower = path.lower()
-    gz = ".gz" if lower.endswith(".gz") else ""
-    base = lower.removesuffix(gz)
-    return next((s for s in LINE_SUFFIXES if base.endswith(s)), ".json") + gz
 
 
 def _gzip_content_size(path: str) -> int:
