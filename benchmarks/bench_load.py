@@ -53,6 +53,7 @@ if os.environ.get("QK_BASELINE"):
     sys.path.insert(0, os.environ["QK_BASELINE"])
 from quizkit.analysis.files import expand
 files = expand([sys.argv[1]])
+files = files[0] if isinstance(files, tuple) else files  # (files, skipped, unmatched) now
 out = sys.argv[2]
 t0 = time.perf_counter()
 """
@@ -155,13 +156,13 @@ def run_step(name: str, corpus: Path, work: Path, baseline: Path | None = None) 
 def corpus_bytes(corpus: Path) -> int:
     from quizkit.analysis.files import expand
 
-    return sum(os.path.getsize(f) for f in expand([corpus]))
+    return sum(os.path.getsize(f) for f in expand([corpus])[0])
 
 
 def warm(corpus: Path) -> None:
     from quizkit.analysis.files import expand
 
-    for f in expand([corpus]):
+    for f in expand([corpus])[0]:
         with open(f, "rb") as fh:
             while fh.read(1 << 20):
                 pass

@@ -103,7 +103,7 @@ def documents(root: Path) -> list[tuple[Path, str | None]]:
         listed = orjson.loads(manifest.read_bytes())
         return [(root / f["file"], f.get("kind")) for f in listed["files"]]
     from quizkit.kinds import detect_kind
-    from quizkit.sources import expand
+    from quizkit.walk import expand
 
     out = []
     for source in expand([str(root)]):

@@ -80,18 +80,22 @@ CLI_ONLY: dict[tuple[str, str], str] = {
 
 
 def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
+          include_hidden: bool = False, stdin_format: str = "auto",
           format: str | None = None, output: str | None = None,
-          skipped: Skipped | None = None) -> Inferred:
+          skipped: Skipped | None = None,
+          notes: Callable[[str], None] | None = None) -> Inferred:
     """The enum values seen in ``paths`` (``quizkit enums infer``), with counts and examples.
 
     With ``output``, also writes them there (atomically) in ``format``: ``toml`` (default, a
-    profile for ``profile=``) or ``json``. Inputs that cannot be read, parsed or recognised
-    are counted in ``skipped``.
+    profile for ``profile=``) or ``json``. Inputs that cannot be read or parsed are listed in
+    ``skipped`` with the reason, documents of unknown kind counted. ``exclude``,
+    ``include_hidden`` and ``stdin_format`` are the walk's (:mod:`quizkit.walk`); ``notes``
+    hears of exclude patterns that matched nothing.
     """
     if format not in (None, *INFER_FORMATS):
         raise ConfigError(f"unknown format {format!r} (use {', '.join(INFER_FORMATS)})")
     paths = path_list(paths)
-    sources = expand_paths(paths, exclude)
+    sources = expand_paths(paths, exclude, include_hidden, stdin_format, notes)
     if output is not None:  # a bad output fails now, not after reading the corpus
         resolve_output(output)
         refuse_inputs([output], [source.path for source in sources])

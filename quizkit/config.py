@@ -57,6 +57,8 @@ class Settings:
     #: (glob, rule selectors) pairs; globs match paths relative to :attr:`root` or as given.
     per_path_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = ()
+    #: Walk hidden entries (``.git``, ``.venv``) and ``node_modules`` too (quizkit.walk).
+    include_hidden: bool = False
     #: Enum profile file (a config file's ``profile`` is relative to the config file).
     profile: str | None = None
     kind: str | None = None
@@ -147,6 +149,12 @@ def _rule_table(value: Any, name: str, where: str) -> tuple[tuple[str, str], ...
     return tuple(value.items())
 
 
+def _bool(value: Any, name: str, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} in {where} must be true or false, not {type_name(value)}")
+    return value
+
+
 def _level(value: Any, name: str, where: str) -> Severity:
     if not isinstance(value, str):
         raise ConfigError(f"{name} in {where} must be a string, not {type_name(value)}")
@@ -174,6 +182,7 @@ KEYS: dict[str, tuple[str, Callable[..., Any]]] = {
     "fail-on": ("fail_on", _level),
     "per-path-ignores": ("per_path_ignores", _path_rules),
     "exclude": ("exclude", lambda v, n, w: _str_list(v, n, w, accept_str=False)),
+    "include-hidden": ("include_hidden", _bool),
     "profile": ("profile", None),  # a path: relative to the file, see settings_from_table
 }
 
@@ -246,7 +255,8 @@ def _base(config: ConfigSource) -> Settings:
 def resolve(config: ConfigSource = None, *, select: Rules | None = None,
             ignore: Rules | None = None, severity: Mapping[str, str] | Iterable[str] = (),
             fail_on: str | Severity | None = None, exclude: Iterable[str] = (),
-            profile: str | os.PathLike[str] | None = None, kind: str | None = None,
+            include_hidden: bool = False, profile: str | os.PathLike[str] | None = None,
+            kind: str | None = None,
             jobs: int | None = None, limits: Limits | None = None,
             baseline: str | os.PathLike[str] | None = None,
             write_baseline: str | os.PathLike[str] | None = None) -> Settings:
@@ -268,6 +278,8 @@ def resolve(config: ConfigSource = None, *, select: Rules | None = None,
     if exclude:
         changes["exclude"] = (*((exclude,) if isinstance(exclude, str) else exclude),
                               *base.exclude)
+    if include_hidden:
+        changes["include_hidden"] = True
     if profile is not None:
         changes["profile"] = os.fspath(profile)
     if kind is not None:

@@ -1,14 +1,15 @@
 """Parsed documents of a set of sources, for commands that read rather than validate.
 
 Inputs are read as ``quizkit validate`` reads them (:mod:`quizkit.intake`: BOM, encodings,
-depth); unreadable or unparseable ones are counted and skipped, since ``validate`` is the tool
-that reports them.
+depth). Nothing is skipped silently: an input that cannot be read or parsed is kept in
+:class:`Skipped` with its path and the reason, for the command to report (exit 3); documents of
+unknown kind are counted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from quizkit import intake
@@ -18,11 +19,18 @@ from quizkit.sources import ReadError, Source
 
 @dataclass
 class Skipped:
-    """Inputs that could not be read, parsed or recognised."""
+    """Inputs that could not be read or parsed, as (path, reason), and documents of unknown kind.
 
-    unreadable: int = 0
-    unparseable: int = 0
+    ``path`` is the display form; a JSON Lines record is ``path:line``.
+    """
+
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+    unparseable: list[tuple[str, str]] = field(default_factory=list)
     unknown_kind: int = 0
+
+    def failed(self) -> list[tuple[str, str]]:
+        """Every input that could not be read or parsed, in the order met."""
+        return self.unreadable + self.unparseable
 
 
 def line_units(data: bytes) -> Iterator[tuple[int, bytes]]:
@@ -39,18 +47,20 @@ def iter_documents(sources: Iterable[Source], skipped: Skipped | None = None,
     for source in sources:
         try:
             data = source.read()
-        except ReadError:
-            skipped.unreadable += 1
+        except ReadError as exc:
+            skipped.unreadable.append((source.display, str(exc)))
             continue
-        prepared, _ = intake.prepare(data)
+        prepared, problems = intake.prepare(data)
         if prepared is None:
-            skipped.unparseable += 1
+            skipped.unparseable.append((source.display, problems[-1].message))
             continue
-        units = line_units(prepared) if source.is_lines else [(None, prepared)]
+        units = line_units(prepared) if source.holds_lines(data) else [(None, prepared)]
         for record, chunk in units:
-            doc, _ = intake.parse(chunk)
+            doc, problems = intake.parse(chunk)
             if doc is intake.UNREAD:
-                skipped.unparseable += 1
+                where = source.display if record is None else f"{source.display}:{record}"
+                reason = problems[0].message if problems else "not JSON"
+                skipped.unparseable.append((where, reason))
                 continue
             doc_kind = kind or detect_kind(doc)
             if doc_kind is None:

@@ -24,7 +24,7 @@ from quizkit.findings import FileResult, Finding, Report
 from quizkit.interrupts import signals_deferred, stop_workers, worker_started
 from quizkit.kinds import detect_kind, unknown_kind_message
 from quizkit.limits import Limits
-from quizkit.parsing import BOM, LineIndex
+from quizkit.parsing import BOM, LineIndex, byte_view
 from quizkit.positions import Positions
 from quizkit.reporters.base import Reporter
 from quizkit.rules import batch, checks, input_rules, load_rule_modules, version_index
@@ -110,7 +110,7 @@ def _position(text: str, index: LineIndex, pointer: str,
     """
     positions = _last_positions[0]
     if positions is None or positions.text is not text:
-        positions = _last_positions[0] = Positions(text, indented)
+        positions = _last_positions[0] = Positions(text, indented, index.byte_view)
     while True:
         offset = positions.locate(pointer)
         if offset is not None or not pointer:
@@ -157,8 +157,8 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
             facts = batch.settle(doc, facts)
         outcome.facts.extend((path, record, p, f) for p, f in facts)
         if raw:
-            text = chunk.decode("utf-8", errors="replace")
-            index = LineIndex(text)
+            text = byte_view(chunk)  # one byte a character, whatever the text holds
+            index = LineIndex(text, byte_view=True)
             for rule, pointer, message in raw:
                 line, column = _position(text, index, pointer, indented)
                 if record is not None:
@@ -190,7 +190,7 @@ def check_source(source: Source, options: Options) -> FileOutcome:
         return FileOutcome(result, [_finding(source.display, None, rule, "",
                                              f"cannot read: {exc}")])
     try:
-        return check_bytes(source.display, data, source.is_lines, options,
+        return check_bytes(source.display, data, source.holds_lines(data), options,
                            rereadable=not source.is_stdin)
     finally:
         _last_positions[0] = None  # memory stays bounded by one file
@@ -338,6 +338,7 @@ class _Rereader:
         self.options = options
         self._paths: dict[str, str] | None = None
         self._last: tuple[str, bytes | None] | None = None
+        self._lines: tuple[str, list[bytes]] | None = None
 
     def path(self, display: str) -> str | None:
         if self._paths is None:
@@ -365,11 +366,14 @@ class _Rereader:
         return data
 
     def __call__(self, display: str, record: int | None) -> bytes | None:
-        """One document's bytes: the file's, or its JSON Lines record's."""
+        """One document's bytes: the file's, or its JSON Lines record's (the last file's
+        lines are kept, so reading its records one by one splits it once)."""
         data = self.data(display)
         if data is None or record is None:
             return data
-        lines = data.split(b"\n")
+        if self._lines is None or self._lines[0] != display:
+            self._lines = (display, data.split(b"\n"))
+        lines = self._lines[1]
         return lines[record - 1] if 0 < record <= len(lines) else None
 
 
@@ -391,8 +395,8 @@ def _locate_late(findings: list[Finding], reread: _Rereader) -> None:
                 continue
             if f.record not in texts:
                 chunk = data if f.record is None else lines[f.record - 1]
-                text = chunk.decode("utf-8", errors="replace")
-                texts[f.record] = (text, LineIndex(text))
+                text = byte_view(chunk)
+                texts[f.record] = (text, LineIndex(text, byte_view=True))
             text, index = texts[f.record]
             f.line, f.column = _position(text, index, f.pointer)
             if f.record is not None:

@@ -32,17 +32,20 @@ _WS = re.compile(r"[ \t\r\n]*+")
 class Positions:
     """Pointer → character offset in ``text`` (the JSON text of one document)."""
 
-    __slots__ = ("_arrays", "_brackets", "_close", "_objects", "_open", "indented", "text")
+    __slots__ = ("_arrays", "_brackets", "_close", "_objects", "_open", "byte_view", "indented",
+                 "text")
 
-    def __init__(self, text: str, indented: bool = False) -> None:
+    def __init__(self, text: str, indented: bool = False, byte_view: bool = False) -> None:
         """``indented``: the text is exactly what orjson writes indented by two spaces (the
         intake proved it; the service's exports are). Then a non-empty container at depth
         ``d`` ends at the first line after it that is ``2d`` spaces and its closing bracket
         (a string holds no raw newline, deeper lines are indented more): one ``str.find``
-        skips it, however big, with no bracket matching.
+        skips it, however big, with no bracket matching. ``byte_view``: ``text`` is
+        :func:`quizkit.parsing.byte_view`'s (offsets are byte offsets; keys are decoded).
         """
         self.text = text
         self.indented = indented
+        self.byte_view = byte_view
         self._brackets = _TO_BRACKET.finditer(text)
         self._open: list[int] = []
         self._close: dict[int, int] = {}
@@ -105,6 +108,8 @@ class Positions:
             if m is None:
                 break
             raw = m.group()
+            if self.byte_view and not raw.isascii():
+                raw = raw.encode("latin-1").decode("utf-8", errors="replace")
             name = orjson.loads(raw) if "\\" in raw else raw[1:-1]
             i = self._ws(m.end())
             if text[i : i + 1] != ":":

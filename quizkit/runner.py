@@ -26,7 +26,8 @@ from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.reporters.service import configure as configure_service
 from quizkit.schemas import Profile
 from quizkit.service import DEFAULT_NAMES, ServiceNames, names_from_table
-from quizkit.sources import Source, expand
+from quizkit.sources import Source
+from quizkit.walk import WalkRules, expand, unmatched_lines
 
 Notes = Callable[[str], None]
 Size = int | str
@@ -85,16 +86,26 @@ def path_list(paths: Iterable[str] | str) -> list[str]:
     return [paths] if isinstance(paths, str) else list(paths)
 
 
-def expand_paths(paths: Iterable[str] | str, exclude: Iterable[str]) -> list[Source]:
-    """The sources under ``paths`` (directories walked), ``exclude`` patterns left out."""
-    return list(expand(path_list(paths), tuple(exclude)))
+def expand_paths(paths: Iterable[str] | str, exclude: Iterable[str],
+                 include_hidden: bool = False, stdin_format: str = "auto",
+                 notes: Notes | None = None) -> list[Source]:
+    """The sources under ``paths`` (directories walked by :mod:`quizkit.walk`, ``exclude``
+    patterns left out); ``notes`` hears of each pattern that matched nothing.
+    Raises :class:`~quizkit.sources.MissingPath`, :class:`~quizkit.walk.PatternError`."""
+    inputs = expand(path_list(paths), WalkRules(tuple(exclude), include_hidden),
+                    stdin_format=stdin_format)
+    if notes is not None:
+        for line in unmatched_lines(inputs.unmatched):
+            notes(line)
+    return inputs.sources
 
 
 def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
              kind: str | None = None, profile: str | os.PathLike[str] | None = None,
              select: Rules | None = None, ignore: Rules | None = None,
              severity: Mapping[str, str] | Iterable[str] = (), fail_on: str | None = None,
-             exclude: Iterable[str] = (), jobs: int | None = None,
+             exclude: Iterable[str] = (), include_hidden: bool = False,
+             stdin_format: str = "auto", jobs: int | None = None,
              max_file_size: Size | None = None, max_decompressed_size: Size | None = None,
              max_depth: int | None = None,
              baseline: str | os.PathLike[str] | None = None,
@@ -117,21 +128,21 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
     """
     s = config_mod.resolve(
         config, kind=kind, profile=profile, select=select, ignore=ignore, severity=severity,
-        fail_on=fail_on, exclude=exclude, jobs=jobs,
+        fail_on=fail_on, exclude=exclude, include_hidden=include_hidden, jobs=jobs,
         limits=limits_of(max_file_size, max_decompressed_size, max_depth),
         baseline=baseline, write_baseline=write_baseline)
     return run(paths, s, format=format, output=output, reports=reports, color=color,
                show=show, quiet=quiet, verbose=verbose, reporter=reporter, notes=notes,
-               scheduler=scheduler)
+               scheduler=scheduler, stdin_format=stdin_format)
 
 
 def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         output: str | None = None, reports: Sequence[str] = (), color: str = "auto",
         show: str = "info", quiet: bool = True, verbose: bool = False,
         reporter: Reporter | None = None, notes: Notes | None = None,
-        scheduler: str | None = None) -> Report:
+        scheduler: str | None = None, stdin_format: str = "auto") -> Report:
     """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving)."""
-    sources = expand_paths(paths, s.exclude)
+    sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
     loaded = read_profile_file(s.profile)
     known = Baseline.load(s.baseline) if s.baseline is not None else None
     recorder = Recorder(s.write_baseline) if s.write_baseline is not None else None

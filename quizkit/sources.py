@@ -1,4 +1,5 @@
-"""Inputs → sources: paths, directories (recursive), stdin, ``.gz``, JSON Lines.
+"""Sources: reading one input (a file or stdin), ``.gz``, JSON Lines; the walk is in
+:mod:`quizkit.walk`.
 
 A :class:`Source` knows how to read its bytes; reading happens in the worker that checks it,
 so a parallel run never ships file contents between processes.
@@ -15,12 +16,13 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from fnmatch import fnmatch
+
+import orjson
 
 from quizkit import remote
 from quizkit.limits import DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_FILE_SIZE, format_size
+from quizkit.parsing import BOM
 
 SUFFIXES = (".json", ".jsonl", ".ndjson")
 LINE_SUFFIXES = (".jsonl", ".ndjson")
@@ -38,10 +40,6 @@ class ReadError(Exception):
     def __init__(self, message: str, limit: bool = False) -> None:
         super().__init__(message)
         self.limit = limit
-
-
-class MissingPath(Exception):
-    """A path named on the command line does not exist."""
 
 
 def is_candidate(name: str) -> bool:
@@ -73,6 +71,7 @@ def printable(path: str) -> str:
 
 
 def file_type(mode: int) -> str:
+    """What a non-regular file is, for messages ("a FIFO (named pipe)")."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -84,17 +83,23 @@ def file_type(mode: int) -> str:
     return "not a regular file"
 
 
+class MissingPath(Exception):
+    """A path named on the command line does not exist."""
+
+
 @dataclass(frozen=True, slots=True)
 class Source:
     """One input: a file path, or ``-`` for stdin.
 
     ``path`` is the real name (it may hold undecodable bytes); ``display`` is what reports
     show. ``error`` is set when listing already found the source unreadable (a directory that
-    could not be opened while walking).
+    could not be opened while walking). ``lines`` forces JSON Lines on or off (stdin's
+    ``--stdin-format``).
     """
 
     path: str
     error: str | None = None
+    lines: bool | None = None  # JSON Lines or not, when the name cannot tell (stdin)
 
     @property
     def is_stdin(self) -> bool:
@@ -110,10 +115,21 @@ class Source:
 
     @property
     def is_lines(self) -> bool:
+        """JSON Lines by ``lines`` when set, else by the file's name (``.jsonl``, ``.ndjson``,
+        each also ``.gz``); stdin is not, unless its bytes say so (:meth:`holds_lines`)."""
+        if self.lines is not None:
+            return self.lines
         name = self.path.lower()
         if name.endswith(".gz"):
             name = name[:-3]
         return name.endswith(LINE_SUFFIXES)
+
+    def holds_lines(self, data: bytes) -> bool:
+        """Whether ``data``, this source's bytes, is read as JSON Lines: :attr:`is_lines`, and
+        for stdin with no ``lines`` given, :func:`looks_like_lines`."""
+        if self.lines is None and self.is_stdin:
+            return looks_like_lines(data)
+        return self.is_lines
 
     def size(self) -> int:
         if self.is_stdin or remote.is_url(self.path):
@@ -198,6 +214,27 @@ def _read_file(path: str, limit: int) -> bytes:
     return data
 
 
+#: What ``--stdin-format`` accepts, and the ``Source.lines`` each gives.
+STDIN_FORMATS = {"auto": None, "json": False, "jsonl": True}
+
+
+def looks_like_lines(data: bytes) -> bool:
+    """Whether stdin's ``data`` is JSON Lines: more than one non-blank line, the first of which
+    is a whole JSON value on its own (a pretty-printed document's first line is not).
+
+    A document on one line is the same read either way, so it is not parsed here.
+    """
+    text = data.removeprefix(BOM).lstrip()
+    end = text.find(b"\n")
+    if end < 0 or not text[end:].strip():
+        return False
+    try:
+        orjson.loads(text[:end])
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
 def gunzip(data: bytes, limit: int) -> bytes:
     """Decompress gzip data (all members), refusing to produce more than ``limit`` bytes.
 
@@ -227,84 +264,5 @@ def gunzip(data: bytes, limit: int) -> bytes:
     return b"".join(parts)
 
 
-def expand(paths: Iterable[str], exclude: Iterable[str] = ()) -> Iterator[Source]:
-    """Sources for the given paths, directories walked recursively in sorted order.
-
-    ``exclude`` holds glob patterns matched against each name below a walked directory and
-    against the path relative to it; like linters do, they never drop a file named
-    explicitly. Walking skips anything that is not a regular file (FIFOs, sockets, devices,
-    broken links); a file named explicitly is always a source, and reading it says what is
-    wrong with it. Raises :class:`MissingPath` for a path that does not exist.
-    """
-    exclude = tuple(exclude)
-    for raw in paths:
-        if raw == STDIN:
-            yield Source(STDIN)
-            continue
-        if remote.is_url(raw):
-            try:
-                yield from (Source(url) for url, _ in remote.list_files(raw, is_candidate))
-            except remote.RemoteError as exc:
-                raise MissingPath(str(exc)) from None
-            continue
-        try:
-            is_dir = stat.S_ISDIR(os.stat(raw).st_mode)
-        except FileNotFoundError:
-            if not os.path.islink(raw):
-                raise MissingPath(printable(raw)) from None
-            is_dir = False  # a broken link: reading it reports it
-        except (OSError, ValueError):
-            is_dir = False  # no permission, a link loop, a NUL in the name: reported on read
-        if is_dir:
-            yield from _walk(raw, exclude)
-        else:
-            yield Source(raw)
-
-
-def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
-    if not patterns:
-        return False
-    parts = rel.split(os.sep)
-    return any(fnmatch(rel, p) or any(fnmatch(part, p) for part in parts) for p in patterns)
-
-
-def _walk(root: str, exclude: tuple[str, ...]) -> Iterator[Source]:
-    """Regular candidate files below ``root``, depth first in sorted order.
-
-    Links to directories are followed once: a directory already visited (a symlink loop) is
-    not entered again. A directory that cannot be listed becomes a source that reports it.
-    """
-    seen: set[tuple[int, int]] = set()
-    stack = [root]
-    while stack:
-        directory = stack.pop()
-        try:
-            st = os.stat(directory)
-            if (st.st_dev, st.st_ino) in seen:
-                continue
-            seen.add((st.st_dev, st.st_ino))
-            with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError as exc:
-            yield Source(directory, error=f"cannot list directory: {exc.strerror or exc}")
-            continue
-        subdirs = []
-        # Paths relative to the root, for the patterns only (none: nothing to compute).
-        rel_dir = os.path.relpath(directory, root) if exclude else ""
-        for entry in entries:
-            if exclude:
-                rel = entry.name if rel_dir == os.curdir else os.path.join(rel_dir, entry.name)
-                if _excluded(rel, exclude):
-                    continue
-            try:
-                if entry.is_dir():
-                    subdirs.append(entry.path)
-                elif is_candidate(entry.name) and entry.is_file():
-                    yield Source(entry.path)
-            except OSError:
-                continue  # vanished or a link loop: nothing to read
-        stack.extend(reversed(subdirs))
-
-
-__all__ = ["DEFAULT_MAX_DECOMPRESSED", "MissingPath", "ReadError", "Source", "expand", "gunzip",
-           "printable"]
+__all__ = ["DEFAULT_MAX_DECOMPRESSED", "MissingPath", "ReadError", "Source", "file_type",
+           "gunzip", "is_candidate", "looks_like_lines", "printable"]

@@ -44,7 +44,7 @@ def cli(*args: str, input: bytes | None = None):
 
 def cli_json(*args: str) -> tuple[int, dict]:
     result = cli("validate", "--format", "json", *args)
-    return result.exit_code, json.loads(result.output)
+    return result.exit_code, json.loads(result.stdout)  # warnings go to stderr
 
 
 def console_script() -> str:

@@ -8,15 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from quizkit.analysis.files import expand, inspect, is_export
+from quizkit.analysis.files import expand, inspect
 
 
 def rglob_expand(paths: list[Path]) -> list[str]:
-    """The reference: what ``Path.rglob`` finds, as the loader listed files before."""
+    """The reference: what ``Path.rglob`` finds, less hidden entries, as the loader lists."""
     found: set[str] = set()
     for p in paths:
         if p.is_dir():
-            found |= {os.path.abspath(s) for s in p.rglob("*") if is_export(s.name) and s.is_file()}
+            found |= {os.path.abspath(s) for s in p.rglob("*")
+                      if s.name.lower().removesuffix(".gz").endswith((".json", ".jsonl", ".ndjson"))
+                      and s.is_file() and not any(part.startswith(".")
+                                                  for part in s.relative_to(p).parts)}
         else:
             found.add(os.path.abspath(p))
     return sorted(found)
@@ -33,10 +36,13 @@ def test_the_walk_finds_what_rglob_finds(tmp_path: Path) -> None:
     (root / "link.json").symlink_to(root / "a.json")
     (root / "dangling.json").symlink_to(root / "gone.json")
     (root / "linkdir").symlink_to(root / "sub", target_is_directory=True)
-    got = expand([root, root / "notes.txt", tmp_path / "exports" / ".." / "exports" / "sub"])
+    got, unreadable, _ = expand([root, root / "notes.txt",
+                                 tmp_path / "exports" / ".." / "exports" / "sub"])
     assert got == rglob_expand([root, root / "notes.txt", root / "sub"])
     assert str(root / "link.json") in got and str(root / "dir.json" / "i.json") in got
-    assert not any("linkdir" in g or "dangling" in g for g in got)
+    assert not any("linkdir" in g or "dangling" in g or ".hidden" in g for g in got)
+    assert [(s.path, s.reason) for s in unreadable] == [
+        (str(root / "dangling.json"), "a broken symbolic link")]
 
 
 def test_the_look_inside_tells_containers_and_skips(tmp_path: Path) -> None:
@@ -52,7 +58,7 @@ def test_the_look_inside_tells_containers_and_skips(tmp_path: Path) -> None:
     }
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
-    ok, skipped = inspect(expand([tmp_path]))
+    ok, skipped = inspect(expand([tmp_path])[0])
     got = {Path(f.path).name: (f.container, f.compressed, f.size, f.content_size) for f in ok}
     plain = {name: len(data) for name, data in files.items()}
     assert got == {

@@ -60,9 +60,9 @@ def _distinct(banner: dict, i: int) -> dict:
 class _CountingIndex(engine.LineIndex):
     made = 0
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, byte_view: bool = False) -> None:
         type(self).made += 1
-        super().__init__(text)
+        super().__init__(text, byte_view)
 
 
 def test_positions_are_computed_only_for_files_with_findings(monkeypatch, tmp_path):
@@ -184,7 +184,7 @@ def test_streaming_reports_keep_no_per_file_results(broken_corpus):
 
     from quizkit.reporters.jsonl import JsonLinesReporter
     from quizkit.reporters.text import TextReporter
-    from quizkit.sources import expand
+    from quizkit.walk import expand
 
     def sources() -> list[Source]:
         return list(expand([str(broken_corpus)]))

@@ -13,7 +13,7 @@ import pytest
 
 from quizkit import engine
 from quizkit.schemas import validator
-from quizkit.sources import expand
+from quizkit.walk import expand
 from tests.conftest import SAMPLES, cli, cli_json, run_script
 
 BANNER = SAMPLES / "banner.json"
@@ -26,8 +26,14 @@ def test_symlink_loop_in_a_directory(tmp_path):
     (tmp_path / "self.json").symlink_to(tmp_path / "self.json")  # a link to itself
     (tmp_path / "dangling.json").symlink_to(tmp_path / "gone.json")
     code, report = cli_json(str(tmp_path))
-    assert [f["path"] for f in report["files"]] == [str(tmp_path / "sub" / "a.json")]
-    assert code == 0
+    # The loop is not followed (links to directories are not walked); the links that lead
+    # nowhere readable are reported, not skipped silently.
+    assert [f["path"] for f in report["files"]] == [
+        str(tmp_path / name) for name in ("dangling.json", "self.json", "sub/a.json")]
+    got = {f["path"]: f["message"] for f in report["findings"]}
+    assert "broken symbolic link" in got[str(tmp_path / "dangling.json")]
+    assert "symbolic links" in got[str(tmp_path / "self.json")]
+    assert code == 3
 
 
 def test_a_looping_link_named_explicitly_is_an_unreadable_input(tmp_path):
@@ -39,14 +45,17 @@ def test_a_looping_link_named_explicitly_is_an_unreadable_input(tmp_path):
     assert code == 3
 
 
-def test_fifo_in_a_directory_is_skipped_and_a_named_fifo_is_refused(tmp_path):
+def test_fifo_in_a_directory_is_reported_and_a_named_fifo_is_refused(tmp_path):
     shutil.copy(BANNER, tmp_path / "a.json")
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
     # A real process with a timeout: a blocking open would hang here.
     walked = run_script("validate", "--format", "json", str(tmp_path), timeout=30)
-    assert walked.returncode == 0
-    assert [f["path"] for f in json.loads(walked.stdout)["files"]] == [str(tmp_path / "a.json")]
+    assert walked.returncode == 3
+    walked_report = json.loads(walked.stdout)
+    assert [f["path"] for f in walked_report["files"]] == [str(tmp_path / "a.json"), str(fifo)]
+    [hit] = walked_report["findings"]
+    assert hit["path"] == str(fifo) and "FIFO" in hit["message"]
     named = run_script("validate", "--format", "json", str(fifo), timeout=30)
     [hit] = json.loads(named.stdout)["findings"]
     assert hit["rule"] == "unreadable-input" and "FIFO" in hit["message"]

@@ -66,7 +66,7 @@ def test_unknown_totals_show_no_eta() -> None:
 def test_on_file_is_the_engines_hook(tmp_path, monkeypatch) -> None:
     """Wired as the real engine calls it: once per file, with its FileResult."""
     from quizkit import engine
-    from quizkit.sources import expand
+    from quizkit.walk import expand
 
     (tmp_path / "a.json").write_text("{}")
     (tmp_path / "b.json").write_text('{"x": 1}')

@@ -130,8 +130,12 @@ class _Clock:
             self.progress(step, seconds)
 
 
-def list_inputs(paths: Sequence[str | os.PathLike[str]]) -> list[Input]:
+def list_inputs(paths: Sequence[str | os.PathLike[str]],
+                skipped: list[Skipped] | None = None) -> list[Input]:
     """Export files under ``paths`` (files, directories, object-storage URLs), unique.
+
+    Directories are walked as every command walks them (:mod:`quizkit.walk`); what the walk
+    found unreadable (never opened) is added to ``skipped``.
 
     Raises :class:`InputError` for a path or URL that does not exist.
     """
@@ -144,11 +148,14 @@ def list_inputs(paths: Sequence[str | os.PathLike[str]]) -> list[Input]:
             except remote.RemoteError as exc:
                 raise InputError(str(exc)) from None
         else:
-            for path in expand([text]):
+            files, unreadable, _unmatched = expand([text])
+            for path in files:
                 try:
                     found[path] = os.stat(path).st_size
                 except OSError:
                     found[path] = 0  # reading it says why
+            if skipped is not None:  # the walk's own finds: a broken link, a FIFO, ...
+                skipped.extend(unreadable)
     return [Input(name, size) for name, size in sorted(found.items())]
 
 
@@ -260,7 +267,7 @@ def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[
     """Validate, stage every batch and pick the winners: temp tables ``new_<table>``,
     ``new_files`` and ``new_findings`` (and the ``win_*`` tables :data:`transform.DIRECT`
     reads). Returns the inputs."""
-    inputs = list_inputs(paths)
+    inputs = list_inputs(paths, result.skipped)
     clock.tick("discover")
     report_rows = None
     if findings:

@@ -11,12 +11,14 @@ from quizkit import runner
 from quizkit.cluster import ClusterError
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.rule_options import config_errors, rule_options
+from quizkit.commands.walk_options import stdin_option, walk_options
 from quizkit.config import SEVERITIES, resolve
 from quizkit.limits import Limits
 from quizkit.reporters import REPORTERS
 from quizkit.reporters.text import COLOR_CHOICES
 from quizkit.schemas import KINDS
 from quizkit.sources import MissingPath
+from quizkit.walk import PatternError
 
 
 @click.command()
@@ -30,9 +32,6 @@ from quizkit.sources import MissingPath
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
               help="Exit 1 when there are findings of this severity or worse "
                    "[default: the config's fail-on, else error].")
-@click.option("--exclude", multiple=True, metavar="GLOB",
-              help="Skip files and directories matching GLOB while walking directories "
-              "(repeatable). Files named explicitly are always checked.")
 @click.option("--profile", type=click.Path(dir_okay=False),
               help="Enum profile (TOML, from `quizkit enums infer`): values outside it are "
               "unknown-enum-value findings. Its [service] table names validation levels and "
@@ -51,10 +50,13 @@ from quizkit.sources import MissingPath
                    "$DASK_SCHEDULER_ADDRESS); the workers read the inputs themselves.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
+@walk_options
+@stdin_option
 @limit_options
 @rule_options
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
-             fail_on: str | None, exclude: tuple[str, ...], profile: str | None,
+             fail_on: str | None, exclude: tuple[str, ...], include_hidden: bool,
+             stdin_format: str, profile: str | None,
              jobs: int | None, reports: tuple[str, ...], color: str, show: str,
              scheduler: str | None, quiet: bool, verbose: bool, limits: Limits,
              config_file: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
@@ -68,15 +70,18 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
     with config_errors():
         settings = resolve(config_file, kind=kind, profile=profile, select=select,
                            ignore=ignore, severity=severity, fail_on=fail_on, exclude=exclude,
-                           jobs=jobs, limits=limits, baseline=baseline_file,
+                           include_hidden=include_hidden, jobs=jobs, limits=limits,
+                           baseline=baseline_file,
                            write_baseline=write_baseline)
         try:
             report = runner.run(paths, settings, format=fmt, output=output, reports=reports,
                                 color=color, show=show, quiet=quiet, verbose=verbose,
                                 notes=lambda line: click.echo(line, err=True),
-                                scheduler=scheduler)
+                                scheduler=scheduler, stdin_format=stdin_format)
         except MissingPath as exc:
             raise click.UsageError(f"no such file or directory: {exc}") from None
+        except PatternError as exc:
+            raise click.UsageError(str(exc)) from None
         except ClusterError as exc:
             click.echo(f"quizkit: error: {exc}", err=True)
             sys.exit(2)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -251,90 +251,106 @@ def _where(path: str, record: int | None, pointer: str, here: str) -> str:
     return f"{at} at {pointer}" if pointer else at
 
 
-class _Digests:
-    """Digests of content facts whose digest is :data:`LATER`, from the documents read again.
+class _Content:
+    """A content fact with its place, and its digests once known."""
 
-    Only ids that repeat get here. Two facts at the same pointer of byte-identical documents
-    are identical without parsing (a backup of a file); otherwise the document is parsed and
-    the value at the pointer hashed, as the worker would have. The last few documents are
-    kept: the facts of one file come one after another.
+    __slots__ = ("digest", "parent", "path", "pointer", "raw", "record")
+
+    def __init__(self, path: str, record: int | None, pointer: str, digest: bytes | None,
+                 parent: str | None) -> None:
+        self.path = path
+        self.record = record
+        self.pointer = pointer
+        self.digest = digest  # of the value at pointer; LATER until computed
+        self.parent = parent
+        self.raw: bytes | None = None  # hash of the whole document's bytes, when read again
+
+
+def _pairs(facts: list[LocatedFact]) -> list[tuple[str, str, _Content, _Content]]:
+    """(entity, id, first, later) for each content fact whose id was met before, in order.
+
+    No document is read here: this only finds which facts must be compared.
     """
-
-    KEEP = 4
-
-    def __init__(self) -> None:
-        self.docs: dict[tuple[str, int | None], tuple[bytes | None, Any]] = {}
-
-    def _document(self, path: str, record: int | None) -> tuple[bytes | None, Any]:
-        key = (path, record)
-        hit = self.docs.get(key)
-        if hit is None:
-            data = reread(path, record)
-            hit = (data, _UNPARSED)
-            if len(self.docs) >= self.KEEP:
-                del self.docs[next(iter(self.docs))]
-            self.docs[key] = hit
-        return hit
-
-    def _parsed(self, path: str, record: int | None) -> Any:
-        data, doc = self._document(path, record)
-        if doc is _UNPARSED:
-            try:
-                doc = orjson.loads(data) if data is not None else _MISSING
-            except orjson.JSONDecodeError:
-                doc = _MISSING
-            self.docs[(path, record)] = (data, doc)
-        return doc
-
-    def digest(self, path: str, record: int | None, pointer: str) -> bytes | None:
-        value = _at(self._parsed(path, record), pointer)
-        return None if value is _MISSING else digest(value)
-
-    def same(self, a: list, b: list) -> bool | None:
-        """Whether the contents of two located content facts are equal; None when it cannot
-        be told any more (a file changed or vanished during the run)."""
-        if a[3] is LATER and b[3] is LATER and a[2] == b[2]:
-            data_a = self._document(a[0], a[1])[0]
-            if data_a is not None and data_a == self._document(b[0], b[1])[0]:
-                return True
-        for fact in (a, b):
-            if fact[3] is LATER:
-                fact[3] = self.digest(fact[0], fact[1], fact[2])
-        if a[3] is None or b[3] is None:
-            return None
-        return a[3] == b[3]
-
-
-_UNPARSED = object()
-
-
-@batch_check
-def duplicates(facts: list[LocatedFact]) -> Iterator[Finding]:
-    first: dict[tuple[str, str, str], list] = {}
-    digests = _Digests()
+    first: dict[tuple[str, str, str], _Content] = {}
+    pairs = []
     for path, record, pointer, fact in facts:
         if fact[0] != "content":
             continue
         _, entity, ident, view, dig, parent = fact
-        key = (entity, ident, view)
-        seen = first.get(key)
-        if seen is None:
-            first[key] = [path, record, pointer, dig, parent]
+        content = _Content(path, record, pointer, dig, parent)
+        seen = first.setdefault((entity, ident, view), content)
+        if seen is content:
             continue
-        p0, r0, ptr0, _dig0, parent0 = seen
-        if entity == "version" and parent is not None and parent == parent0:
+        if entity == "version" and parent is not None and parent == seen.parent:
             continue  # two copies of one package: the package comparison speaks for both
-        same = digests.same(seen, [path, record, pointer, dig])
-        if same is None:
-            continue
-        if same:
-            yield _finding(IDENTICAL_DUPLICATE, path, record, pointer,
-                           f"{entity} {ident!r} also appears, identical, in "
-                           f"{_where(p0, r0, ptr0, pointer)}")
+        pairs.append((entity, ident, seen, content))
+    return pairs
+
+
+def _by_file(contents: Iterable[_Content]) -> dict[str, list[_Content]]:
+    """Contents grouped by file, files in the order first met, so each file is read once."""
+    grouped: dict[str, list[_Content]] = {}
+    for c in contents:
+        grouped.setdefault(c.path, []).append(c)
+    return grouped
+
+
+def _hash_documents(contents: Iterable[_Content]) -> None:
+    """Set ``raw`` of each content: its document's bytes hashed (no parse)."""
+    for group in _by_file(contents).values():
+        for c in group:
+            data = reread(c.path, c.record)
+            c.raw = None if data is None else hashlib.sha1(data, usedforsecurity=False).digest()
+
+
+def _hash_values(contents: Iterable[_Content]) -> None:
+    """Set ``digest`` of each content still :data:`LATER`: the value at its pointer, parsed
+    from its document read again (once per document), as the worker would have hashed it."""
+    for group in _by_file(contents).values():
+        record: Any = _MISSING  # the document parsed last; a file's facts come in order
+        doc: Any = _MISSING
+        for c in group:
+            if c.record != record or doc is _MISSING:
+                record = c.record
+                data = reread(c.path, c.record)
+                try:
+                    doc = orjson.loads(data) if data is not None else _MISSING
+                except orjson.JSONDecodeError:
+                    doc = _MISSING
+            value = _at(doc, c.pointer)
+            c.digest = None if value is _MISSING else digest(value)
+
+
+def _byte_identical(a: _Content, b: _Content) -> bool:
+    """Same pointer in documents with the same bytes (a backup of a file): same content."""
+    return a.pointer == b.pointer and a.raw is not None and a.raw == b.raw
+
+
+@batch_check
+def duplicates(facts: list[LocatedFact]) -> Iterator[Finding]:
+    """Ids met twice, compared by content. Linear in the number of copies: the digests that
+    were left for later are computed file by file, each document read at most twice (its
+    bytes hashed, then, only where bytes differ, parsed), never once per comparison."""
+    pairs = _pairs(facts)
+    later = {id(c): c for _, _, a, b in pairs for c in (a, b) if c.digest is LATER}
+    _hash_documents(later.values())
+    _hash_values({id(c): c for _, _, a, b in pairs if not _byte_identical(a, b)
+                  for c in (a, b) if c.digest is LATER}.values())
+    for entity, ident, seen, content in pairs:
+        if _byte_identical(seen, content):
+            same = True
+        elif seen.digest is None or content.digest is None:
+            continue  # a file changed or vanished during the run: cannot be told any more
         else:
-            yield _finding(CONFLICTING_DUPLICATE, path, record, pointer,
+            same = seen.digest == content.digest
+        where = _where(seen.path, seen.record, seen.pointer, content.pointer)
+        if same:
+            yield _finding(IDENTICAL_DUPLICATE, content.path, content.record, content.pointer,
+                           f"{entity} {ident!r} also appears, identical, in {where}")
+        else:
+            yield _finding(CONFLICTING_DUPLICATE, content.path, content.record, content.pointer,
                            f"{entity} {ident!r} also appears, with different content, in "
-                           f"{_where(p0, r0, ptr0, pointer)}")
+                           f"{where}")
 
 
 @batch_check

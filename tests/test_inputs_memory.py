@@ -1,0 +1,85 @@
+"""A large export stays within the memory docs/limits.md promises (issue 14 item 9), and the
+positions of its findings still count characters, not bytes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+import orjson
+
+from tests.conftest import SAMPLES, console_script
+
+_ID = re.compile(rb'"([0-9a-f]{24})"')
+
+
+def _big_package(path: Path, megabytes: int) -> int:
+    """The sample package with its versions repeated under new ids (each copy valid), text
+    holding emoji, indented as the service writes it; one version in 50 has a stray field."""
+    package = json.loads((SAMPLES / "package-full.json").read_text())
+    versions = [orjson.dumps(v) for v in package["versions"]]
+    keep = package["id"].encode()
+    copies = []
+    size = 0
+    while size < megabytes * 1_000_000:
+        n = len(copies)
+        prefix = f"{n:08x}".encode()
+        text = _ID.sub(lambda m, p=prefix: m.group(0) if m.group(1) == keep
+                       else b'"' + p + m.group(1)[8:] + b'"', versions[n % len(versions)])
+        version = orjson.loads(text)
+        version["rounds"][0]["name"] = "Раунд ☕ " * 8  # four-byte and two-byte characters
+        if n % 50 == 0:
+            version["surplus"] = "☕"
+        copies.append(version)
+        size += len(text)
+    package["versions"] = copies
+    path.write_bytes(orjson.dumps(package, option=orjson.OPT_INDENT_2))
+    return path.stat().st_size
+
+
+def _peak_rss(args: list[str]) -> tuple[int, bytes, int]:
+    """(exit code, stdout, peak RSS in bytes) of one quizkit process."""
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen([console_script(), *args], stdout=out,
+                                stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        out.seek(0)
+        return os.waitstatus_to_exitcode(status), out.read(), usage.ru_maxrss * 1024
+
+
+def test_a_large_export_with_findings_stays_within_the_promised_memory(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    size = _big_package(path, 40)
+    code, stdout, peak = _peak_rss(["validate", "-q", "-j", "1", "--format", "json",
+                                    str(path)])
+    report = json.loads(stdout)
+    unknown = [f for f in report["findings"] if f["rule"] == "unknown-field"]
+    assert unknown and code == 0
+    # docs/limits.md: about 5-7 times the file; 10.3x before positions read bytes, 4.6x
+    # after when run alone (once 7.5x inside the whole suite: the bound leaves room). The
+    # interpreter and its modules are ~60 MB of the peak.
+    ratio = (peak - 60e6) / size
+    assert ratio < 8, f"{ratio:.1f}x the file"
+
+
+def test_columns_count_characters_after_multibyte_text(tmp_path: Path) -> None:
+    banner = json.loads((SAMPLES / "banner.json").read_text())
+    text = '{"payload": ' + json.dumps(banner["payload"], ensure_ascii=False) + ', '
+    text += '"note": "Раунд ☕ é", "surplus": 1, '
+    rest = {k: v for k, v in banner.items() if k != "payload"}
+    text += json.dumps(rest, ensure_ascii=False)[1:]
+    path = tmp_path / "b.json"
+    path.write_text(text, encoding="utf-8")
+    proc = subprocess.run([console_script(), "validate", "--format", "json", str(path)],
+                          capture_output=True)
+    findings = {f["pointer"]: f for f in json.loads(proc.stdout)["findings"]}
+    for pointer in ("/note", "/surplus"):
+        key = pointer[1:]
+        expected = text.index(f'"{key}"') + 1  # characters, 1-based
+        hit = findings[pointer]
+        assert (hit["line"], hit["column"]) in ((1, expected),
+                                                 (1, text.index(":", expected) + 3)), hit
