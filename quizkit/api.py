@@ -75,6 +75,7 @@ CLI_RENAMES: dict[tuple[str, str], str] = {
 #: (command, CLI option) that have no API parameter, and why.
 CLI_ONLY: dict[tuple[str, str], str] = {
     ("load", "quiet"): "only silences the one-line summary the command prints",
+    ("load", "progress"): "the CLI's progress line; the API reports each batch to on_batch",
     ("export", "quiet"): "only silences the list of files the command prints",
 }
 
