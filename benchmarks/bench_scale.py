@@ -171,6 +171,9 @@ def cluster_times(corpus: Path, work: Path, repeat: int) -> dict[str, dict[str, 
             "load": lambda extra: [QUIZKIT, "load", str(corpus), "--parquet",
                                    str(work / f"ds-{time.monotonic_ns()}"), "-q", *extra]}
     out: dict[str, dict[str, float]] = {name: {} for name in runs}
+    # validate --jobs 1 beside --jobs 2 shows how much of a second core the machine gives now
+    # (on a shared machine, far less than one): the ceiling of any 2-worker speed-up.
+    out["validate"]["local --jobs 1"] = best_of(repeat, runs["validate"](["--jobs", "1"]))
     for name, make in runs.items():
         out[name]["local --jobs 2" if name == "validate" else "local"] = best_of(
             repeat, make(["--jobs", "2"] if name == "validate" else []))
@@ -214,10 +217,12 @@ def main() -> None:
             for name, t in times.items():
                 local = t.get("local --jobs 2", t.get("local"))
                 two, one = t["2 worker(s)"], t["1 worker(s)"]
+                jobs = (f"; local --jobs 1 vs 2: {t['local --jobs 1'] / local:.2f}x"
+                        if "local --jobs 1" in t else "")
                 print(f"{name}: " + ", ".join(f"{k} {v:.2f}s" for k, v in t.items())
                       + f"; 2 workers vs 1: {one / two:.2f}x (target >= 1.7)"
                       + f"; 2 workers vs local: {two / local - 1:+.0%} (target <= +15%)"
-                      + f"; load average {load_avg()}", flush=True)
+                      + jobs + f"; load average {load_avg()}", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
