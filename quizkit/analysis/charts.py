@@ -40,9 +40,9 @@ BYTES = ("abs(datum.value) >= 1e15 ? format(datum.value / 1e15, '.3~r') + ' PB' 
          "abs(datum.value) >= 1e3 ? format(datum.value / 1e3, '.3~r') + ' kB' : "
          "format(datum.value, '~r') + ' B'")
 #: Axis labels of counts: separators, and SI prefixes past a million (``2.5M``).
-COUNTS = "abs(datum.value) >= 1e6 ? format(datum.value, '.3~s') : format(datum.value, ',~r')"
+COUNTS = ("datum.value % 1 ? '' : abs(datum.value) >= 1e6 ? format(datum.value, '.3~s') : "
+          "format(datum.value, ',~r')")  # no label at 0.5 of a game
 BYTE_AXIS = {"labelExpr": BYTES, "labelOverlap": "greedy", "labelFlush": True, "tickCount": 8}
-COUNT_AXIS = {"labelExpr": COUNTS, "tickMinStep": 1, "labelOverlap": "greedy", "tickCount": 8}
 #: The media kinds: the size column of each, and its one name and colour in every chart.
 MEDIA = {"size_text": "text", "size_images": "image", "size_audio": "audio",
          "size_video": "video"}
@@ -97,6 +97,13 @@ def _spec(title: str, values: list[dict], mark: dict | str, encoding: dict,
     return spec
 
 
+def count_axis(values: list[dict], field: str) -> dict[str, Any]:
+    """The axis of a count: whole numbers only (no tick at 0.5 of a game), at most 8 ticks."""
+    top = max((v[field] for v in values if isinstance(v.get(field), int | float)), default=1)
+    return {"labelExpr": COUNTS, "labelOverlap": "greedy",
+            "tickCount": max(1, min(8, int(top)))}
+
+
 def _drawn(values: list[dict], *fields: str) -> bool:
     """Whether any of ``fields`` holds a number other than 0 (else the chart draws nothing)."""
     return any(isinstance(v.get(f), int | float) and v[f] != 0 for v in values for f in fields)
@@ -110,7 +117,7 @@ def _ranked(title: str, values: list[dict], label: str, measure: str, *,
         return None
     x: dict[str, Any] = {"field": measure, "type": "quantitative",
                          "title": measure_title or measure,
-                         "axis": BYTE_AXIS if size else COUNT_AXIS}
+                         "axis": BYTE_AXIS if size else count_axis(values, measure)}
     return _spec(title, values, {"type": "bar", "tooltip": True}, {
         "y": {"field": label, "type": "nominal", "sort": "-x", "title": label_title or label},
         "x": x}, height=max(3 * BAR, BAR * len(values)))
@@ -147,7 +154,7 @@ def _size_histogram(sec: Section) -> dict | None:
               "title": "size of a package", "axis": BYTE_AXIS},
         "x2": {"field": "bin_end"},
         "y": {"field": "packages", "type": "quantitative", "title": "packages",
-              "axis": COUNT_AXIS}})
+              "axis": count_axis(values, "packages")}})
 
 
 def _media_per_package(sec: Section) -> dict | None:
@@ -160,7 +167,7 @@ def _media_per_package(sec: Section) -> dict | None:
                      "x": {"field": "steps", "type": "quantitative", "bin": {"maxbins": 30},
                            "title": "media steps in a package"},
                      "y": {"aggregate": "sum", "field": "packages", "type": "quantitative",
-                           "title": "packages", "axis": COUNT_AXIS},
+                           "title": "packages", "axis": count_axis(values, "packages")},
                      "color": {"field": "media", "type": "nominal", "scale": MEDIA_COLORS,
                                "legend": None}}, height=90)
     # small multiples, one row per kind, sharing the x axis
@@ -259,7 +266,7 @@ def _games_over_time(sec: Section) -> dict | None:
               "scale": {"type": "utc"}, "axis": {"labelOverlap": "greedy"}},
         "x2": {"field": "end"},
         "y": {"field": "count", "type": "quantitative", "title": "games", "stack": "zero",
-              "axis": COUNT_AXIS},
+              "axis": count_axis(values, "games")},
         "color": {"field": "status", "type": "nominal", "scale": STATUS_COLORS,
                   "sort": STATUS_COLORS["domain"]},
         "order": {"field": "order"}},
@@ -274,7 +281,7 @@ def _game_status(sec: Section) -> dict | None:
         return None
     return _spec("Games by status", values, {"type": "bar", "tooltip": True}, {
         "y": {"field": "status", "type": "nominal", "sort": None},
-        "x": {"field": "games", "type": "quantitative", "axis": COUNT_AXIS},
+        "x": {"field": "games", "type": "quantitative", "axis": count_axis(values, "games")},
         "color": {"field": "status", "type": "nominal", "scale": STATUS_COLORS,
                   "legend": None}}, height=3 * BAR + 10)
 
