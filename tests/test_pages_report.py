@@ -53,10 +53,23 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 
 
 def _looks_clean(page: Page) -> None:
-    """No console error, and no request but the page itself."""
+    """No console error, and no request but the page itself; a policy that allows none."""
     assert page.console_errors() == []
     assert page.requests() == [page.url]
     assert page.resource_entries() == []
+    policy = page.js("return document.querySelector("
+                     "'meta[http-equiv=\"Content-Security-Policy\"]').content")
+    assert "default-src 'none'" in policy
+
+
+def test_the_request_log_sees_a_page_that_fetches(browser: Browser, tmp_path: Path) -> None:
+    """The checks above can fail: a page with an image from elsewhere (nothing listens there)
+    is caught by the browser's network log and by its resource entries."""
+    leaky = tmp_path / "leaky.html"
+    leaky.write_text('<!DOCTYPE html><title>t</title><img src="http://127.0.0.1:9/pixel.png">')
+    page = browser.open(leaky)
+    assert "http://127.0.0.1:9/pixel.png" in page.requests()
+    assert "http://127.0.0.1:9/pixel.png" in page.resource_entries()
 
 
 def _shown(page: Page) -> int:
@@ -142,6 +155,12 @@ def test_findings_show_their_source_lines_and_rule_explanations(
     assert link.get_attribute("href").endswith(f"#rule-{target['code']}")
     explained = page.driver.find_element(By.ID, f"rule-{target['code']}")
     assert target["rule"] in explained.text and len(explained.text) > 60
+    # following the link brings the explanation, in this page, into view
+    link.click()
+    assert page.js("return location.hash") == f"#rule-{target['code']}"
+    assert page.js("return location.href.split('#')[0]") == page.url
+    top = page.js("return arguments[0].getBoundingClientRect().top", explained)
+    assert 0 <= top < page.js("return window.innerHeight")
 
 
 def test_source_lines_stop_at_the_end_of_the_file_and_explanations_show_code(

@@ -67,9 +67,13 @@ def summary_json(db: Path, name: str, *args: str) -> dict:
 
 
 def _clean(page: Page) -> None:
+    """No console error, no request but the page itself, a policy that allows none."""
     assert page.console_errors() == []
     assert page.requests() == [page.url]
     assert page.resource_entries() == []
+    assert "default-src 'none'" in page.js("return document.querySelector("
+                                           "'meta[http-equiv=\"Content-Security-Policy\"]')"
+                                           ".content")
 
 
 def _charts(page: Page) -> dict[str, list[dict]]:
