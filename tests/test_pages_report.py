@@ -297,3 +297,20 @@ def test_a_minified_file_keeps_a_window_around_each_value(tmp_path: Path) -> Non
         assert len(text) <= 160
         key = row[5].rsplit("/", 1)[1]  # the pointer's last token: extraN
         assert text[start:end] == f'"<v{key.removeprefix("extra")}>"'
+
+
+def test_a_clean_run_says_so(browser: Browser, tmp_path: Path) -> None:
+    shutil.copy(ROOT / "samples/banner-create.json", tmp_path / "one.create.json")
+    proc = validate(".", "--format", "html", "-o", "clean.html", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    page = browser.open(tmp_path / "clean.html")
+    _looks_clean(page)
+    assert page.driver.find_element(By.CSS_SELECTOR, "p.sub").text == (
+        "1 file, 1 document: 0 errors, 0 warnings, 0 infos")
+    cards = [e.text.split("\n") for e in page.driver.find_elements(By.CSS_SELECTOR, ".card")]
+    assert cards == [["1", "file"], ["1", "document"], ["0", "errors"], ["0", "warnings"],
+                     ["0", "infos"]]
+    assert page.driver.find_element(By.ID, "finding-list").text == "no findings"
+    assert page.driver.find_element(By.ID, "shown").text == "0 findings"
+    assert [a.text for a in page.driver.find_elements(By.CSS_SELECTOR, "nav.toc a")] == [
+        "At a glance", "Findings"]  # no rules to explain

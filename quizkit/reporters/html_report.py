@@ -205,7 +205,7 @@ def render(report: Report) -> str:
             f"{esc(plural(s['errors'], 'error'))}, {esc(plural(s['warnings'], 'warning'))}, "
             f"{esc(plural(s['infos'], 'info'))}</p>"
             '<nav class="toc"><a href="#glance">At a glance</a><a href="#findings">Findings</a>'
-            '<a href="#rules">Rules</a></nav>')
+            + ('<a href="#rules">Rules</a>' if built.rules else "") + "</nav>")
     body = head + built.glance() + built.findings() + built.rules_section()
     return page("quizkit validation report", body, script=asset("html_report.js"),
                 data=json_data(built.data(), "quizkit-data"))
