@@ -45,6 +45,7 @@ from quizkit.analysis.readers import (
     DOCUMENT,
     EMPTY_ARRAY_KIND,
     FORMATS,
+    JSONL_ARRAYS_SQL,
     RAW_DDL,
     SHAPE,
     assign_kinds,
@@ -331,7 +332,7 @@ def _files_sql() -> str:
     return """
         SELECT l.file, l.format, l.compressed, l.bytes,
                coalesce(r.documents, 0) AS documents,
-               CASE WHEN l.format = 'json-array' AND r.documents IS NULL
+               CASE WHEN l.format IN ('json-array', 'jsonl') AND r.documents IS NULL
                     THEN $empty_array_kind ELSE r.kind END AS kind,
                coalesce(r.unknown, 0) AS unknown_documents
         FROM (SELECT unnest($paths) AS file, unnest($containers) AS format,
@@ -590,7 +591,7 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
         SELECT *, {DERIVED_SQL} FROM (
             SELECT file, container, {int(first_doc_no) - 1} + row_number() OVER () AS doc_no,
                    unnest(TRY_CAST(json AS {DOCUMENT})), TRY_CAST(json AS {SHAPE}) AS shape
-            FROM docs)
+            FROM ({JSONL_ARRAYS_SQL}))
     """)
     run(con, "DROP TABLE docs")
     if clock is not None:
