@@ -125,6 +125,8 @@ JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 #: Python's spelling outside JSON strings: None/True/False, a quote that opens a string
 #: ('a', {'a': 1}; an apostrophe after a letter, as in "the list's", is English), b'..'.
 PYTHON_SPELLING = re.compile(r"\b(None|True|False)\b|(?<![\w\"])'|\bb'")
+#: A date-time outside a JSON string.
+BARE_TIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:")
 
 
 def python_spelling(message: str) -> str | None:
@@ -155,6 +157,9 @@ def test_no_finding_message_speaks_python(tmp_path: Path) -> None:
     assert len({f["rule"] for f in findings}) >= 40  # the scan sees most rules
     python = {f["message"] for f in findings if python_spelling(f["message"])}
     assert not python
+    bare_times = {f["message"] for f in findings
+                  if BARE_TIME.search(JSON_STRING.sub('""', f["message"]))}
+    assert not bare_times  # a timestamp from the input is a JSON string: "2026-01-01T..."
     repeated = {f["message"] for f in findings if f["pointer"] and re.search(
         r"(?<![\w/~])" + re.escape(f["pointer"]) + r"(?![\w/~])", f["message"])}
     assert not repeated

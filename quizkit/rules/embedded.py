@@ -202,7 +202,8 @@ def _check_timestamp(site: VersionSite, validation: dict, emit: Emit) -> None:
         return
     emit(OLDER, f"{site.base}/validation/timestamp",
          f"the report ({stamp:.0f} ms) is older than the version's updatedAt "
-         f"({site.version['updatedAt']}, {updated} ms) by {(updated - stamp) / 1000:.3f} s")
+         f"({json_text(site.version['updatedAt'])}, {updated} ms) by "
+         f"{(updated - stamp) / 1000:.3f} s")
 
 
 def _embedded_reports(kind: str, doc: Any, raw: tuple[RawFinding, ...], emit: Emit,
