@@ -325,7 +325,7 @@ def _explain(text: str, pos: int, message: str, index: LineIndex) -> tuple[str, 
         close = _next_solid(text, comma + 1)
         if text[close : close + 1] in ("}", "]"):
             line, column = index.position(comma)
-            return (f"trailing comma before {text[close]!r} (remove the comma at line {line}, "
+            return (f'trailing comma before "{text[close]}" (remove the comma at line {line}, '
                     f"column {column})", close)
     here = _next_solid(text, pos)
     if text[here - 1 : here] in ("-", "+") and text.startswith(("NaN", "Infinity"), here):
