@@ -45,6 +45,7 @@ from quizkit.analysis.readers import (
     DOCUMENT,
     EMPTY_ARRAY_KIND,
     FORMATS,
+    JSONL_ARRAYS_SQL,
     RAW_DDL,
     SHAPE,
     assign_kinds,
@@ -240,6 +241,29 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     Raises :class:`quizkit.analysis.files.InputError` for a path that does not exist,
     :class:`LoadError` when the load fails, :class:`DatabaseError` for an unusable database.
     """
+    # The tables are replaced in order, and so on one thread: inserted from several threads,
+    # a table is written in partly filled row groups that the checkpoint then rewrites. The
+    # commit checkpoints straight away: the rows not yet in the file are then written once,
+    # compressed, instead of to the WAL and again at the next checkpoint (when the database
+    # is closed).
+    with _staged(con, paths, findings=findings, settings=settings, progress=progress,
+                 memory_limit=memory_limit, threads=threads, on_batch=on_batch, runner=runner,
+                 batch_bytes=batch_bytes) as (result, clock, inputs), \
+            _setting(con, "preserve_insertion_order", "true"), \
+            _setting(con, "checkpoint_threshold", "'0B'"):
+        _replace(con, validated=[i.name for i in inputs], result=result, clock=clock)
+    return result
+
+
+@contextmanager
+def _staged(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
+            findings: bool, settings: Settings | None, progress: Progress | None,
+            memory_limit: str | None, threads: int | None, on_batch: OnBatch | None,
+            runner: Runner | None, batch_bytes: int
+            ) -> Iterator[tuple[LoadResult, _Clock, list[Input]]]:
+    """Every input staged in ``con`` (:func:`stage_all`), for the block that writes the
+    result (a database's tables or a dataset); a DuckDB error in either is a
+    :class:`LoadError`, and the temp tables go when the block ends."""
     result = LoadResult()
     clock = _Clock(result, progress)
     with configured(con, memory_limit=memory_limit, threads=threads):
@@ -248,19 +272,11 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
                                on_batch=on_batch,
                                runner=runner or LocalRunner(con, settings or Settings()),
                                batch_bytes=batch_bytes)
-            # In order, and so on one thread: inserted from several threads, a table is
-            # written in partly filled row groups that the checkpoint then rewrites. The
-            # commit checkpoints straight away: the rows not yet in the file are then
-            # written once, compressed, instead of to the WAL and again at the next
-            # checkpoint (when the database is closed).
-            with _setting(con, "preserve_insertion_order", "true"), \
-                    _setting(con, "checkpoint_threshold", "'0B'"):
-                _replace(con, validated=[i.name for i in inputs], result=result, clock=clock)
+            yield result, clock, inputs
         except duckdb.Error as exc:
             raise LoadError(one_line(exc)) from None
         finally:
             drop_temps(con)
-    return result
 
 
 def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
@@ -333,7 +349,7 @@ def _files_sql() -> str:
     return """
         SELECT l.file, l.format, l.compressed, l.bytes,
                coalesce(r.documents, 0) AS documents,
-               CASE WHEN l.format = 'json-array' AND r.documents IS NULL
+               CASE WHEN l.format IN ('json-array', 'jsonl') AND r.documents IS NULL
                     THEN $empty_array_kind ELSE r.kind END AS kind,
                coalesce(r.unknown, 0) AS unknown_documents
         FROM (SELECT unnest($paths) AS file, unnest($containers) AS format,
@@ -591,7 +607,7 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
         SELECT *, {DERIVED_SQL} FROM (
             SELECT file, container, {int(first_doc_no) - 1} + row_number() OVER () AS doc_no,
                    unnest(TRY_CAST(json AS {DOCUMENT})), TRY_CAST(json AS {SHAPE}) AS shape
-            FROM docs)
+            FROM ({JSONL_ARRAYS_SQL}))
     """)
     run(con, "DROP TABLE docs")
     if clock is not None:
@@ -751,27 +767,19 @@ def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike
     """Load ``paths`` into the Parquet dataset ``root`` (see quizkit.analysis.dataset), with
     the options of :func:`load`. Staging happens in a private in-memory database that
     spills to a temporary directory."""
-    result = LoadResult()
-    clock = _Clock(result, progress)
     con = connect(None)
     try:
-        with configured(con, memory_limit=memory_limit, threads=threads):
+        with _staged(con, paths, findings=findings, settings=settings, progress=progress,
+                     memory_limit=memory_limit, threads=threads, on_batch=on_batch,
+                     runner=runner, batch_bytes=batch_bytes) as (result, clock, inputs):
             try:
-                inputs = stage_all(con, paths, findings=findings, result=result, clock=clock,
-                                   on_batch=on_batch,
-                               runner=runner or LocalRunner(con, settings or Settings()),
-                                   batch_bytes=batch_bytes)
                 result.rows = write_dataset(con, root, validated=[i.name for i in inputs])
-                result.rows.pop("findings", None)
-                _tally(con, result)
-                clock.tick("write")
-            except duckdb.Error as exc:
-                raise LoadError(one_line(exc)) from None
             except OSError as exc:
                 raise DatabaseError(f"cannot write dataset {root}: "
                                     f"{exc.strerror or exc}") from None
-            finally:
-                drop_temps(con)
+            result.rows.pop("findings", None)
+            _tally(con, result)
+            clock.tick("write")
     finally:
         con.close()
     return result

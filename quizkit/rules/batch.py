@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from quizkit.findings import Finding, Severity
+from quizkit.findings import Finding, Severity, json_text
 from quizkit.parsing import split_pointer
 from quizkit.rules.catalog import Rule, rule
 from quizkit.rules.checks import LocatedFact, batch_check, fact_collector, reread
@@ -346,10 +346,10 @@ def duplicates(facts: list[LocatedFact]) -> Iterator[Finding]:
         where = _where(seen.path, seen.record, seen.pointer, content.pointer)
         if same:
             yield _finding(IDENTICAL_DUPLICATE, content.path, content.record, content.pointer,
-                           f"{entity} {ident!r} also appears, identical, in {where}")
+                           f"{entity} {json_text(ident)} also appears, identical, in {where}")
         else:
             yield _finding(CONFLICTING_DUPLICATE, content.path, content.record, content.pointer,
-                           f"{entity} {ident!r} also appears, with different content, in "
+                           f"{entity} {json_text(ident)} also appears, with different content, in "
                            f"{where}")
 
 
@@ -367,8 +367,8 @@ def games_and_packages(facts: list[LocatedFact]) -> Iterator[Finding]:
             versions = exported.get(pkg_id)
             if versions is not None and vid not in versions:
                 yield _finding(GAME_VERSION_NOT_EXPORTED, path, record, pointer,
-                               f"version {vid!r} is not among the versions of package "
-                               f"{pkg_id!r} exported in this run")
+                               f"version {json_text(vid)} is not among the versions of package "
+                               f"{json_text(pkg_id)} exported in this run")
 
 
 @batch_check
@@ -397,15 +397,16 @@ def banners_and_users(facts: list[LocatedFact]) -> Iterator[Finding]:
         for path, record, pointer, banner_id in group[1:]:
             p0, r0, ptr0, id0 = group[0]
             yield _finding(MULTIPLE_CURRENT_BANNERS, path, record, pointer,
-                           f"banner {banner_id!r} is current for user {user!r} in slot "
-                           f"{slot!r}, and so is {id0!r} in {_where(p0, r0, ptr0, pointer)}")
+                           f"banner {json_text(banner_id)} is current for user {json_text(user)} "
+                           f"in slot {json_text(slot)}, and so is {json_text(id0)} in "
+                           f"{_where(p0, r0, ptr0, pointer)}")
     for path, record, pointer, (_, uid, count, dig) in users:
         if uid in payloads and dig is not None and dig not in payloads[uid]:
             yield _finding(CURRENT_BANNER_MISMATCH, path, record, f"{pointer}/banner",
-                           f"user {uid!r}'s banner matches none of the user's current banner "
-                           f"records in this run")
+                           f"the banner of user {json_text(uid)} matches none of the user's "
+                           "current banner records in this run")
         held = packages.get(uid)
         if held and count is not None and count < len(held):
             yield _finding(PKG_COUNT_MISMATCH, path, record, f"{pointer}/pkgCount",
                            f"pkgCount is {count:g} but the run holds {len(held)} "
-                           f"package{'s' if len(held) != 1 else ''} by user {uid!r}")
+                           f"package{'s' if len(held) != 1 else ''} by user {json_text(uid)}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any
 
-from quizkit.findings import Severity
+from quizkit.findings import Severity, json_text
 from quizkit.rules import version_index
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, doc_check
@@ -164,7 +164,7 @@ def _empties(items: list, used: set[str], base: str, r, message: str, emit: Emit
             if type(x) is str:
                 ids.add(x)
                 if x not in used:
-                    emit(r, f"{base}/{i}", message.format(id=x))
+                    emit(r, f"{base}/{i}", message.format(id=json_text(x)))
     return ids
 
 
@@ -189,7 +189,7 @@ def _step_payload(payload: Any, base: str, emit: Emit) -> None:
                 emit(EMPTY_VARIANT, f"{base}/payload/variants/{j}", "answer variant is empty")
             elif v in seen:
                 emit(DUPLICATE_VARIANT, f"{base}/payload/variants/{j}",
-                     f"answer variant {v!r} repeats an earlier one")
+                     f"answer variant {json_text(v)} repeats an earlier one")
             else:
                 seen.add(v)
 
@@ -207,16 +207,16 @@ def version_content(base: str, version: dict, view: str, pkg_id: str | None,
         emit(EMPTY_VERSION, f"{base}/rounds", "version has no rounds")
     if not game and not _all_used(ix.get("rounds"), ix.get("themes")):
         _empties(rounds, _parents(themes, "roundId"), f"{base}/rounds", EMPTY_ROUND,
-                 "round {id!r} has no themes", emit)
+                 "round {id} has no themes", emit)
     if not _all_used(ix.get("themes"), ix.get("questions")):
         _empties(themes, _parents(questions, "themeId"), f"{base}/themes", EMPTY_THEME,
-                 "theme {id!r} has no questions", emit)
+                 "theme {id} has no questions", emit)
     if not _questions_clean(questions, ix.get("questions"), game):
         _questions(questions, f"{base}/questions", emit)
     if not game:
         if not _all_used(ix.get("questions"), ix.get("steps")):
             _empties(questions, _parents(steps, "questionId"), f"{base}/questions",
-                     EMPTY_QUESTION, "question {id!r} has no steps", emit)
+                     EMPTY_QUESTION, "question {id} has no steps", emit)
         if not _no_fraction(ix.get("rounds"), "position"):
             for i, r in enumerate(rounds):
                 if type(r) is dict:
@@ -255,7 +255,7 @@ def _questions(questions: list, base: str, emit: Emit) -> None:
             first = prices.setdefault((theme, price), i)
             if first != i:
                 emit(DUPLICATE_PRICE, f"{base}/{i}/price",
-                     f"price {price} is also used by {base}/{first} in theme {theme!r}")
+                     f"price {price} is also used by {base}/{first} in theme {json_text(theme)}")
 
 
 _COLLECTION = {"round": "rounds", "theme": "themes", "question": "questions", "step": "steps"}
@@ -305,7 +305,7 @@ def _validation_targets(base: str, version: dict, pkg_id: str | None,
             continue
         if not ok and not _held_as_other(version, pkg_id, target):
             emit(UNKNOWN_VALIDATION_TARGET, f"{base}/validation/results/{i}/id",
-                 f"validation result names {entity} {target!r}, which this version does "
+                 f"validation result names {entity} {json_text(target)}, which this version does "
                  f"not hold")
 
 

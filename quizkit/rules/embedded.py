@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from quizkit.findings import Severity
+from quizkit.findings import Severity, json_text
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, RawFinding, findings_check
 from quizkit.rules.version_index import index
@@ -191,7 +191,7 @@ def _check_entities(site: VersionSite, results: list, emit: Emit, names: Service
         other = sorted(kind for kind, held in ids.items() if r["id"] in held)
         if other:
             emit(ENTITY_MISMATCH, f"{site.base}/validation/results/{i}/entity",
-                 f"the result names {entity} {r['id']!r}, but that id is the "
+                 f"the result names {entity} {json_text(r['id'])}, but that id is the "
                  f"{' and '.join(other)} of this version")
 
 
@@ -202,7 +202,8 @@ def _check_timestamp(site: VersionSite, validation: dict, emit: Emit) -> None:
         return
     emit(OLDER, f"{site.base}/validation/timestamp",
          f"the report ({stamp:.0f} ms) is older than the version's updatedAt "
-         f"({site.version['updatedAt']}, {updated} ms) by {(updated - stamp) / 1000:.3f} s")
+         f"({json_text(site.version['updatedAt'])}, {updated} ms) by "
+         f"{(updated - stamp) / 1000:.3f} s")
 
 
 def _embedded_reports(kind: str, doc: Any, raw: tuple[RawFinding, ...], emit: Emit,

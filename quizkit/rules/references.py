@@ -5,7 +5,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any
 
-from quizkit.findings import Severity
+from quizkit.findings import Severity, json_text
 from quizkit.rules import version_index
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, doc_check
@@ -142,7 +142,7 @@ def _check_refs(items: list, key: str, targets: set[str], base: str, collection:
             ref = item.get(key)
             if type(ref) is str and ref not in targets:
                 emit(r, f"{base}/{collection}/{i}/{key}",
-                     f"{key} {ref!r} names no {what} of this version")
+                     f"{key} {json_text(ref)} names no {what} of this version")
 
 
 @version_check("package-full", "version-list", "version", "game")
@@ -172,7 +172,7 @@ def version_package(base: str, version: dict, view: str, pkg_id: str | None,
     got = version.get("packageId")
     if pkg_id is not None and type(got) is str and got != pkg_id:
         emit(PACKAGE_MISMATCH, f"{base}/packageId",
-             f"version packageId {got!r} differs from the package id {pkg_id!r}")
+             f"version packageId {json_text(got)} differs from the package id {json_text(pkg_id)}")
 
 
 @version_check("package-full")
@@ -191,7 +191,8 @@ def entity_version_ids(base: str, version: dict, view: str, pkg_id: str | None,
                 got = item.get("versionId")
                 if type(got) is str and got != vid:
                     emit(VERSION_MISMATCH, f"{base}/{collection}/{i}/versionId",
-                         f"versionId {got!r} differs from the enclosing version {vid!r}")
+                         f"versionId {json_text(got)} differs from the enclosing version "
+                         f"{json_text(vid)}")
 
 
 @doc_check("version-list")
@@ -207,7 +208,8 @@ def list_package(doc: Any, emit: Emit) -> None:
             first = got
         elif got != first:
             emit(PACKAGE_MISMATCH, f"/{i}/packageId",
-                 f"packageId {got!r} differs from {first!r} of the list's first version")
+                 f"packageId {json_text(got)} differs from {json_text(first)} of the list's "
+                 "first version")
 
 
 @doc_check("package-full")
@@ -219,24 +221,25 @@ def package_links(doc: Any, emit: Emit) -> None:
         got = as_str(as_dict(doc, "meta"), "packageId")
         if got is not None and got != pkg_id:
             emit(PACKAGE_MISMATCH, "/meta/packageId",
-                 f"meta.packageId {got!r} differs from the package id {pkg_id!r}")
+                 f"meta.packageId {json_text(got)} differs from the package id {json_text(pkg_id)}")
     for i, link in enumerate(as_list(doc, "categories")):
         if type(link) is not dict:
             continue
         got = link.get("packageId")
         if pkg_id is not None and type(got) is str and got != pkg_id:
             emit(PACKAGE_MISMATCH, f"/categories/{i}/packageId",
-                 f"category link packageId {got!r} differs from the package id {pkg_id!r}")
+                 f"category link packageId {json_text(got)} differs from the package id "
+                 f"{json_text(pkg_id)}")
         cid = link.get("categoryId")
         inner = as_str(as_dict(link, "category"), "id")
         if type(cid) is str and inner is not None and inner != cid:
             emit(CATEGORY_MISMATCH, f"/categories/{i}/category/id",
-                 f"category.id {inner!r} differs from categoryId {cid!r}")
+                 f"category.id {json_text(inner)} differs from categoryId {json_text(cid)}")
     author = as_str(doc, "userId")
     user_id = as_str(as_dict(doc, "user"), "id")
     if author is not None and user_id is not None and author != user_id:
         emit(AUTHOR_MISMATCH, "/user/id",
-             f"user.id {user_id!r} differs from the package's userId {author!r}")
+             f"user.id {json_text(user_id)} differs from the package's userId {json_text(author)}")
 
 
 @doc_check("game")
@@ -248,11 +251,11 @@ def game_links(doc: Any, emit: Emit) -> None:
     got = as_str(doc, "packageId")
     if got is not None and pkg_id is not None and got != pkg_id:
         emit(GAME_PACKAGE, "/packageId",
-             f"game packageId {got!r} differs from pkg.id {pkg_id!r}")
+             f"game packageId {json_text(got)} differs from pkg.id {json_text(pkg_id)}")
     vid = as_str(doc, "versionId")
     versions = pkg.get("versions") if pkg is not None else None
     if vid is not None and type(versions) is list and vid not in _ids(versions):
-        emit(GAME_VERSION, "/versionId", f"versionId {vid!r} is not one of pkg.versions")
+        emit(GAME_VERSION, "/versionId", f"versionId {json_text(vid)} is not one of pkg.versions")
     gid = as_str(doc, "id")
     if gid is None:
         return
@@ -260,4 +263,4 @@ def game_links(doc: Any, emit: Emit) -> None:
         got = as_str(entry, "gameId")
         if got is not None and got != gid:
             emit(HISTORY_GAME, f"/history/{i}/gameId",
-                 f"history gameId {got!r} differs from the game id {gid!r}")
+                 f"history gameId {json_text(got)} differs from the game id {json_text(gid)}")

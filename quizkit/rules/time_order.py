@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from quizkit.findings import Severity
+from quizkit.findings import Severity, json_text
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, doc_check
 from quizkit.rules.walk import as_dict, as_list, parse_time, version_check
@@ -63,7 +63,8 @@ def record_times(record: Any, base: str, emit: Emit, states: tuple[str, ...] = (
     updated = parse_time(record.get("updatedAt"))
     if updated is not None and updated < created:
         emit(UPDATED_BEFORE_CREATED, f"{base}/updatedAt",
-             f"updatedAt {record['updatedAt']} is before createdAt {record['createdAt']}")
+             f"updatedAt {json_text(record['updatedAt'])} is before createdAt "
+             f"{json_text(record['createdAt'])}")
     for key in states:
         value = record.get(key)
         if value is None:
@@ -71,7 +72,7 @@ def record_times(record: Any, base: str, emit: Emit, states: tuple[str, ...] = (
         t = parse_time(value)
         if t is not None and t < created:
             emit(STATE_BEFORE_CREATED, f"{base}/{key}",
-                 f"{key} {value} is before createdAt {record['createdAt']}")
+                 f"{key} {json_text(value)} is before createdAt {json_text(record['createdAt'])}")
 
 
 @version_check("package-full", "version-list", "version", "version-created", "game")
@@ -109,5 +110,5 @@ def game_times(doc: Any, emit: Emit) -> None:
             t = parse_time(entry.get("createdAt"))
             if t is not None and t < created:
                 emit(HISTORY_BEFORE_GAME, f"/history/{i}/createdAt",
-                     f"history entry createdAt {entry['createdAt']} is before the game's "
-                     f"createdAt {doc['createdAt']}")
+                     f"history entry createdAt {json_text(entry['createdAt'])} is before the "
+                     f"game's createdAt {json_text(doc['createdAt'])}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from quizkit.findings import Severity
+from quizkit.findings import Severity, json_text
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, doc_check
 from quizkit.rules.version_index import index
@@ -55,7 +55,7 @@ def unique_ids(items: list, base: str, key: str, what: str, emit: Emit) -> None:
                 first = seen.setdefault(x, i)
                 if first != i:
                     emit(DUPLICATE_ID, f"{base}/{i}/{key}",
-                         f"{what} {key} {x!r} is also used by {base}/{first}")
+                         f"{what} {key} {json_text(x)} is also used by {base}/{first}")
 
 
 def _positions(items: list, parent_key: str | None, base: str, what: str,
@@ -116,7 +116,7 @@ def _num(v: int | float) -> str:
 
 
 def _scope(parent_key: str | None, parent: Any) -> str:
-    return f" (among siblings with {parent_key} {parent!r})" if parent_key else ""
+    return f" (among siblings with {parent_key} {json_text(parent)})" if parent_key else ""
 
 
 _PARENT = {"rounds": None, "themes": "roundId", "questions": "themeId", "steps": "questionId"}
