@@ -156,6 +156,10 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
         if facts and not rereadable:
             facts = batch.settle(doc, facts)
         outcome.facts.extend((path, record, p, f) for p, f in facts)
+        # The document is not needed for positions: free it (and the rules' indexes of it)
+        # before the text view is made, so a large file does not hold both at once.
+        doc = None
+        version_index.forget()
         if raw:
             text = byte_view(chunk)  # one byte a character, whatever the text holds
             index = LineIndex(text, byte_view=True)
