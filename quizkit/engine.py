@@ -18,17 +18,18 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from quizkit import intake, remote, snippets
+from quizkit import intake, snippets
 from quizkit.documents import line_units
-from quizkit.findings import FileResult, Finding, Report
+from quizkit.findings import FileResult, Finding, Report, Severity
 from quizkit.interrupts import signals_deferred, stop_workers, worker_started
 from quizkit.kinds import detect_kind, unknown_kind_message
 from quizkit.limits import Limits
-from quizkit.parsing import BOM, LineIndex, byte_view
+from quizkit.parsing import LineIndex, byte_view
 from quizkit.positions import Positions
 from quizkit.reporters.base import Reporter
-from quizkit.rules import batch, checks, input_rules, load_rule_modules, version_index
+from quizkit.rules import checks, input_rules, load_rule_modules, version_index
 from quizkit.rules.catalog import Rule
+from quizkit.rules.facts import Fact, Located, Place
 from quizkit.schemas import Profile, schema_findings, warm
 from quizkit.service import ServiceNames
 from quizkit.sources import ReadError, Source
@@ -58,7 +59,7 @@ class Options:
 class FileOutcome:
     result: FileResult
     findings: list[Finding] = field(default_factory=list)
-    facts: list[checks.LocatedFact] = field(default_factory=list)
+    facts: list[Located] = field(default_factory=list)
 
 
 class _Document:
@@ -75,7 +76,7 @@ class _Document:
 
 def check_document(doc: Any, kind: str | None, profile: Profile = (),
                    service: ServiceNames | None = None
-                   ) -> tuple[str | None, list[tuple[Rule, str, str]], list[tuple[str, tuple]]]:
+                   ) -> tuple[str | None, list[tuple[Rule, str, str]], list[tuple[str, Fact]]]:
     """Kind, raw findings (rule, pointer, message) and facts (pointer, fact) of one document."""
     collected = _Document()
     version_index.forget()  # indexes are per document, even one changed in place since
@@ -100,34 +101,40 @@ def _finding(path: str, record: int | None, rule: Rule, pointer: str, message: s
                    message=message, record=record, line=line, column=column, code=rule.code)
 
 
-def _position(text: str, index: LineIndex, pointer: str,
-              indented: bool = False) -> tuple[int, int]:
-    """Line and column of the value at ``pointer``, or of its nearest existing ancestor.
+class _Text:
+    """One document's text, for the positions of its findings and facts: the bracket table
+    (:class:`Positions`) and the line index are built on the first question only."""
 
-    The findings of one text come one after another, so the last text's :class:`Positions`
-    (its bracket table, built once) is kept for the next pointer. ``indented``: the text is
-    orjson's own indented writing (see :class:`Positions`).
-    """
-    positions = _last_positions[0]
-    if positions is None or positions.text is not text:
-        positions = _last_positions[0] = Positions(text, indented, index.byte_view)
-    while True:
-        offset = positions.locate(pointer)
-        if offset is not None or not pointer:
-            return index.position(offset or 0)
-        pointer = pointer.rsplit("/", 1)[0]
+    __slots__ = ("_index", "_positions", "chunk", "indented", "shift")
+
+    def __init__(self, chunk: bytes, record: int | None, indented: bool) -> None:
+        self.chunk = chunk
+        self.indented = indented
+        self.shift = record - 1 if record is not None else 0
+        self._positions: Positions | None = None
+        self._index: LineIndex | None = None
+
+    def position(self, pointer: str) -> tuple[int, int]:
+        """Line (in the file) and column of the value at ``pointer``, or of its nearest
+        existing ancestor."""
+        if self._positions is None:
+            text = byte_view(self.chunk)  # one byte a character, whatever the text holds
+            self._index = LineIndex(text, byte_view=True)
+            self._positions = Positions(text, self.indented, True)
+        assert self._index is not None
+        while True:
+            offset = self._positions.locate(pointer)
+            if offset is not None or not pointer:
+                line, column = self._index.position(offset or 0)
+                return line + self.shift, column
+            pointer = pointer.rsplit("/", 1)[0]
 
 
-_last_positions: list[Positions | None] = [None]
-
-
-def check_bytes(path: str, data: bytes, lines: bool, options: Options,
-                rereadable: bool = False) -> FileOutcome:
+def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOutcome:
     """Check the bytes of one input; ``lines`` for JSON Lines.
 
-    ``rereadable``: the batch checks can read the file at ``path`` again, so the content
-    digests of its facts are left to be computed only if their ids repeat (see
-    ``quizkit.rules.batch``); otherwise (stdin, bytes from elsewhere) they are computed now.
+    Findings and cross-file facts leave with their positions (and snippets, when asked):
+    nothing is read again after this.
     """
     result = FileResult(path=path, size=len(data))
     outcome = FileOutcome(result)
@@ -153,24 +160,35 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
             continue
         if kind:
             result.kinds[kind] += 1
-        if facts and not rereadable:
-            facts = batch.settle(doc, facts)
-        outcome.facts.extend((path, record, p, f) for p, f in facts)
-        if raw:
-            text = byte_view(chunk)  # one byte a character, whatever the text holds
-            index = LineIndex(text, byte_view=True)
-            for rule, pointer, message in raw:
-                line, column = _position(text, index, pointer, indented)
-                if record is not None:
-                    line += record - 1
-                outcome.findings.append(_finding(path, record, rule, pointer, message,
-                                                 line, column))
+        if not raw and not facts:
+            continue
+        text = _Text(chunk, record, indented)
+        for pointer, fact in facts:
+            line, column = text.position(pointer)
+            outcome.facts.append(Located(Place(path, record, pointer, line, column), fact))
+        for rule, pointer, message in raw:
+            line, column = text.position(pointer)
+            outcome.findings.append(_finding(path, record, rule, pointer, message,
+                                             line, column))
     if result.kinds:
         result.kind = result.kinds.most_common(1)[0][0] if len(result.kinds) == 1 else "mixed"
-    if options.snippet_lines and outcome.findings:
-        snippets.attach_file(outcome.findings, prepared, options.snippet_lines)
+    if options.snippet_lines:
+        _attach_snippets(outcome, prepared, options.snippet_lines)
     outcome.findings.sort(key=Finding.sort_key)
     return outcome
+
+
+def _attach_snippets(outcome: FileOutcome, data: bytes, context: int) -> None:
+    """Source lines around each finding, and around each fact (a batch check may report
+    it; the file is not read again)."""
+    if not outcome.findings and not outcome.facts:
+        return
+    stand_ins = [Finding(path=p.path, pointer=p.pointer, rule="", severity=Severity.INFO,
+                         message="", record=p.record, line=p.line, column=p.column)
+                 for p, _ in outcome.facts]
+    snippets.attach_file([*outcome.findings, *stand_ins], data, context)
+    outcome.facts = [Located(dataclasses.replace(p, snippet=s.snippet), fact)
+                     for (p, fact), s in zip(outcome.facts, stand_ins, strict=True)]
 
 
 def _add_problems(outcome: FileOutcome, path: str, record: int | None,
@@ -189,11 +207,7 @@ def check_source(source: Source, options: Options) -> FileOutcome:
         rule = input_rules.INPUT_TOO_LARGE if exc.limit else input_rules.UNREADABLE
         return FileOutcome(result, [_finding(source.display, None, rule, "",
                                              f"cannot read: {exc}")])
-    try:
-        return check_bytes(source.display, data, source.holds_lines(data), options,
-                           rereadable=not source.is_stdin)
-    finally:
-        _last_positions[0] = None  # memory stays bounded by one file
+    return check_bytes(source.display, data, source.holds_lines(data), options)
 
 
 def _worker_init() -> None:
@@ -260,6 +274,18 @@ def _pool_worker_init() -> None:
     _worker_init()
 
 
+def _submit(pool: Any, chunk: list[Source], options: Options) -> Future[list[FileOutcome]]:
+    """A chunk to a worker; one holding standard input is checked here (a worker's standard
+    input is not the run's)."""
+    if any(s.is_stdin for s in chunk):
+        from concurrent.futures import Future
+
+        done: Future[list[FileOutcome]] = Future()
+        done.set_result(_check_chunk(chunk, options))
+        return done
+    return pool.submit(_check_chunk, chunk, options)
+
+
 def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[FileOutcome]:
     """Outcomes of every source, in input order whatever the number of jobs.
 
@@ -282,12 +308,12 @@ def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[
     try:
         with signals_deferred():  # the first submit forks the workers
             for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
-                pending.append(pool.submit(_check_chunk, chunk, options))
+                pending.append(_submit(pool, chunk, options))
         while pending:
             outcomes = pending.popleft().result()
             nxt = next(chunks, None)
             if nxt is not None:
-                pending.append(pool.submit(_check_chunk, nxt, options))
+                pending.append(_submit(pool, nxt, options))
             yield from outcomes
         finished = True
     finally:
@@ -328,81 +354,6 @@ def default_jobs(sources: list[Source]) -> int:
     return cores()
 
 
-class _Rereader:
-    """Reads documents of the run again, after their files were checked (for the batch
-    checks and the positions of their findings). Reports name files by their display name;
-    this knows the real paths. Stdin and files gone since cannot be read again: None."""
-
-    def __init__(self, sources: list[Source], options: Options) -> None:
-        self.sources = sources
-        self.options = options
-        self._paths: dict[str, str] | None = None
-        self._last: tuple[str, bytes | None] | None = None
-        self._lines: tuple[str, list[bytes]] | None = None
-
-    def path(self, display: str) -> str | None:
-        if self._paths is None:
-            self._paths = {s.display: s.path for s in self.sources if not s.is_stdin}
-            if any(s.is_stdin for s in self.sources):  # and a file shown as "<stdin>"
-                self._paths.pop(Source("-").display, None)
-        return self._paths.get(display)
-
-    def data(self, display: str) -> bytes | None:
-        """The whole file (BOM removed), or None."""
-        if self._last is not None and self._last[0] == display:
-            return self._last[1]
-        path = self.path(display)
-        data = None
-        # A FIFO or device cannot be read twice; an object in object storage can.
-        if path is not None and (remote.is_url(path) or os.path.isfile(path)):
-            try:
-                data = Source(path).read(self.options.limits.max_decompressed,
-                                         self.options.limits.max_file_size)
-            except ReadError:
-                data = None
-            if data is not None and data.startswith(BOM):
-                data = data[len(BOM):]
-        self._last = (display, data)
-        return data
-
-    def __call__(self, display: str, record: int | None) -> bytes | None:
-        """One document's bytes: the file's, or its JSON Lines record's (the last file's
-        lines are kept, so reading its records one by one splits it once)."""
-        data = self.data(display)
-        if data is None or record is None:
-            return data
-        if self._lines is None or self._lines[0] != display:
-            self._lines = (display, data.split(b"\n"))
-        lines = self._lines[1]
-        return lines[record - 1] if 0 < record <= len(lines) else None
-
-
-def _locate_late(findings: list[Finding], reread: _Rereader) -> None:
-    """Line and column of findings made after their file was checked (batch checks): the
-    file is read again, only when it has such a finding. Stdin cannot be re-read."""
-    by_path: dict[str, list[Finding]] = {}
-    for f in findings:
-        if f.line is None:
-            by_path.setdefault(f.path, []).append(f)
-    for path, group in by_path.items():
-        data = reread.data(path)
-        if data is None:
-            continue
-        lines = data.split(b"\n") if any(f.record for f in group) else []
-        texts: dict[int | None, tuple[str, LineIndex]] = {}
-        for f in group:
-            if f.record is not None and not 0 < f.record <= len(lines):
-                continue
-            if f.record not in texts:
-                chunk = data if f.record is None else lines[f.record - 1]
-                text = byte_view(chunk)
-                texts[f.record] = (text, LineIndex(text, byte_view=True))
-            text, index = texts[f.record]
-            f.line, f.column = _position(text, index, f.pointer)
-            if f.record is not None:
-                f.line += f.record - 1
-
-
 Adjust = Callable[[Finding], Finding | None]
 
 
@@ -412,7 +363,7 @@ CheckMany = Callable[[list[Source], Options], Iterable[FileOutcome]]
 
 
 def _collect(sources: list[Source], options: Options, jobs: int, report: Report,
-             facts: list[checks.LocatedFact], deliver: Callable[[Finding], None],
+             facts: list[Located], deliver: Callable[[Finding], None],
              reporter: Reporter | None, on_file: Callable[[FileResult], None] | None,
              check_many: CheckMany | None = None) -> None:
     """Check every source; keep results and facts, deliver findings, in input order."""
@@ -449,7 +400,7 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     jobs = default_jobs(sources) if jobs is None else jobs
     report = Report(keep_findings=reporter is None or reporter.needs_findings,
                     keep_files=reporter is None or reporter.needs_files)
-    facts: list[checks.LocatedFact] = []
+    facts: list[Located] = []
 
     def deliver(finding: Finding) -> None:
         if adjust is not None:
@@ -465,19 +416,7 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     with _fewer_collections():
         _collect(sources, options, jobs, report, facts, deliver, reporter, on_file,
                  check_many)
-    reread = _Rereader(sources, options)
-    with checks.rereading(reread):
-        late = [f for check in checks.batch_checks() for f in check(facts)]
-    _locate_late(late, reread)
-    if options.snippet_lines:
-        late_by_path: dict[str, list[Finding]] = {}
-        for f in late:
-            late_by_path.setdefault(f.path, []).append(f)
-        for path, group in late_by_path.items():
-            data = reread.data(path)
-            if data is not None:
-                snippets.attach_file(group, data, options.snippet_lines)
-    _last_positions[0] = None
+    late = [f for check in checks.batch_checks() for f in check(facts)]
     for finding in sorted(late, key=Finding.sort_key):
         deliver(finding)
     if reporter is not None:

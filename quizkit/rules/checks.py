@@ -11,29 +11,23 @@ claims about itself (the validation report a version embeds) with what quizkit f
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from quizkit.findings import Finding
 from quizkit.rules.catalog import Rule
 
 if TYPE_CHECKING:
+    from quizkit.rules.facts import Fact, Located
     from quizkit.service import ServiceNames
 
 Emit = Callable[[Rule, str, str], None]
 DocCheck = Callable[[Any, Emit], None]
-FactCollector = Callable[[Any], Iterable[tuple]]
-# A located fact: (path, record, pointer, fact)
-LocatedFact = tuple[str, int | None, str, tuple]
-BatchCheck = Callable[[list[LocatedFact]], Iterable[Finding]]
+FactCollector = Callable[[Any], Iterable["tuple[str, Fact]"]]
+BatchCheck = Callable[["Sequence[Located]"], Iterable[Finding]]
 RawFinding = tuple[Rule, str, str]
 # (document, the raw findings so far, emit, the service's names or None)
 FindingsCheck = Callable[[Any, "tuple[RawFinding, ...]", Emit, "ServiceNames | None"], None]
-
-#: Reads the bytes of one document of the run again, for a batch check that needs more than
-#: its facts: (path, record) → the document's bytes, or None when they cannot be read again.
-Reread = Callable[[str, "int | None"], "bytes | None"]
 
 _DOC_CHECKS: dict[str, list[DocCheck]] = defaultdict(list)
 _COLLECTORS: dict[str, list[FactCollector]] = defaultdict(list)
@@ -81,28 +75,6 @@ def batch_check(fn: BatchCheck) -> BatchCheck:
     """Register a check over the facts of every document of a run."""
     _BATCH_CHECKS.append(fn)
     return fn
-
-
-#: The engine installs its reader for the batch checks of a run (:func:`rereading`);
-#: outside a run there is nothing to read again.
-_REREAD: list[Reread] = []
-
-
-def reread(path: str, record: int | None) -> bytes | None:
-    """The bytes of a document of the run, read again (see :func:`rereading`); None when it
-    cannot be read again or no run is going on."""
-    return _REREAD[-1](path, record) if _REREAD else None
-
-
-@contextmanager
-def rereading(fn: Reread) -> Iterator[None]:
-    """Batch checks inside the block read documents again with ``fn`` (the engine's, which
-    knows the run's sources and limits)."""
-    _REREAD.append(fn)
-    try:
-        yield
-    finally:
-        _REREAD.pop()
 
 
 def doc_checks(kind: str) -> list[DocCheck]:
