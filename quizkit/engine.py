@@ -27,9 +27,11 @@ from quizkit.limits import Limits
 from quizkit.parsing import LineIndex, byte_view
 from quizkit.positions import Positions
 from quizkit.reporters.base import Reporter
-from quizkit.rules import checks, input_rules, load_rule_modules, version_index
+from quizkit.rules import REGISTRY, input_rules
 from quizkit.rules.catalog import Rule
+from quizkit.rules.checks import Registry
 from quizkit.rules.facts import Fact, Located, Place
+from quizkit.rules.walk import versions_of
 from quizkit.schemas import Profile, schema_findings, warm
 from quizkit.service import ServiceNames
 from quizkit.sources import ReadError, Source
@@ -75,23 +77,36 @@ class _Document:
 
 
 def check_document(doc: Any, kind: str | None, profile: Profile = (),
-                   service: ServiceNames | None = None
+                   service: ServiceNames | None = None, *, registry: Registry | None = None,
+                   fast: bool = True
                    ) -> tuple[str | None, list[tuple[Rule, str, str]], list[tuple[str, Fact]]]:
-    """Kind, raw findings (rule, pointer, message) and facts (pointer, fact) of one document."""
+    """Kind, raw findings (rule, pointer, message) and facts (pointer, fact) of one document.
+
+    Each version is listed and indexed once (:func:`versions_of`) for all its version
+    checks; ``fast=False`` turns the indexes' fast paths off (tests compare both ways).
+    ``registry``: the rules and checks (default: every rule of :mod:`quizkit.rules`).
+    """
+    registry = registry or REGISTRY
     collected = _Document()
-    version_index.forget()  # indexes are per document, even one changed in place since
     kind = kind or detect_kind(doc)
     if kind is None:
         collected.emit(input_rules.UNKNOWN_KIND, "", unknown_kind_message(doc))
         return None, collected.raw, []
+    emit = collected.emit
     collected.raw.extend(schema_findings(kind, doc, profile))
-    for check in checks.doc_checks(kind):
-        check(doc, collected.emit)
-    if checks.findings_checks(kind):
+    for check in registry.of("document", kind):
+        check(doc, emit)
+    version_checks = registry.of("version", kind)
+    if version_checks:
+        for version in versions_of(kind, doc, fast):
+            for vcheck in version_checks:
+                vcheck(version, emit)
+    findings_checks = registry.of("findings", kind)
+    if findings_checks:
         so_far = tuple(collected.raw)
-        for fcheck in checks.findings_checks(kind):
-            fcheck(doc, so_far, collected.emit, service)
-    facts = [pf for collect in checks.collectors(kind) for pf in collect(doc)]
+        for fcheck in findings_checks:
+            fcheck(kind, doc, so_far, emit, service)
+    facts = [pf for collect in registry.of("facts", kind) for pf in collect(doc)]
     return kind, collected.raw, facts
 
 
@@ -210,10 +225,6 @@ def check_source(source: Source, options: Options) -> FileOutcome:
     return check_bytes(source.display, data, source.holds_lines(data), options)
 
 
-def _worker_init() -> None:
-    load_rule_modules()
-
-
 def _check_chunk(sources: list[Source], options: Options) -> list[FileOutcome]:
     """Check a chunk of sources in a worker; one round trip per chunk, not per file."""
     return [check_source(s, options) for s in sources]
@@ -271,7 +282,6 @@ def _pool_worker_init() -> None:
     before = gc.get_threshold()
     if before[0] and before[0] < GC_THRESHOLD:
         gc.set_threshold(GC_THRESHOLD, *before[1:])
-    _worker_init()
 
 
 def _submit(pool: Any, chunk: list[Source], options: Options) -> Future[list[FileOutcome]]:
@@ -292,7 +302,6 @@ def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[
     Parallel runs send chunks of sources (paths only: workers read the files) to a process
     pool and keep a bounded window of chunks in flight, collecting their outcomes in order.
     """
-    _worker_init()
     if jobs <= 1 or len(sources) < 2:
         for s in sources:
             yield check_source(s, options)
@@ -395,7 +404,6 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     options = options or Options()
     if reporter is not None and reporter.snippet_lines > options.snippet_lines:
         options = dataclasses.replace(options, snippet_lines=reporter.snippet_lines)
-    load_rule_modules()  # batch checks run here, in the main process, whatever the job count
     sources = list(sources)
     jobs = default_jobs(sources) if jobs is None else jobs
     report = Report(keep_findings=reporter is None or reporter.needs_findings,
@@ -416,7 +424,7 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     with _fewer_collections():
         _collect(sources, options, jobs, report, facts, deliver, reporter, on_file,
                  check_many)
-    late = [f for check in checks.batch_checks() for f in check(facts)]
+    late = [f for check in REGISTRY.batch for f in check(facts)]
     for finding in sorted(late, key=Finding.sort_key):
         deliver(finding)
     if reporter is not None:

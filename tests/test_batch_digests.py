@@ -17,11 +17,8 @@ from hypothesis import strategies as st
 
 from quizkit import engine
 from quizkit.pointers import split_pointer
-from quizkit.rules import load_rule_modules
 from quizkit.sources import Source
 from tests.conftest import SAMPLES, cli
-
-load_rule_modules()
 
 PACKAGE = orjson.loads((SAMPLES / "package-full.json").read_bytes())
 GAME = orjson.loads((SAMPLES / "game.json").read_bytes())

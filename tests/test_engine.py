@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import pytest
 
 from quizkit import engine
 from quizkit.findings import Finding, Severity
-from quizkit.rules import checks
+from quizkit.rules import REGISTRY
 from quizkit.sources import Source
 from tests.conftest import ROOT, SAMPLES, run_script, valid_samples
 
@@ -148,8 +149,10 @@ def test_facts_from_workers_reach_the_batch_checks(monkeypatch, tmp_path):
             else:
                 first[value] = place.path
 
-    monkeypatch.setitem(checks._COLLECTORS, "banner", [banner_ids])
-    monkeypatch.setattr(checks, "_BATCH_CHECKS", [duplicates])
+    registry = dataclasses.replace(
+        REGISTRY, by_kind={**REGISTRY.by_kind, ("facts", "banner"): (banner_ids,)},
+        batch=(duplicates,))
+    monkeypatch.setattr(engine, "REGISTRY", registry)  # forked workers inherit it
     banner = json.loads((SAMPLES / "banner.json").read_text())
     sources = [Source(str(_write(tmp_path / f"{i:02}.json", dict(banner, id=f"b{i % 10}"))))
                for i in range(40)]

@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 
 import quizkit
 from quizkit.engine import check_document
-from quizkit.rules import catalog, load_rule_modules
-from quizkit.rules.checks import doc_checks
+from quizkit.rules import REGISTRY, catalog
 from quizkit.schemas import KINDS
 
 RULES_DIR = INVALID / "rules"
@@ -142,14 +141,13 @@ def _mutations(doc, data):
 def _run_all_checks(doc):
     for kind in KINDS:
         check_document(doc, kind)
-        for check in doc_checks(kind):
+        for check in REGISTRY.of("document", kind):
             check(doc, lambda *a: None)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(json_values)
 def test_no_check_raises_on_arbitrary_json(doc):
-    load_rule_modules()
     _run_all_checks(doc)
 
 
@@ -161,7 +159,6 @@ _BASES = {p.name: json.loads(p.read_text()) for p in (
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(_BASES)), st.data())
 def test_no_check_raises_on_damaged_samples(name, data):
-    load_rule_modules()
     doc = _mutations(json.loads(json.dumps(_BASES[name])), data)
     _kind, _raw, facts = check_document(doc, None)
     assert all(isinstance(f, tuple) for _, f in facts)

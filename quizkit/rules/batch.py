@@ -211,7 +211,7 @@ def _where(first: Place, here: str) -> str:
     return f"{at} at {first.pointer}" if first.pointer else at
 
 
-@batch_check
+@batch_check(CONFLICTING_DUPLICATE, IDENTICAL_DUPLICATE)
 def duplicates(facts: Sequence[Located]) -> Iterator[Finding]:
     """Ids met twice, compared by their digests (one dictionary pass: linear in the copies)."""
     first: dict[tuple[str, str, str], tuple[Place, Content]] = {}
@@ -235,7 +235,7 @@ def duplicates(facts: Sequence[Located]) -> Iterator[Finding]:
                            f"in {where}")
 
 
-@batch_check
+@batch_check(GAME_VERSION_NOT_EXPORTED)
 def games_and_packages(facts: Sequence[Located]) -> Iterator[Finding]:
     exported: dict[str, set[str]] = {}
     for _place, fact in facts:
@@ -252,7 +252,7 @@ def games_and_packages(facts: Sequence[Located]) -> Iterator[Finding]:
                                f"package {fact.package_id!r} exported in this run")
 
 
-@batch_check
+@batch_check(MULTIPLE_CURRENT_BANNERS, CURRENT_BANNER_MISMATCH, PKG_COUNT_MISMATCH)
 def banners_and_users(facts: Sequence[Located]) -> Iterator[Finding]:
     current: dict[tuple[str, str], list[tuple[Place, CurrentBanner]]] = defaultdict(list)
     payloads: dict[str, set[bytes | None]] = defaultdict(set)

@@ -8,11 +8,10 @@ from operator import itemgetter
 from typing import Any
 
 from quizkit.findings import Severity
-from quizkit.rules import version_index
 from quizkit.rules.catalog import rule
-from quizkit.rules.checks import Emit, doc_check
-from quizkit.rules.version_index import Collection, VersionIndex, index
-from quizkit.rules.walk import as_dict, as_list, version_check
+from quizkit.rules.checks import Emit, doc_check, version_check
+from quizkit.rules.version_index import Collection, VersionIndex
+from quizkit.rules.walk import VersionFacts, as_dict, as_list
 
 GROUP = "content"
 
@@ -195,10 +194,10 @@ def _step_payload(payload: Any, base: str, emit: Emit) -> None:
 
 
 @version_check("package-full", "version-list", "version", "game")
-def version_content(base: str, version: dict, view: str, pkg_id: str | None,
-                    emit: Emit) -> None:
+def version_content(v: VersionFacts, emit: Emit) -> None:
+    base, version, view, pkg_id = v.base, v.version, v.view, v.package_id
     game = view == "game"
-    ix = index(version)
+    ix = v.index
     rounds = as_list(version, "rounds")
     themes = as_list(version, "themes")
     questions = as_list(version, "questions")
@@ -320,7 +319,7 @@ def _no_fraction(col: Collection | None, key: str) -> bool:
 
 def _all_used(parent: Collection | None, child: Collection | None) -> bool:
     """Fast path: every item of ``parent`` is named by some item of ``child``."""
-    return (version_index.FAST and parent is not None and child is not None
+    return (parent is not None and parent.fast and child is not None
             and parent.idset is not None and child.parentset is not None
             and parent.idset <= child.parentset)
 
@@ -363,8 +362,8 @@ def _steps_clean(steps: list, col: Collection | None = None) -> bool:
 
 
 @version_check("version-created")
-def created_content(base: str, version: dict, view: str, pkg_id: str | None,
-                    emit: Emit) -> None:
+def created_content(v: VersionFacts, emit: Emit) -> None:
+    base, version = v.base, v.version
     if version.get("published") is True and type(version.get("deletedAt")) is str:
         emit(PUBLISHED_DELETED, f"{base}/published", "the version is published but deleted")
     _validation_targets(base, version, None, None, emit)

@@ -16,7 +16,7 @@ from typing import Any
 from quizkit.findings import Severity
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, RawFinding, findings_check
-from quizkit.rules.version_index import index
+from quizkit.rules.version_index import VersionIndex
 from quizkit.service import (
     COLLECTIONS,
     DEFAULT_NAMES,
@@ -166,7 +166,7 @@ def _held(site: VersionSite, entity: str) -> set[str] | None:
     items = site.version.get(collection)
     if type(items) is not list:
         return None
-    col = index(site.version).get(collection)
+    col = VersionIndex(site.version).get(collection)
     if col is not None and col.idset is not None:
         return col.idset
     return {i["id"] for i in items if type(i) is dict and type(i.get("id")) is str}
@@ -205,8 +205,9 @@ def _check_timestamp(site: VersionSite, validation: dict, emit: Emit) -> None:
          f"({site.version['updatedAt']}, {updated} ms) by {(updated - stamp) / 1000:.3f} s")
 
 
-def _embedded_reports(kind: str, doc: Any, raw: tuple[RawFinding, ...], emit: Emit,
-                      names: ServiceNames | None) -> None:
+@findings_check(*VERSION_KINDS)
+def embedded_reports(kind: str, doc: Any, raw: tuple[RawFinding, ...], emit: Emit,
+                     names: ServiceNames | None) -> None:
     """Every version's embedded report against quizkit's findings and the version itself."""
     names = names or DEFAULT_NAMES
     for site in versions_of(kind, doc):
@@ -218,17 +219,3 @@ def _embedded_reports(kind: str, doc: Any, raw: tuple[RawFinding, ...], emit: Em
             _check_claims(site, results, raw, emit, names)
             _check_entities(site, results, emit, names)
         _check_timestamp(site, validation, emit)
-
-
-def _register(kind: str) -> None:
-    # One check per kind, so that each knows where its document's versions are.
-    def check(doc: Any, raw: tuple[RawFinding, ...], emit: Emit,
-              names: ServiceNames | None) -> None:
-        _embedded_reports(kind, doc, raw, emit, names)
-
-    check.__name__ = f"embedded_reports[{kind}]"
-    findings_check(kind)(check)
-
-
-for _kind in VERSION_KINDS:
-    _register(_kind)

@@ -6,11 +6,10 @@ from operator import itemgetter
 from typing import Any
 
 from quizkit.findings import Severity
-from quizkit.rules import version_index
 from quizkit.rules.catalog import rule
-from quizkit.rules.checks import Emit, doc_check
-from quizkit.rules.version_index import Collection, column, index
-from quizkit.rules.walk import as_dict, as_list, as_str, version_check
+from quizkit.rules.checks import Emit, doc_check, version_check
+from quizkit.rules.version_index import Collection, column
+from quizkit.rules.walk import VersionFacts, as_dict, as_list, as_str
 
 GROUP = "references"
 
@@ -111,16 +110,16 @@ _VERSION_ID = itemgetter("versionId")
 
 def refs_resolve(child: Collection | None, parent: Collection | None) -> bool:
     """Fast path: every parent reference of ``child`` names an item of ``parent``."""
-    return (version_index.FAST and child is not None and parent is not None
+    return (child is not None and child.fast and parent is not None
             and child.parentset is not None and parent.idset is not None
             and child.parentset <= parent.idset)
 
 
-def values_within(items: list, getter: itemgetter, allowed: set) -> bool:
+def values_within(items: list, getter: itemgetter, allowed: set, fast: bool = True) -> bool:
     """Fast path: every item has the key and its value is in ``allowed``."""
     values = column(items, getter)
     try:
-        return version_index.FAST and values is not None and set(values) <= allowed
+        return fast and values is not None and set(values) <= allowed
     except TypeError:  # an unhashable value
         return False
 
@@ -146,9 +145,9 @@ def _check_refs(items: list, key: str, targets: set[str], base: str, collection:
 
 
 @version_check("package-full", "version-list", "version", "game")
-def entity_references(base: str, version: dict, view: str, pkg_id: str | None,
-                      emit: Emit) -> None:
-    ix = index(version)
+def entity_references(v: VersionFacts, emit: Emit) -> None:
+    base, version, view = v.base, v.version, v.view
+    ix = v.index
     rounds = as_list(version, "rounds")
     themes = as_list(version, "themes")
     questions = as_list(version, "questions")
@@ -167,8 +166,8 @@ def entity_references(base: str, version: dict, view: str, pkg_id: str | None,
 
 
 @version_check("package-full", "game")
-def version_package(base: str, version: dict, view: str, pkg_id: str | None,
-                    emit: Emit) -> None:
+def version_package(v: VersionFacts, emit: Emit) -> None:
+    base, version, pkg_id = v.base, v.version, v.package_id
     got = version.get("packageId")
     if pkg_id is not None and type(got) is str and got != pkg_id:
         emit(PACKAGE_MISMATCH, f"{base}/packageId",
@@ -176,15 +175,15 @@ def version_package(base: str, version: dict, view: str, pkg_id: str | None,
 
 
 @version_check("package-full")
-def entity_version_ids(base: str, version: dict, view: str, pkg_id: str | None,
-                       emit: Emit) -> None:
+def entity_version_ids(v: VersionFacts, emit: Emit) -> None:
+    base, version = v.base, v.version
     vid = version.get("id")
     if type(vid) is not str:
         return
     allowed = {vid}
     for collection in ("rounds", "themes", "questions", "steps"):
         items = as_list(version, collection)
-        if values_within(items, _VERSION_ID, allowed):
+        if values_within(items, _VERSION_ID, allowed, v.index.fast):
             continue
         for i, item in enumerate(items):
             if type(item) is dict:

@@ -8,8 +8,8 @@ from typing import Any
 
 from quizkit.findings import Severity
 from quizkit.rules.catalog import rule
-from quizkit.rules.checks import Emit, doc_check
-from quizkit.rules.walk import as_dict, as_list, parse_time, version_check
+from quizkit.rules.checks import Emit, doc_check, version_check
+from quizkit.rules.walk import VersionFacts, as_dict, as_list, parse_time
 
 GROUP = "time"
 
@@ -75,8 +75,8 @@ def record_times(record: Any, base: str, emit: Emit, states: tuple[str, ...] = (
 
 
 @version_check("package-full", "version-list", "version", "version-created", "game")
-def version_times(base: str, version: dict, view: str, pkg_id: str | None,
-                  emit: Emit) -> None:
+def version_times(v: VersionFacts, emit: Emit) -> None:
+    base, version = v.base, v.version
     record_times(version, base, emit)
     record_times(version.get("changes"), f"{base}/changes", emit)
 

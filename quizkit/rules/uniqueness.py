@@ -6,9 +6,8 @@ from typing import Any
 
 from quizkit.findings import Severity
 from quizkit.rules.catalog import rule
-from quizkit.rules.checks import Emit, doc_check
-from quizkit.rules.version_index import index
-from quizkit.rules.walk import as_dict, as_list, version_check
+from quizkit.rules.checks import Emit, doc_check, version_check
+from quizkit.rules.walk import VersionFacts, as_dict, as_list
 
 GROUP = "uniqueness"
 
@@ -124,9 +123,9 @@ _WHAT = {"rounds": "round", "themes": "theme", "questions": "question", "steps":
 
 
 @version_check("package-full", "version-list", "version", "game")
-def entity_uniqueness(base: str, version: dict, view: str, pkg_id: str | None,
-                      emit: Emit) -> None:
-    ix = index(version)
+def entity_uniqueness(v: VersionFacts, emit: Emit) -> None:
+    base, version, view = v.base, v.version, v.view
+    ix = v.index
     for collection, parent_key in _PARENT.items():
         items = as_list(version, collection)
         if not items:
