@@ -377,7 +377,7 @@ def check_costs(docs: list[tuple[Path, str | None]], limit_mb: float) -> list[tu
             timed(f"{vcheck.__module__}.{vcheck.__name__}", each_version, vcheck, versions,
                   emit)
         for fcheck in REGISTRY.of("findings", kind):
-            timed(f"{fcheck.__module__}.{fcheck.__name__}", fcheck, kind, doc, (), emit, None)
+            timed(f"{fcheck.__module__}.{fcheck.__name__}", fcheck, versions, (), emit, None)
         for collect in REGISTRY.of("facts", kind):
             timed(f"{collect.__module__}.{collect.__name__}", list, collect(doc))
         start = time.process_time()

@@ -96,16 +96,15 @@ def check_document(doc: Any, kind: str | None, profile: Profile = (),
     collected.raw.extend(schema_findings(kind, doc, profile))
     for check in registry.of("document", kind):
         check(doc, emit)
-    version_checks = registry.of("version", kind)
-    if version_checks:
-        for version in versions_of(kind, doc, fast):
-            for vcheck in version_checks:
-                vcheck(version, emit)
+    versions = versions_of(kind, doc, fast)
+    for vcheck in registry.of("version", kind):
+        for version in versions:
+            vcheck(version, emit)
     findings_checks = registry.of("findings", kind)
     if findings_checks:
         so_far = tuple(collected.raw)
         for fcheck in findings_checks:
-            fcheck(kind, doc, so_far, emit, service)
+            fcheck(versions, so_far, emit, service)
     facts = [pf for collect in registry.of("facts", kind) for pf in collect(doc)]
     return kind, collected.raw, facts
 

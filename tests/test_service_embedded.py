@@ -12,6 +12,7 @@ import pytest
 from quizkit.engine import check_document
 from quizkit.rules import REGISTRY, catalog
 from quizkit.rules.embedded import epoch_ms
+from quizkit.rules.walk import versions_of
 from quizkit.service import ServiceNames
 from tests.conftest import INVALID, SAMPLES, cli, cli_json, valid_samples
 
@@ -91,7 +92,8 @@ def test_stale_names_the_first_error_in_document_order_whatever_the_raw_order():
     for order in (errors, errors[::-1]):
         out: list = []
         for fcheck in REGISTRY.of("findings", "version-list"):
-            fcheck("version-list", doc, tuple(order), lambda *f, out=out: out.append(f), None)
+            fcheck(versions_of("version-list", doc), tuple(order),
+                   lambda *f, out=out: out.append(f), None)
         messages.add(tuple(m for r, _, m in out if r.name == "stale-validation"))
     assert len(messages) == 1
     (only,) = messages

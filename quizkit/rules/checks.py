@@ -35,9 +35,9 @@ VersionCheck = Callable[["VersionFacts", Emit], None]
 FactCollector = Callable[[Any], Iterable["tuple[str, Fact]"]]
 BatchCheck = Callable[["Sequence[Located]"], Iterable[Finding]]
 RawFinding = tuple[Rule, str, str]
-# (kind, document, the raw findings so far, emit, the service's names or None)
-FindingsCheck = Callable[[str, Any, "tuple[RawFinding, ...]", Emit, "ServiceNames | None"],
-                         None]
+# (the document's versions, the raw findings so far, emit, the service's names or None)
+FindingsCheck = Callable[["list[VersionFacts]", "tuple[RawFinding, ...]", Emit,
+                          "ServiceNames | None"], None]
 
 #: The attribute a decorator sets: (role, kinds, rules the function reports).
 MARK = "__quizkit_check__"

@@ -17,13 +17,13 @@ from quizkit.findings import Severity
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, RawFinding, findings_check
 from quizkit.rules.version_index import VersionIndex
+from quizkit.rules.walk import VersionFacts
 from quizkit.service import (
     COLLECTIONS,
     DEFAULT_NAMES,
     VERSION_KINDS,
     ServiceNames,
     VersionSite,
-    versions_of,
 )
 
 GROUP = "service"
@@ -153,7 +153,7 @@ def _check_claims(site: VersionSite, results: list, raw: tuple[RawFinding, ...],
              "quizkit finds none in this version")
 
 
-def _held(site: VersionSite, entity: str) -> set[str] | None:
+def _held(site: VersionSite, index: VersionIndex, entity: str) -> set[str] | None:
     """``_ids_by_kind(site).get(entity)``, from the version's shared index when it is clean
     (the common case: no set is built per check)."""
     if entity == "package":
@@ -166,7 +166,7 @@ def _held(site: VersionSite, entity: str) -> set[str] | None:
     items = site.version.get(collection)
     if type(items) is not list:
         return None
-    col = VersionIndex(site.version).get(collection)
+    col = index.get(collection)
     if col is not None and col.idset is not None:
         return col.idset
     return {i["id"] for i in items if type(i) is dict and type(i.get("id")) is str}
@@ -175,7 +175,8 @@ def _held(site: VersionSite, entity: str) -> set[str] | None:
 _COLLECTION_OF = {entity: collection for collection, entity in COLLECTIONS.items()}
 
 
-def _check_entities(site: VersionSite, results: list, emit: Emit, names: ServiceNames) -> None:
+def _check_entities(site: VersionSite, index: VersionIndex, results: list, emit: Emit,
+                    names: ServiceNames) -> None:
     ids = None  # every kind's ids, built only for a result that names an id not held
     for i, r in enumerate(results):
         if type(r) is not dict or type(r.get("id")) is not str:
@@ -183,7 +184,7 @@ def _check_entities(site: VersionSite, results: list, emit: Emit, names: Service
         entity = names.read_entity(r.get("entity"))
         if entity is None:
             continue
-        held = _held(site, entity)
+        held = _held(site, index, entity)
         if held is None or r["id"] in held:
             continue
         if ids is None:
@@ -206,16 +207,20 @@ def _check_timestamp(site: VersionSite, validation: dict, emit: Emit) -> None:
 
 
 @findings_check(*VERSION_KINDS)
-def embedded_reports(kind: str, doc: Any, raw: tuple[RawFinding, ...], emit: Emit,
+def embedded_reports(versions: list[VersionFacts], raw: tuple[RawFinding, ...], emit: Emit,
                      names: ServiceNames | None) -> None:
     """Every version's embedded report against quizkit's findings and the version itself."""
     names = names or DEFAULT_NAMES
-    for site in versions_of(kind, doc):
-        validation = site.version.get("validation")
+    for v in versions:
+        validation = v.version.get("validation")
         if type(validation) is not dict:
             continue  # a missing or mistyped report is the schema's finding
+        package_id = v.package_id
+        if package_id is None and type(v.version.get("packageId")) is str:
+            package_id = v.version["packageId"]
+        site = VersionSite(v.base, v.version, package_id)
         results = validation.get("results")
         if type(results) is list:
             _check_claims(site, results, raw, emit, names)
-            _check_entities(site, results, emit, names)
+            _check_entities(site, v.index, results, emit, names)
         _check_timestamp(site, validation, emit)
