@@ -31,7 +31,7 @@ from quizkit.rules import REGISTRY, input_rules
 from quizkit.rules.catalog import Rule
 from quizkit.rules.checks import Registry
 from quizkit.rules.facts import Fact, Located, Place
-from quizkit.rules.walk import versions_of
+from quizkit.rules.walk import DocumentFacts, versions_of
 from quizkit.schemas import Profile, schema_findings, warm
 from quizkit.service import ServiceNames
 from quizkit.sources import ReadError, Source
@@ -97,6 +97,9 @@ def check_document(doc: Any, kind: str | None, profile: Profile = (),
     for check in registry.of("document", kind):
         check(doc, emit)
     versions = versions_of(kind, doc, fast)
+    facts = DocumentFacts(kind, doc, versions)
+    for rcheck in registry.of("rule", kind):
+        rcheck(facts, emit)
     for vcheck in registry.of("version", kind):
         for version in versions:
             vcheck(version, emit)
@@ -105,8 +108,8 @@ def check_document(doc: Any, kind: str | None, profile: Profile = (),
         so_far = tuple(collected.raw)
         for fcheck in findings_checks:
             fcheck(versions, so_far, emit, service)
-    facts = [pf for collect in registry.of("facts", kind) for pf in collect(doc)]
-    return kind, collected.raw, facts
+    cross = [pf for collect in registry.of("facts", kind) for pf in collect(doc)]
+    return kind, collected.raw, cross
 
 
 def _finding(path: str, record: int | None, rule: Rule, pointer: str, message: str,

@@ -73,11 +73,11 @@ def test_mutated_documents(documents, seed, count):
 
 def test_the_switch_reaches_every_fast_path(documents):
     """With the fast paths off, the exact paths run (and are slower): the switch is live."""
-    from quizkit.rules import content
-
     package = next(d for d in documents if detect_kind(d) == "package-full" and d["versions"])
-    steps = package["versions"][0]["steps"]
-    assert content._steps_clean(steps)
-    exact = version_index.Collection(steps, None, fast=False)
-    assert not content._steps_clean(steps, exact)
+    version = package["versions"][0]
+    fast = version_index.VersionIndex(version)
+    exact = version_index.VersionIndex(version, fast=False)
+    assert all(fast.payloads()) and not any(exact.payloads())
+    assert fast.get("steps").no_fraction("position")
+    assert not exact.get("steps").no_fraction("position")
     assert not version_index.positions_clean([{"position": 0}], None, fast=False)

@@ -26,12 +26,13 @@ from quizkit.rules.catalog import Rule
 
 if TYPE_CHECKING:
     from quizkit.rules.facts import Fact, Located
-    from quizkit.rules.walk import VersionFacts
+    from quizkit.rules.walk import DocumentFacts, VersionFacts
     from quizkit.service import ServiceNames
 
 Emit = Callable[[Rule, str, str], None]
 DocCheck = Callable[[Any, Emit], None]
 VersionCheck = Callable[["VersionFacts", Emit], None]
+RuleCheck = Callable[["DocumentFacts", Emit], None]
 FactCollector = Callable[[Any], Iterable["tuple[str, Fact]"]]
 BatchCheck = Callable[["Sequence[Located]"], Iterable[Finding]]
 RawFinding = tuple[Rule, str, str]
@@ -41,7 +42,7 @@ FindingsCheck = Callable[["list[VersionFacts]", "tuple[RawFinding, ...]", Emit,
 
 #: The attribute a decorator sets: (role, kinds, rules the function reports).
 MARK = "__quizkit_check__"
-ROLES = ("document", "version", "findings", "facts", "batch")
+ROLES = ("rule", "document", "version", "findings", "facts", "batch")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,11 @@ def _marker(role: str, kinds: tuple[str, ...], rules: tuple[Rule, ...]) -> Calla
         return fn
 
     return mark
+
+
+def check(rule: Rule, *kinds: str) -> Callable[[RuleCheck], RuleCheck]:
+    """Mark the check of ``rule`` on documents of the given kinds (one function per rule)."""
+    return _marker("rule", kinds, (rule,))
 
 
 def doc_check(*kinds: str, rules: tuple[Rule, ...] = ()) -> Callable[[DocCheck], DocCheck]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from itertools import compress
 from operator import eq, itemgetter, not_, sub
+from typing import NamedTuple
 
 from quizkit.model import VERSION_ENTITIES
 
@@ -26,6 +27,7 @@ _ID = itemgetter("id")
 _PARENT_KEY = {e.key: e.parent_field for e in VERSION_ENTITIES}
 _GETTERS = {v: itemgetter(v) for v in _PARENT_KEY.values() if v}
 _POSITION = itemgetter("position")
+_PAYLOAD = itemgetter("payload")
 _STR = {str}
 _INT = {int}
 _ONE = {1}
@@ -98,11 +100,48 @@ class Collection:
         return self.fast and self._clean
 
 
+class Payloads(NamedTuple):
+    """Fast paths over the steps' payloads, each True when it proves there is nothing to
+    find (False: look closer)."""
+
+    #: No media or background media with an empty ``src``.
+    sources: bool
+    #: No background media duration is a float.
+    background_whole: bool
+    #: No step's answer variants repeat or are blank.
+    variants: bool
+
+
+_DOUBT = Payloads(False, False, False)
+
+
+def _payloads(steps: list) -> Payloads:
+    sources = background = variants = True
+    try:
+        for p in map(_PAYLOAD, steps):
+            m = p["media"]
+            if m is not None and not m["src"].strip():
+                sources = False
+            b = p["backgroundMedia"]
+            if b is not None:
+                if not b["src"].strip():
+                    sources = False
+                if type(b["duration"]) is float:
+                    background = False
+            vs = p["variants"]
+            if vs and (len(set(vs)) != len(vs) or not all(map(str.strip, vs))):
+                variants = False
+    except (KeyError, TypeError, AttributeError):  # an unexpected shape: look closer
+        return _DOUBT
+    return Payloads(sources, background, variants)
+
+
 class VersionIndex:
-    __slots__ = ("collections", "fast")
+    __slots__ = ("_payloads", "collections", "fast")
 
     def __init__(self, version: dict, fast: bool = True) -> None:
         self.fast = fast
+        self._payloads: Payloads | None = None
         self.collections: dict[str, Collection] = {}
         for name, parent_key in _PARENT_KEY.items():
             items = version.get(name)
@@ -111,6 +150,14 @@ class VersionIndex:
 
     def get(self, name: str) -> Collection | None:
         return self.collections.get(name)
+
+    def payloads(self) -> Payloads:
+        """The steps' payload fast paths, taken once for every rule that asks."""
+        if self._payloads is None:
+            steps = self.collections.get("steps")
+            self._payloads = _payloads(steps.items) if steps is not None and self.fast \
+                else _DOUBT
+        return self._payloads
 
 
 def positions_clean(items: list, parents: list | None, fast: bool = True) -> bool:

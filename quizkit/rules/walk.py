@@ -94,6 +94,16 @@ class VersionFacts:
     index: VersionIndex
 
 
+@dataclass(frozen=True, slots=True)
+class DocumentFacts:
+    """One document as every rule's check sees it: its kind, the parsed value, and its
+    versions, listed and indexed once (:func:`versions_of`)."""
+
+    kind: str
+    doc: Any
+    versions: list[VersionFacts]
+
+
 def _versions_of(kind: Kind) -> Callable[[Any, bool], list[VersionFacts]]:
     """The versions of a document of ``kind``, where :attr:`quizkit.model.Kind.versions`
     says they are; a package's id is the ``id`` of the object that holds its versions."""
