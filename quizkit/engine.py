@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from quizkit import intake, snippets
 from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report, Severity
@@ -25,12 +27,13 @@ from quizkit.interrupts import signals_deferred, stop_workers, worker_started
 from quizkit.kinds import detect_kind, unknown_kind_message
 from quizkit.limits import Limits
 from quizkit.parsing import LineIndex, byte_view
+from quizkit.pointers import unescape_token
 from quizkit.positions import Positions
 from quizkit.reporters.base import Reporter
 from quizkit.rules import REGISTRY, input_rules
 from quizkit.rules.catalog import Rule
-from quizkit.rules.checks import Registry
-from quizkit.rules.facts import Fact, Located, Place
+from quizkit.rules.checks import RawFinding, Registry
+from quizkit.rules.facts import Below, Fact, Located, Place
 from quizkit.rules.walk import DocumentFacts, versions_of
 from quizkit.schemas import Profile, schema_findings, warm
 from quizkit.service import ServiceNames
@@ -57,6 +60,10 @@ class Options:
     snippet_lines: int = 0
 
 
+#: A fact and where a finding about it would point.
+PointedFact = tuple["str | Below", Fact]
+
+
 @dataclass
 class FileOutcome:
     result: FileResult
@@ -78,8 +85,7 @@ class _Document:
 
 def check_document(doc: Any, kind: str | None, profile: Profile = (),
                    service: ServiceNames | None = None, *, registry: Registry | None = None,
-                   fast: bool = True
-                   ) -> tuple[str | None, list[tuple[Rule, str, str]], list[tuple[str, Fact]]]:
+                   fast: bool = True) -> tuple[str | None, list[RawFinding], list[PointedFact]]:
     """Kind, raw findings (rule, pointer, message) and facts (pointer, fact) of one document.
 
     Each version is listed and indexed once (:func:`versions_of`) for all its version
@@ -131,6 +137,36 @@ class _Text:
         self._positions: Positions | None = None
         self._index: LineIndex | None = None
 
+    def fact_position(self, where: str | Below) -> tuple[int, int]:
+        """Line and column of a fact's value. In orjson-indented text (the service's
+        exports) a member of the document's object is found with one search for its line,
+        and an element of such a member's array is placed by its line count (:class:`Below`),
+        so placing facts costs no bracket table."""
+        pointer = where.pointer if type(where) is Below else where
+        if self.indented and pointer:
+            if type(where) is Below:
+                anchor = self._member(where.array)
+                if anchor is not None:
+                    return anchor[0] + where.lines, 2 * pointer.count("/") + 1
+            else:
+                member = self._member(pointer)
+                if member is not None:
+                    return member
+        return self.position(pointer)
+
+    def _member(self, pointer: str) -> tuple[int, int] | None:
+        """Line and column of the value of a member of the document's object, found by its
+        line (in orjson-indented text a member of the top object is the only line that
+        starts with two spaces and its key; the intake proved no key repeats)."""
+        if pointer.count("/") != 1:
+            return None
+        key = orjson.dumps(unescape_token(pointer[1:]))
+        start = self.chunk.find(b"\n  " + key + b": ")
+        if start < 0:
+            return None
+        line = self.chunk.count(b"\n", 0, start) + 2 + self.shift
+        return line, len(key.decode()) + 5
+
     def position(self, pointer: str) -> tuple[int, int]:
         """Line (in the file) and column of the value at ``pointer``, or of its nearest
         existing ancestor."""
@@ -180,9 +216,14 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
         if not raw and not facts:
             continue
         text = _Text(chunk, record, indented)
-        for pointer, fact in facts:
-            line, column = text.position(pointer)
-            outcome.facts.append(Located(Place(path, record, pointer, line, column), fact))
+        for where, fact in facts:
+            pointer = where.pointer if type(where) is Below else where
+            if getattr(fact, "located", True):
+                line, column = text.fact_position(where)
+                place = Place(path, record, pointer, line, column)
+            else:  # no finding points at it
+                place = Place(path, record, pointer)
+            outcome.facts.append(Located(place, fact))
         for rule, pointer, message in raw:
             line, column = text.position(pointer)
             outcome.findings.append(_finding(path, record, rule, pointer, message,

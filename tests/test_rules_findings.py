@@ -21,7 +21,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.conftest import INVALID, run_script
+from tests import position_oracle
+from tests.conftest import INVALID, SAMPLES, run_script
 
 EXPECTED = Path(__file__).parent / "data" / "rules-findings.json"
 RECORD = os.environ.get("QUIZKIT_RECORD_FINDINGS") == "1"
@@ -111,3 +112,42 @@ def test_findings_as_recorded(inputs, jobs):
     missing = [f for f in expected if f not in found]
     extra = [f for f in found if f not in expected]
     assert not missing and not extra, (missing[:20], extra[:20])
+
+
+def _oracle_position(text: str, pointer: str) -> tuple[int, int]:
+    offset = position_oracle.locate(text, pointer)
+    assert offset is not None, pointer
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+@pytest.mark.parametrize("writer", ["orjson-indented", "json-indented", "compact"])
+def test_cross_file_findings_point_where_the_oracle_does(tmp_path, writer):
+    """Facts are placed in the one pass (orjson-indented text, the service's, by a search
+    for a member's line and by the elements' line counts; any other text by the bracket
+    table): every cross-file finding's line and column are the oracle's."""
+    write = {"orjson-indented": lambda v: orjson.dumps(v, option=orjson.OPT_INDENT_2),
+             "json-indented": lambda v: json.dumps(v, indent=2, ensure_ascii=False).encode(),
+             "compact": orjson.dumps}[writer]
+    package = orjson.loads((SAMPLES / "package-full.json").read_bytes())
+    game = orjson.loads((SAMPLES / "game.json").read_bytes())
+    package["name"] = "Käse «ß» \u2603"  # characters of several bytes before the versions
+    other = dict(package, id="other-package")  # the same versions in another package
+    moved = dict(game, id="moved-game", versionId="not-exported",
+                 pkg=dict(game["pkg"], versions=[*game["pkg"]["versions"],
+                                                 dict(game["pkg"]["versions"][0],
+                                                      id="not-exported")]))
+    files = {"a.json": package, "b.json": other, "c.json": dict(package, versions=[]),
+             "d.json": moved}
+    for name, doc in files.items():
+        (tmp_path / name).write_bytes(write(doc))
+    done = run_script("validate", "--format", "json", *sorted(files), cwd=tmp_path)
+    findings = [f for f in json.loads(done.stdout)["findings"]
+                if f["rule"] in ("identical-duplicate", "conflicting-duplicate",
+                                 "game-version-not-exported")]
+    versions = {f["pointer"] for f in findings if f["path"] == "b.json"}
+    assert versions == {f"/versions/{i}" for i in range(len(package["versions"]))}
+    assert any(f["rule"] == "game-version-not-exported" for f in findings)
+    for f in findings:
+        text = (tmp_path / f["path"]).read_text()
+        assert (f["line"], f["column"]) == _oracle_position(text, f["pointer"]), f

@@ -17,6 +17,7 @@ from quizkit.rules.catalog import Rule, rule
 from quizkit.rules.checks import batch_check, fact_collector
 from quizkit.rules.facts import (
     Authored,
+    Below,
     Content,
     CurrentBanner,
     Fact,
@@ -107,16 +108,19 @@ def _version_ids(versions: list) -> tuple[str, ...]:
 # --- collectors -------------------------------------------------------------------------------
 
 @fact_collector("package-full")
-def package_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
+def package_facts(doc: Any) -> Iterator[tuple[str | Below, Fact]]:
     if type(doc) is not dict:
         return
     pkg_id = as_str(doc, "id")
     versions = as_list(doc, "versions")
-    whole, parts = digest_with_parts(doc, "versions")
+    whole, parts, lines = digest_with_parts(doc, "versions")
+    below = 1
     for i, v in enumerate(versions):
         vid = as_str(v, "id")
         if vid is not None:
-            yield f"/versions/{i}", Content("version", vid, "full", parts[i], pkg_id)
+            yield (Below(f"/versions/{i}", "/versions", below),
+                   Content("version", vid, "full", parts[i], pkg_id))
+        below += lines[i]
     if pkg_id is None:
         return
     yield "", Content("package", pkg_id, "full", whole)

@@ -25,7 +25,7 @@ from quizkit.findings import Finding
 from quizkit.rules.catalog import Rule
 
 if TYPE_CHECKING:
-    from quizkit.rules.facts import Fact, Located
+    from quizkit.rules.facts import Below, Fact, Located
     from quizkit.rules.walk import DocumentFacts, VersionFacts
     from quizkit.service import ServiceNames
 
@@ -33,7 +33,7 @@ Emit = Callable[[Rule, str, str], None]
 DocCheck = Callable[[Any, Emit], None]
 VersionCheck = Callable[["VersionFacts", Emit], None]
 RuleCheck = Callable[["DocumentFacts", Emit], None]
-FactCollector = Callable[[Any], Iterable["tuple[str, Fact]"]]
+FactCollector = Callable[[Any], Iterable["tuple[str | Below, Fact]"]]
 BatchCheck = Callable[["Sequence[Located]"], Iterable[Finding]]
 RawFinding = tuple[Rule, str, str]
 # (the document's versions, the raw findings so far, emit, the service's names or None)

@@ -17,30 +17,53 @@ import orjson
 from quizkit.findings import Snippet
 
 
-def digest(value: Any) -> bytes:
-    """A stable content hash (same in every process): key order and whitespace ignored."""
+def _serialised(value: Any) -> bytes:
+    """The value as orjson writes it with sorted keys, indented by two spaces: key order and
+    whitespace of the input do not matter, and the number of lines is the value's own in an
+    orjson-indented text (sorting keys moves lines, it does not add any)."""
     try:
-        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)
     except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits
-        data = repr(value).encode()
+        return repr(value).encode()
+
+
+def _hash(data: bytes) -> bytes:
     return hashlib.sha1(data, usedforsecurity=False).digest()[:16]
 
 
-def digest_with_parts(value: dict, key: str) -> tuple[bytes, list[bytes]]:
-    """The digest of an object and of each element of its array ``key``, serialising each
-    element once: the object's digest covers its other members and its elements' digests.
+def digest(value: Any) -> bytes:
+    """A stable content hash (same in every process): key order and whitespace ignored."""
+    return _hash(_serialised(value))
+
+
+def digest_with_parts(value: dict, key: str) -> tuple[bytes, list[bytes], list[int]]:
+    """The digest of an object, and the digest and line count of each element of its array
+    ``key``, serialising each element once: the object's digest covers its other members and
+    its elements' digests.
 
     Equal objects get equal digests, and (up to hash collisions) only equal objects do; the
     digest differs from :func:`digest` of the same object, so digests of one kind of
-    content must all come from one function.
+    content must all come from one function. The line counts place the elements in an
+    orjson-indented text without searching it (see :class:`Below`).
     """
     items = value.get(key)
     if type(items) is not list:
-        return digest(value), []
-    parts = [digest(item) for item in items]
+        return digest(value), [], []
+    texts = [_serialised(item) for item in items]
+    parts = [_hash(t) for t in texts]
     rest = digest({k: v for k, v in value.items() if k != key})
-    joined = b"".join(parts)
-    return hashlib.sha1(rest + joined, usedforsecurity=False).digest()[:16], parts
+    return _hash(rest + b"".join(parts)), parts, [t.count(b"\n") + 1 for t in texts]
+
+
+class Below(NamedTuple):
+    """Where an element of an array is, for a text orjson wrote indented (the service's
+    exports): ``lines`` lines below the line that opens the array at ``array``, at the
+    element's indentation. The engine uses it only for such texts, and locates ``pointer``
+    in any other."""
+
+    pointer: str
+    array: str
+    lines: int
 
 
 class Content(NamedTuple):
@@ -59,10 +82,11 @@ class Content(NamedTuple):
 
 
 class PackageVersions(NamedTuple):
-    """A full package export and the ids of its versions."""
+    """A full package export and the ids of its versions (no finding points at it)."""
 
     package_id: str
     version_ids: tuple[str, ...]
+    located = False
 
 
 class GameVersion(NamedTuple):
@@ -73,11 +97,12 @@ class GameVersion(NamedTuple):
 
 
 class Authored(NamedTuple):
-    """A package by a user."""
+    """A package by a user (no finding points at it)."""
 
     user_id: str
     package_id: str
     deleted: bool
+    located = False
 
 
 class CurrentBanner(NamedTuple):
@@ -126,6 +151,6 @@ class Located(NamedTuple):
     fact: Fact
 
 
-__all__ = ["Authored", "Content", "CurrentBanner", "Fact", "GameVersion", "Located",
+__all__ = ["Authored", "Below", "Content", "CurrentBanner", "Fact", "GameVersion", "Located",
            "PackageVersions", "Place", "ProfileBanner", "ProfilePackageCount", "digest",
            "digest_with_parts"]
