@@ -11,16 +11,17 @@ from quizkit.findings import Severity
 from quizkit.rules.catalog import Rule, rule
 from quizkit.rules.checks import Emit, check
 from quizkit.rules.version_index import Collection
-from quizkit.rules.walk import DocumentFacts, VersionFacts, as_dict, as_list
+from quizkit.rules.walk import (
+    ENTITY_VIEWS,
+    STEP_VIEWS,
+    VERSION_VIEWS,
+    DocumentFacts,
+    VersionFacts,
+    as_dict,
+    as_list,
+)
 
 GROUP = "content"
-
-
-#: Kinds by the versions they hold: every view; views with entity arrays; and those with
-#: steps and round ids (a game's reduced view has neither).
-VERSION_VIEWS = ("package-full", "version-list", "version", "version-created", "game")
-ENTITY_VIEWS = ("package-full", "version-list", "version", "game")
-STEP_VIEWS = ("package-full", "version-list", "version")
 
 
 def _fractional(obj: dict, key: str, base: str, emit: Emit) -> None:
