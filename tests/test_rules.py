@@ -234,10 +234,14 @@ def test_damaged_file_in_the_right_place_is_skipped_not_doubled(tmp_path: Path):
 def test_position_fast_path_agrees_with_exact_path(siblings):
     from quizkit.rules import uniqueness
     from quizkit.rules.version_index import positions_clean
+    from quizkit.rules.walk import DocumentFacts, versions_of
 
     items = [{"position": p, "questionId": q} for q, p in siblings]
     found = []
-    uniqueness._positions(items, "questionId", "/steps", "step", lambda *a: found.append(a))
+    version = {"id": "v1", "steps": items}
+    exact = DocumentFacts("version", version, versions_of("version", version, fast=False))
+    for rule_check in (uniqueness.duplicate_position, uniqueness.position_gap):
+        rule_check(exact, lambda *a: found.append(a))
     clean = positions_clean(items, [q for q, _ in siblings])
     # The fast path may doubt a clean collection (integral floats) but never pass a bad one.
     assert not (clean and found)
