@@ -215,9 +215,9 @@ def _where(first: Place, here: str) -> str:
     return f"{at} at {first.pointer}" if first.pointer else at
 
 
-@batch_check(CONFLICTING_DUPLICATE, IDENTICAL_DUPLICATE)
-def duplicates(facts: Sequence[Located]) -> Iterator[Finding]:
-    """Ids met twice, compared by their digests (one dictionary pass: linear in the copies)."""
+def _repeats(facts: Sequence[Located]) -> Iterator[tuple[Place, Content, Place, Content]]:
+    """(first place, first, place, content) for each content fact whose id was met before,
+    in input order: one dictionary pass, linear in the number of copies."""
     first: dict[tuple[str, str, str], tuple[Place, Content]] = {}
     for place, fact in facts:
         if type(fact) is not Content:
@@ -225,22 +225,32 @@ def duplicates(facts: Sequence[Located]) -> Iterator[Finding]:
         seen = first.setdefault((fact.entity, fact.id, fact.view), (place, fact))
         if seen[1] is fact:
             continue
-        seen_place, seen_fact = seen
         if fact.entity == "version" and fact.parent is not None and \
-                fact.parent == seen_fact.parent:
+                fact.parent == seen[1].parent:
             continue  # two copies of one package: the package comparison speaks for both
-        where = _where(seen_place, place.pointer)
-        if fact.digest == seen_fact.digest:
-            yield _finding(IDENTICAL_DUPLICATE, place,
-                           f"{fact.entity} {fact.id!r} also appears, identical, in {where}")
-        else:
+        yield seen[0], seen[1], place, fact
+
+
+@batch_check(CONFLICTING_DUPLICATE)
+def conflicting_duplicate(facts: Sequence[Located]) -> Iterator[Finding]:
+    for seen_place, seen, place, fact in _repeats(facts):
+        if fact.digest != seen.digest:
             yield _finding(CONFLICTING_DUPLICATE, place,
                            f"{fact.entity} {fact.id!r} also appears, with different content, "
-                           f"in {where}")
+                           f"in {_where(seen_place, place.pointer)}")
+
+
+@batch_check(IDENTICAL_DUPLICATE)
+def identical_duplicate(facts: Sequence[Located]) -> Iterator[Finding]:
+    for seen_place, seen, place, fact in _repeats(facts):
+        if fact.digest == seen.digest:
+            yield _finding(IDENTICAL_DUPLICATE, place,
+                           f"{fact.entity} {fact.id!r} also appears, identical, in "
+                           f"{_where(seen_place, place.pointer)}")
 
 
 @batch_check(GAME_VERSION_NOT_EXPORTED)
-def games_and_packages(facts: Sequence[Located]) -> Iterator[Finding]:
+def game_version_not_exported(facts: Sequence[Located]) -> Iterator[Finding]:
     exported: dict[str, set[str]] = {}
     for _place, fact in facts:
         if type(fact) is PackageVersions:
@@ -256,24 +266,14 @@ def games_and_packages(facts: Sequence[Located]) -> Iterator[Finding]:
                                f"package {fact.package_id!r} exported in this run")
 
 
-@batch_check(MULTIPLE_CURRENT_BANNERS, CURRENT_BANNER_MISMATCH, PKG_COUNT_MISMATCH)
-def banners_and_users(facts: Sequence[Located]) -> Iterator[Finding]:
+@batch_check(MULTIPLE_CURRENT_BANNERS)
+def multiple_current_banners(facts: Sequence[Located]) -> Iterator[Finding]:
     current: dict[tuple[str, str], list[tuple[Place, CurrentBanner]]] = defaultdict(list)
-    payloads: dict[str, set[bytes | None]] = defaultdict(set)
-    packages: dict[str, set[str]] = defaultdict(set)
-    profiles: list[tuple[Place, ProfileBanner | ProfilePackageCount]] = []
     for place, fact in facts:
-        kind = type(fact)
-        if kind is CurrentBanner:
+        if type(fact) is CurrentBanner:
             group = current[(fact.user_id, fact.slot)]
             if fact.banner_id is None or all(b.banner_id != fact.banner_id for _, b in group):
                 group.append((place, fact))
-            payloads[fact.user_id].add(fact.payload_digest)
-        elif kind is Authored:
-            if not fact.deleted:
-                packages[fact.user_id].add(fact.package_id)
-        elif kind is ProfileBanner or kind is ProfilePackageCount:
-            profiles.append((place, fact))
     for (user, slot), group in current.items():
         p0, b0 = group[0]
         for place, banner in group[1:]:
@@ -281,16 +281,33 @@ def banners_and_users(facts: Sequence[Located]) -> Iterator[Finding]:
                            f"banner {banner.banner_id!r} is current for user {user!r} in slot "
                            f"{slot!r}, and so is {b0.banner_id!r} in "
                            f"{_where(p0, place.pointer)}")
-    for place, fact in profiles:
-        uid = fact.user_id
-        if type(fact) is ProfileBanner:
-            if uid in payloads and fact.digest not in payloads[uid]:
-                yield _finding(CURRENT_BANNER_MISMATCH, place,
-                               f"user {uid!r}'s banner matches none of the user's current "
-                               f"banner records in this run")
-            continue
-        held = packages.get(uid)
-        if held and fact.count < len(held):
-            yield _finding(PKG_COUNT_MISMATCH, place,
-                           f"pkgCount is {fact.count:g} but the run holds {len(held)} "
-                           f"package{'s' if len(held) != 1 else ''} by user {uid!r}")
+
+
+@batch_check(CURRENT_BANNER_MISMATCH)
+def current_banner_mismatch(facts: Sequence[Located]) -> Iterator[Finding]:
+    payloads: dict[str, set[bytes | None]] = defaultdict(set)
+    for _place, fact in facts:
+        if type(fact) is CurrentBanner:
+            payloads[fact.user_id].add(fact.payload_digest)
+    for place, fact in facts:
+        if type(fact) is ProfileBanner and fact.user_id in payloads and \
+                fact.digest not in payloads[fact.user_id]:
+            yield _finding(CURRENT_BANNER_MISMATCH, place,
+                           f"user {fact.user_id!r}'s banner matches none of the user's current "
+                           f"banner records in this run")
+
+
+@batch_check(PKG_COUNT_MISMATCH)
+def pkg_count_mismatch(facts: Sequence[Located]) -> Iterator[Finding]:
+    packages: dict[str, set[str]] = defaultdict(set)
+    for _place, fact in facts:
+        if type(fact) is Authored and not fact.deleted:
+            packages[fact.user_id].add(fact.package_id)
+    for place, fact in facts:
+        if type(fact) is ProfilePackageCount:
+            held = packages.get(fact.user_id)
+            if held and fact.count < len(held):
+                yield _finding(PKG_COUNT_MISMATCH, place,
+                               f"pkgCount is {fact.count:g} but the run holds {len(held)} "
+                               f"package{'s' if len(held) != 1 else ''} by user "
+                               f"{fact.user_id!r}")
