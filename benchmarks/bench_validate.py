@@ -330,15 +330,14 @@ def startup(repeat: int) -> tuple[float, float, float]:
 
 
 def check_costs(docs: list[tuple[Path, str | None]], limit_mb: float) -> list[tuple[str, float]]:
-    """CPU seconds per MB of each document check, version check (with the versions listed
-    and indexed once per document, counted apart), findings check and fact collector, in
-    this process.
+    """CPU seconds per MB of each rule's check (with the versions listed and indexed once per
+    document, counted apart), findings check and fact collector, in this process.
 
     For the rules' authors: which checks cost what, on (about ``limit_mb`` MB of) the corpus.
     """
     from quizkit.kinds import detect_kind
     from quizkit.rules import REGISTRY
-    from quizkit.rules.walk import versions_of
+    from quizkit.rules.walk import DocumentFacts, versions_of
     from quizkit.schemas import validator
 
     spent: dict[str, float] = defaultdict(float)
@@ -353,10 +352,6 @@ def check_costs(docs: list[tuple[Path, str | None]], limit_mb: float) -> list[tu
         spent[name] += time.process_time() - start
         return out
 
-    def each_version(check: Callable[..., object], versions: list, *args: object) -> None:
-        for v in versions:
-            check(v, *args)
-
     for path, _ in docs:
         if path.suffix != ".json" or size > limit_mb * MB:
             continue
@@ -370,18 +365,16 @@ def check_costs(docs: list[tuple[Path, str | None]], limit_mb: float) -> list[tu
         if kind is None:
             continue
         timed("(schema: jsonschema-rs is_valid)", validator(kind).is_valid, doc)
-        for check in REGISTRY.of("document", kind):
-            timed(f"{check.__module__}.{check.__name__}", check, doc, emit)
         versions = timed("(versions listed and indexed)", versions_of, kind, doc)
-        for vcheck in REGISTRY.of("version", kind):
-            timed(f"{vcheck.__module__}.{vcheck.__name__}", each_version, vcheck, versions,
-                  emit)
+        facts = DocumentFacts(kind, doc, versions)
+        for check in REGISTRY.of("rule", kind):
+            timed(f"{check.__module__}.{check.__name__}", check, facts, emit)
         for fcheck in REGISTRY.of("findings", kind):
             timed(f"{fcheck.__module__}.{fcheck.__name__}", fcheck, versions, (), emit, None)
         for collect in REGISTRY.of("facts", kind):
             timed(f"{collect.__module__}.{collect.__name__}", list, collect(doc))
         start = time.process_time()
-        del doc, versions
+        del doc, versions, facts
         spent["(freeing the document)"] += time.process_time() - start
     return sorted(((name, t / (size / MB)) for name, t in spent.items()), key=lambda x: -x[1])
 
