@@ -100,15 +100,10 @@ def check_document(doc: Any, kind: str | None, profile: Profile = (),
         return None, collected.raw, []
     emit = collected.emit
     collected.raw.extend(schema_findings(kind, doc, profile))
-    for check in registry.of("document", kind):
-        check(doc, emit)
     versions = versions_of(kind, doc, fast)
     facts = DocumentFacts(kind, doc, versions)
-    for rcheck in registry.of("rule", kind):
-        rcheck(facts, emit)
-    for vcheck in registry.of("version", kind):
-        for version in versions:
-            vcheck(version, emit)
+    for rule_check in registry.of("rule", kind):
+        rule_check(facts, emit)
     findings_checks = registry.of("findings", kind)
     if findings_checks:
         so_far = tuple(collected.raw)

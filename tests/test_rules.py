@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import quizkit
 from quizkit.engine import check_document
 from quizkit.rules import REGISTRY, catalog
+from quizkit.rules.walk import DocumentFacts, versions_of
 from quizkit.schemas import KINDS
 
 RULES_DIR = INVALID / "rules"
@@ -141,8 +142,9 @@ def _mutations(doc, data):
 def _run_all_checks(doc):
     for kind in KINDS:
         check_document(doc, kind)
-        for check in REGISTRY.of("document", kind):
-            check(doc, lambda *a: None)
+        facts = DocumentFacts(kind, doc, versions_of(kind, doc))
+        for check in REGISTRY.of("rule", kind):
+            check(facts, lambda *a: None)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,16 +1,16 @@
 """How structural checks are declared, and the registry that holds them.
 
-A *document check* looks at one parsed document of a given kind and calls
-``emit(rule, pointer, message)`` for each problem. A *version check* looks at one version of
-a document (:class:`quizkit.rules.walk.VersionFacts`: the version, where it is, and its index,
-built once per version and shared by every version check). A *fact collector* extracts typed
-facts (:mod:`quizkit.rules.facts`) from one document so that *batch checks* can see every
-file of a run, even when documents were checked in other processes. A *findings check* runs
-after the others and also sees their raw findings (the report a version embeds is compared
-with what quizkit found).
+Each rule is checked by one function, declared beside the rule with ``@check(RULE, kinds...)``:
+it gets the document as :class:`quizkit.rules.walk.DocumentFacts` (kind, parsed value, and
+its versions, each listed and indexed once by the engine and shared by every rule) and calls
+``emit(rule, pointer, message)`` for each problem. A *findings check* (``@findings_check``)
+runs after them and also sees their raw findings (the report a version embeds is compared
+with what quizkit found). A *fact collector* extracts typed facts (:mod:`quizkit.rules.facts`)
+from one document so that a rule's *batch check* (``@batch_check(RULE)``) can see every file
+of a run, even when documents were checked in other processes.
 
-The decorators only mark a function with its role and kinds; nothing is registered at
-import. :meth:`Registry.collect` builds the one registry from the rule modules listed in
+The decorators only mark a function with its role, kinds and rule; nothing is registered
+at import. :meth:`Registry.collect` builds the one registry from the rule modules listed in
 ``quizkit/rules/__init__.py``.
 """
 
@@ -30,8 +30,6 @@ if TYPE_CHECKING:
     from quizkit.service import ServiceNames
 
 Emit = Callable[[Rule, str, str], None]
-DocCheck = Callable[[Any, Emit], None]
-VersionCheck = Callable[["VersionFacts", Emit], None]
 RuleCheck = Callable[["DocumentFacts", Emit], None]
 FactCollector = Callable[[Any], Iterable["tuple[str | Below, Fact]"]]
 BatchCheck = Callable[["Sequence[Located]"], Iterable[Finding]]
@@ -42,7 +40,7 @@ FindingsCheck = Callable[["list[VersionFacts]", "tuple[RawFinding, ...]", Emit,
 
 #: The attribute a decorator sets: (role, kinds, rules the function reports).
 MARK = "__quizkit_check__"
-ROLES = ("rule", "document", "version", "findings", "facts", "batch")
+ROLES = ("rule", "findings", "facts", "batch")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,17 +61,6 @@ def _marker(role: str, kinds: tuple[str, ...], rules: tuple[Rule, ...]) -> Calla
 def check(rule: Rule, *kinds: str) -> Callable[[RuleCheck], RuleCheck]:
     """Mark the check of ``rule`` on documents of the given kinds (one function per rule)."""
     return _marker("rule", kinds, (rule,))
-
-
-def doc_check(*kinds: str, rules: tuple[Rule, ...] = ()) -> Callable[[DocCheck], DocCheck]:
-    """Mark a check that runs on every document of the given kinds."""
-    return _marker("document", kinds, rules)
-
-
-def version_check(*kinds: str,
-                  rules: tuple[Rule, ...] = ()) -> Callable[[VersionCheck], VersionCheck]:
-    """Mark a check that runs on every version of documents of the given kinds."""
-    return _marker("version", kinds, rules)
 
 
 def findings_check(*kinds: str,
