@@ -36,7 +36,7 @@ from quizkit.rules.checks import RawFinding, Registry
 from quizkit.rules.facts import Below, Fact, Located, Place
 from quizkit.rules.walk import DocumentFacts, versions_of
 from quizkit.schemas import Profile, schema_findings, warm
-from quizkit.service import ServiceNames
+from quizkit.service import VERSION_KINDS, Outline, ServiceNames, outline
 from quizkit.sources import ReadError, Source
 
 if TYPE_CHECKING:
@@ -69,6 +69,8 @@ class FileOutcome:
     result: FileResult
     findings: list[Finding] = field(default_factory=list)
     facts: list[Located] = field(default_factory=list)
+    #: (path, record, outline) of each document that holds versions (the service's blocks).
+    outlines: list[tuple[str, int | None, Outline]] = field(default_factory=list)
 
 
 class _Document:
@@ -194,6 +196,7 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
     units = line_units(prepared) if lines else [(None, prepared)]
     for record, chunk in units:
         result.documents += 1
+        mine = 0 if record is None else len(outcome.findings)  # this document's findings
         doc, problems, indented = intake.parse_text(chunk, options.limits.max_depth)
         _add_problems(outcome, path, record, problems)
         if doc is intake.UNREAD:
@@ -208,27 +211,34 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
             continue
         if kind:
             result.kinds[kind] += 1
-        if not raw and not facts:
-            continue
-        text = _Text(chunk, record, indented)
-        for where, fact in facts:
-            pointer = where.pointer if type(where) is Below else where
-            if getattr(fact, "located", True):
-                line, column = text.fact_position(where)
-                place = Place(path, record, pointer, line, column)
-            else:  # no finding points at it
-                place = Place(path, record, pointer)
-            outcome.facts.append(Located(place, fact))
-        for rule, pointer, message in raw:
-            line, column = text.position(pointer)
-            outcome.findings.append(_finding(path, record, rule, pointer, message,
-                                             line, column))
+        if raw or facts:
+            _place(outcome, path, record, _Text(chunk, record, indented), raw, facts)
+        if kind in VERSION_KINDS:
+            pointers = {f.pointer for f in outcome.findings[mine:]}
+            outcome.outlines.append((path, record, outline(kind, doc, pointers)))
     if result.kinds:
         result.kind = result.kinds.most_common(1)[0][0] if len(result.kinds) == 1 else "mixed"
     if options.snippet_lines:
         _attach_snippets(outcome, prepared, options.snippet_lines)
     outcome.findings.sort(key=Finding.sort_key)
     return outcome
+
+
+def _place(outcome: FileOutcome, path: str, record: int | None, text: _Text,
+           raw: list[RawFinding], facts: list[PointedFact]) -> None:
+    """The findings and facts of one document, with their positions in its text."""
+    for where, fact in facts:
+        pointer = where.pointer if type(where) is Below else where
+        if getattr(fact, "located", True):
+            line, column = text.fact_position(where)
+            place = Place(path, record, pointer, line, column)
+        else:  # no finding points at it
+            place = Place(path, record, pointer)
+        outcome.facts.append(Located(place, fact))
+    for rule, pointer, message in raw:
+        line, column = text.position(pointer)
+        outcome.findings.append(_finding(path, record, rule, pointer, message,
+                                         line, column))
 
 
 def _attach_snippets(outcome: FileOutcome, data: bytes, context: int) -> None:
@@ -419,6 +429,8 @@ def _collect(sources: list[Source], options: Options, jobs: int, report: Report,
     for outcome in outcomes:
         report.add_file(outcome.result)
         facts.extend(outcome.facts)
+        if report.keep_findings:
+            report.outlines.extend(outcome.outlines)
         for finding in outcome.findings:
             deliver(finding)
         if reporter is not None:
