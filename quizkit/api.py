@@ -34,7 +34,7 @@ import orjson
 
 from quizkit import cluster, rule_docs
 from quizkit.analysis import summaries
-from quizkit.analysis.cluster_load import ClusterRunner
+from quizkit.analysis.cluster_load import TASK_BYTES, ClusterRunner
 from quizkit.analysis.connect import DatabaseError, connect, one_line
 from quizkit.analysis.dataset import open_dataset
 from quizkit.analysis.export import export_parquet, foreign_tables
@@ -75,6 +75,7 @@ CLI_RENAMES: dict[tuple[str, str], str] = {
 #: (command, CLI option) that have no API parameter, and why.
 CLI_ONLY: dict[tuple[str, str], str] = {
     ("load", "quiet"): "only silences the one-line summary the command prints",
+    ("load", "progress"): "the CLI's progress line; the API reports each batch to on_batch",
     ("export", "quiet"): "only silences the list of files the command prints",
 }
 
@@ -154,7 +155,8 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     with cluster.connect(scheduler) as client:
         def report(names: list[str]) -> Report:
             return run_validation(names, s, scheduler=scheduler)
-        return load_parquet(parquet, paths, runner=ClusterRunner(client, report), **common)
+        return load_parquet(parquet, paths, runner=ClusterRunner(client, report),
+                            batch_bytes=TASK_BYTES, **common)
 
 
 @dataclass(frozen=True)

@@ -211,11 +211,14 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
             continue
         if kind:
             result.kinds[kind] += 1
+        if kind in VERSION_KINDS:
+            pointers = {f.pointer for f in outcome.findings[mine:]} | {p for _, p, _ in raw}
+            outcome.outlines.append((path, record, outline(kind, doc, pointers)))
+        # The document is not needed for positions: free it before the text view is made,
+        # so that a large file does not hold both at once.
+        doc = None
         if raw or facts:
             _place(outcome, path, record, _Text(chunk, record, indented), raw, facts)
-        if kind in VERSION_KINDS:
-            pointers = {f.pointer for f in outcome.findings[mine:]}
-            outcome.outlines.append((path, record, outline(kind, doc, pointers)))
     if result.kinds:
         result.kind = result.kinds.most_common(1)[0][0] if len(result.kinds) == 1 else "mixed"
     if options.snippet_lines:

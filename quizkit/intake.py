@@ -148,6 +148,16 @@ def parse_text(chunk: bytes, max_depth: int = PARSER_MAX_DEPTH
         deep = _too_deep(chunk, PARSER_MAX_DEPTH)
         if deep is not None:
             return UNREAD, [deep], False
+    pretty = chunk[1:2] == b"\n"  # written with indentation (by orjson? see _canonical)
+    if len(chunk) >= PIECEWISE_AT and max_depth >= WRITER_MAX_DEPTH:
+        try:
+            doc, canonical, suspicious = _Pieces(chunk, pretty).parse()
+        except _Whole:
+            pass  # parsed whole below, which also explains any error
+        else:
+            if canonical:
+                return doc, [], pretty
+            return doc, _silent_problems(chunk) if suspicious else [], False
     try:
         doc = orjson.loads(chunk)
     except orjson.JSONDecodeError as exc:
@@ -155,7 +165,6 @@ def parse_text(chunk: bytes, max_depth: int = PARSER_MAX_DEPTH
         if problem.rule is input_rules.TOO_DEEP and max_depth < PARSER_MAX_DEPTH:
             problem = _too_deep(chunk, max_depth) or problem  # where our own limit is crossed
         return UNREAD, [problem], False
-    pretty = chunk[1:2] == b"\n"  # written with indentation (by orjson? see _canonical)
     written = _write(doc, pretty)
     # orjson wrote it back: it nests at most WRITER_MAX_DEPTH deep, and nothing more is needed.
     proven = written is not None and max_depth >= WRITER_MAX_DEPTH
@@ -169,6 +178,201 @@ def parse_text(chunk: bytes, max_depth: int = PARSER_MAX_DEPTH
     if not _suspicious(chunk, written):
         return doc, [], False
     return doc, _silent_problems(chunk), False
+
+
+#: Documents at least this large are parsed piece by piece (:class:`_Pieces`).
+PIECEWISE_AT = 16 * 1024 * 1024
+#: The most text handed to orjson at once while parsing piece by piece.
+PIECE = 4 * 1024 * 1024
+#: Containers nested deeper than this, each larger than a piece: parsed whole instead.
+MAX_BIG_DEPTH = 64
+_SPACE = b" \t\r\n"
+_FIRST_WINDOW = 4096
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+class _Whole(Exception):
+    """The text is not for piecewise parsing (invalid, odd, a duplicate key between pieces):
+    parse it whole, as any other document."""
+
+
+class _Pieces:
+    """One large document parsed in pieces of at most :data:`PIECE` bytes, with the checks
+    :func:`parse_text` makes on the whole text.
+
+    ``orjson.loads`` holds its own parse of the whole text while it builds the Python values:
+    about twice the file more at the peak, the largest cost of validating one big file. Here the
+    containers larger than a piece (a package's ``versions``) are walked by hand and every value
+    in them that fits a piece is parsed alone: its end is where orjson, given a piece of text
+    from its start, finds "content after document". The result is the value ``orjson.loads``
+    gives for the whole text.
+
+    The write-back test runs per piece too: each piece is written by orjson inside as many
+    lists as it has enclosing containers (so an indented writing is indented as in the whole
+    document), and the text between pieces is compared with the writing of a skeleton (the
+    walked containers, each piece replaced by ``0``). Both equal to the input: the whole text is
+    orjson's writing. Otherwise the ``:`` counts are added up, as :func:`_suspicious` does.
+    A piece too deep to write back, a duplicate key between pieces, invalid text: :class:`_Whole`.
+    """
+
+    def __init__(self, chunk: bytes, pretty: bool) -> None:
+        self.chunk = chunk
+        self.view = memoryview(chunk)
+        self.option = orjson.OPT_INDENT_2 if pretty else 0
+        self.pretty = pretty
+        self.glue: list[bytes] = []  # the text between pieces, in order
+        self.last = 0  # where the text not yet in glue or a piece starts
+        self.canonical = True
+        self.colons = 0  # in the pieces as written back
+        self.big_float = False
+        self.guess = _FIRST_WINDOW
+
+    def parse(self) -> tuple[Any, bool, bool]:
+        """(the document, canonical, suspicious)."""
+        start = self._skip(0)
+        if start >= len(self.chunk) or self.chunk[start] not in b"[{":
+            raise _Whole
+        doc, skeleton, end = self._container(start, 0)
+        if self.chunk[end:].strip(_SPACE):
+            raise _Whole  # text after the document
+        self.glue.append(self.chunk[self.last:end])
+        try:
+            written = orjson.dumps(skeleton, option=self.option)
+        except orjson.JSONEncodeError:
+            raise _Whole from None
+        if self.canonical and b"0".join(self.glue) != written:
+            self.canonical = False
+        if self.canonical:
+            return doc, True, False
+        colons = self.chunk.count(b":")
+        if b"\\u003" in self.chunk:
+            colons += self.chunk.count(b"\\u003a") + self.chunk.count(b"\\u003A")
+        written_colons = self.colons + written.count(b":")
+        return doc, False, colons > written_colons or self.big_float
+
+    def _skip(self, pos: int) -> int:
+        chunk = self.chunk
+        while pos < len(chunk) and chunk[pos] in _SPACE:
+            pos += 1
+        return pos
+
+    def _container(self, pos: int, depth: int) -> tuple[Any, Any, int]:
+        """The container opening at ``pos``, its skeleton, and the offset after it."""
+        if depth > MAX_BIG_DEPTH:
+            raise _Whole
+        chunk = self.chunk
+        is_object = chunk[pos] == ord("{")
+        close = ord("}") if is_object else ord("]")
+        value: Any = {} if is_object else []
+        skeleton: Any = {} if is_object else []
+        pos = self._skip(pos + 1)
+        if pos < len(chunk) and chunk[pos] == close:
+            return value, skeleton, pos + 1
+        while True:
+            if is_object:
+                key, pos = self._key(pos)
+                if key in value:
+                    raise _Whole  # a duplicate key: the scan of the whole text reports it
+                pos = self._skip(pos)
+                if pos >= len(chunk) or chunk[pos] != ord(":"):
+                    raise _Whole
+                pos = self._skip(pos + 1)
+                value[key], skeleton[key], pos = self._value(pos, depth + 1)
+            else:
+                item, shape, pos = self._value(pos, depth + 1)
+                value.append(item)
+                skeleton.append(shape)
+            pos = self._skip(pos)
+            if pos >= len(chunk):
+                raise _Whole
+            if chunk[pos] == close:
+                return value, skeleton, pos + 1
+            if chunk[pos] != ord(","):
+                raise _Whole
+            pos = self._skip(pos + 1)
+
+    def _extent(self, pos: int) -> tuple[Any, int] | None:
+        """The value at ``pos`` and the offset after it, or None when it is larger than a
+        piece (or not valid JSON: the whole parse will say)."""
+        # orjson checks all the text it is given (UTF-8) before parsing: the window starts at
+        # twice the last piece's size and grows until the value fits.
+        size = self.guess
+        while True:
+            window = min(len(self.chunk), pos + size)
+            while window < len(self.chunk) and 0x80 <= self.chunk[window] < 0xC0:
+                window -= 1  # never inside a UTF-8 character
+            try:
+                value = orjson.loads(self.view[pos:window])
+            except orjson.JSONDecodeError as exc:
+                if exc.msg == "unexpected content after document":
+                    end = self._byte_offset(pos, exc.pos)
+                    break
+                if window == len(self.chunk) or size >= PIECE:
+                    return None
+            else:
+                if window == len(self.chunk):
+                    return value, window
+                # a number, or a name, may go on past the window
+            size = min(PIECE, size * 4)
+        while self.chunk[end - 1] in _SPACE:
+            end -= 1
+        self.guess = max(_FIRST_WINDOW, 2 * (end - pos))
+        return orjson.loads(self.view[pos:end]), end
+
+    def _byte_offset(self, start: int, chars: int) -> int:
+        """The offset of the character number ``chars`` after ``start`` (orjson counts
+        characters; the text is UTF-8)."""
+        end = start + chars
+        while True:
+            part = self.chunk[start:end]
+            extra = len(part) - len(part.translate(None, _CONTINUATION))
+            if start + chars + extra == end:
+                return end
+            end = start + chars + extra
+
+    def _key(self, pos: int) -> tuple[str, int]:
+        if pos >= len(self.chunk) or self.chunk[pos] != ord('"'):
+            raise _Whole
+        found = self._extent(pos)
+        if found is None or type(found[0]) is not str:
+            raise _Whole
+        return found
+
+    def _value(self, pos: int, depth: int) -> tuple[Any, Any, int]:
+        """A member's value at ``pos``: (value, its skeleton, the offset after it)."""
+        if pos >= len(self.chunk):
+            raise _Whole
+        found = self._extent(pos)
+        if found is None:
+            if self.chunk[pos] not in b"[{":
+                raise _Whole  # a string or number larger than a piece, or invalid text
+            return self._container(pos, depth)
+        value, end = found
+        self._piece(value, pos, end, depth)
+        return value, 0, end
+
+    def _piece(self, value: Any, pos: int, end: int, depth: int) -> None:
+        """Write the piece back inside ``depth`` lists and compare it with its text."""
+        self.glue.append(self.chunk[self.last:pos])
+        self.last = end
+        wrapped = value
+        for _ in range(depth):
+            wrapped = [wrapped]
+        try:
+            written = orjson.dumps(wrapped, option=self.option)
+        except orjson.JSONEncodeError:
+            raise _Whole from None  # too deep to write: the whole parse checks the depth
+        if self.pretty:
+            before = sum(2 * k + 2 for k in range(1, depth + 1))  # "[\n" and the indent
+            after = sum(2 * k + 2 for k in range(depth))  # "\n", the indent and "]"
+        else:
+            before = after = depth
+        inner = memoryview(written)[before:len(written) - after]
+        self.colons += written.count(b":")
+        if not self.big_float and b"e+" in written:
+            self.big_float = True
+        if self.canonical and (len(inner) != end - pos or inner != self.view[pos:end]):
+            self.canonical = False
 
 
 def _brackets(chunk: bytes) -> int:
@@ -325,7 +529,7 @@ def _explain(text: str, pos: int, message: str, index: LineIndex) -> tuple[str, 
         close = _next_solid(text, comma + 1)
         if text[close : close + 1] in ("}", "]"):
             line, column = index.position(comma)
-            return (f"trailing comma before {text[close]!r} (remove the comma at line {line}, "
+            return (f'trailing comma before "{text[close]}" (remove the comma at line {line}, '
                     f"column {column})", close)
     here = _next_solid(text, pos)
     if text[here - 1 : here] in ("-", "+") and text.startswith(("NaN", "Infinity"), here):

@@ -19,6 +19,8 @@ fields that some kind lists (:data:`RECOGNISED`) and whose value is not ``null``
   pass (``{}`` is a valid body of both requests).
 * A top-level array is a ``version-list`` when it is empty or when one of its elements is an
   object with one of the list's :attr:`Kind.marks`.
+* A line of a JSON Lines file is a document like a whole file: a line holding an array is a
+  version list too (``load`` splits it into its elements as it splits a ``.json`` file's).
 
 So a record that lacks some of its fields is still recognised (and its schema findings name
 what is missing), a valid request body is recognised, and fields no kind lists (an added

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from quizkit.interrupts import signals_deferred
+
 
 class OutputError(Exception):
     """An output cannot be written (exit code 2). The message is one line: path and reason."""
@@ -274,39 +276,71 @@ def write_bytes(path: str | os.PathLike[str], data: bytes, *, durable: bool = Tr
         fh.write(data)
 
 
-@contextlib.contextmanager
-def written_by(path: str | os.PathLike[str]) -> Iterator[str]:
-    """An output written by another library that takes a file name (DuckDB's ``COPY``).
+class Together:
+    """Outputs written by another library that takes file names (DuckDB's ``COPY``), which
+    appear together: all of them, or none (see :func:`written_together`)."""
 
-    Yields the name to give it: a fresh temporary name beside the target (the target itself
-    for a device or FIFO). When the block ends normally the temporary file is fsynced and
-    moved over the target, keeping the target's mode; on an exception it is removed.
-    """
-    target = resolve(path)
-    if target.special:
-        yield target.real
-        return
-    real = Path(target.real)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
-        os.close(fd)  # the library truncates and writes it
-    except OSError as exc:
-        raise _fail(target.path, _reason(exc)) from None
-    try:
-        yield tmp
+    def __init__(self) -> None:
+        self._pending: list[tuple[Target, str]] = []
+
+    def name_for(self, path: str | os.PathLike[str]) -> str:
+        """The name to give the library for the output ``path``: a fresh temporary file
+        beside it (the target itself for a device or FIFO, which is streamed to)."""
+        target = resolve(path)
+        if target.special:
+            return target.real
+        real = Path(target.real)
         try:
-            os.chmod(tmp, _target_mode(real))
-            fd = os.open(tmp, os.O_RDONLY)
-            try:
-                _fsync(fd, target.path)
-            finally:
-                os.close(fd)
-            os.replace(tmp, real)
+            fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp",
+                                       dir=real.parent)
+            os.close(fd)  # the library truncates and writes it
         except OSError as exc:
             raise _fail(target.path, _reason(exc)) from None
+        self._pending.append((target, tmp))
+        return tmp
+
+    def commit(self) -> None:
+        """Fsync every temporary file, then move each over its target, keeping the target's
+        mode. Stop signals are held back during the moves, so a Ctrl-C cannot leave some
+        targets new and others old."""
+        for target, tmp in self._pending:
+            try:
+                os.chmod(tmp, _target_mode(Path(target.real)))
+                fd = os.open(tmp, os.O_RDONLY)
+                try:
+                    _fsync(fd, target.path)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                raise _fail(target.path, _reason(exc)) from None
+        with signals_deferred():
+            for target, tmp in self._pending:
+                try:
+                    os.replace(tmp, target.real)
+                except OSError as exc:
+                    raise _fail(target.path, _reason(exc)) from None
+        for directory in dict.fromkeys(Path(t.real).parent for t, _ in self._pending):
+            _fsync_directory(directory)
+        self._pending.clear()
+
+    def discard(self) -> None:
+        """Remove the temporary files left; the targets stay as they were."""
+        for _target, tmp in self._pending:
+            Path(tmp).unlink(missing_ok=True)
+        self._pending.clear()
+
+
+@contextlib.contextmanager
+def written_together() -> Iterator[Together]:
+    """Several outputs named by :meth:`Together.name_for`, all moved into place when the block
+    ends normally; on an exception (a failed write, Ctrl-C) every temporary file is removed and
+    every target keeps its old content."""
+    together = Together()
+    try:
+        yield together
+        together.commit()
     finally:
-        Path(tmp).unlink(missing_ok=True)
-    _fsync_directory(real.parent)
+        together.discard()
 
 
 def make_directory(path: str | os.PathLike[str]) -> Path:

@@ -33,3 +33,25 @@ def join_pointer(parts: Iterable[str | int]) -> str:
 def split_pointer(pointer: str) -> list[str]:
     """The keys and indexes (as strings) of a pointer; ``""`` (the whole document) → ``[]``."""
     return [unescape_token(p) for p in pointer.split("/")[1:]] if pointer else []
+
+
+#: The longest a reference token is shown in a report line, in characters.
+TOKEN_LIMIT = 40
+#: The longest a pointer is shown in a report line; a longer one keeps its first and last
+#: tokens around "…".
+POINTER_LIMIT = 120
+
+
+def readable(pointer: str) -> str:
+    """``pointer`` as a report line shows it: a long token (a 5,000-character key) cut to
+    :data:`TOKEN_LIMIT`, a long path to its first two and last two tokens.
+
+    Reports for machines (JSON, SARIF's properties) keep the whole pointer.
+    """
+    if len(pointer) <= POINTER_LIMIT:
+        return pointer
+    tokens = [t if len(t) <= TOKEN_LIMIT else t[:TOKEN_LIMIT - 1] + "…"
+              for t in pointer.split("/")[1:]]
+    if sum(len(t) + 1 for t in tokens) > POINTER_LIMIT and len(tokens) > 4:
+        tokens = [*tokens[:2], "…", *tokens[-2:]]
+    return "/" + "/".join(tokens)

@@ -1,10 +1,12 @@
 """A progress line on stderr for long runs, and ``--verbose`` file listing.
 
 The engine calls :meth:`Progress.advance` once per file checked. The line
-(``1234/5000 files  25%  48.2 MB/s  ETA 0:12``) appears only when stderr is a terminal, the
-run has lasted more than ``delay`` seconds, ``CI`` is not set and ``--quiet`` was not given;
-so pipelines and short runs see nothing. ``--verbose`` lists every file checked, one per line
-on stderr, terminal or not (but not under ``--quiet``).
+(``1234/5000 files  25%  48.2 MB/s  ETA 0:12``) appears, by default, only when stderr is a
+terminal, the run has lasted more than ``delay`` seconds, ``CI`` is not set and ``--quiet``
+was not given; so pipelines and short runs see nothing. ``--progress`` forces the line from
+the first file on, on any stream (a log, a CI console), and ``--no-progress`` turns it off.
+``--verbose`` lists every file checked, one per line on stderr, terminal or not (but not
+under ``--quiet``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TextIO
 
 from quizkit.findings import FileResult
@@ -28,8 +30,11 @@ def in_ci(env: Mapping[str, str]) -> bool:
 
 
 def should_show(stream: TextIO, *, quiet: bool = False,
-                env: Mapping[str, str] | None = None) -> bool:
-    """Whether a progress line may be drawn on ``stream``."""
+                env: Mapping[str, str] | None = None, force: bool | None = None) -> bool:
+    """Whether a progress line may be drawn on ``stream``: ``force`` (``--progress`` or
+    ``--no-progress``) decides when given, else the rules above."""
+    if force is not None:
+        return force
     env = os.environ if env is None else env
     if quiet or in_ci(env) or env.get("TERM") == "dumb":
         return False
@@ -76,12 +81,14 @@ class Progress:
     @classmethod
     def for_run(cls, total_files: int | None = None, total_bytes: int | None = None, *,
                 quiet: bool = False, verbose: bool = False, stream: TextIO | None = None,
-                env: Mapping[str, str] | None = None) -> Progress:
-        """The progress of a CLI run, shown or not by the rules above."""
+                env: Mapping[str, str] | None = None,
+                force: bool | None = None) -> Progress:
+        """The progress of a CLI run, shown or not by the rules above; forced on
+        (``force=True``), it is drawn from the first file, without the delay."""
         stream = stream if stream is not None else sys.stderr
         return cls(total_files, total_bytes, stream=stream,
-                   show=should_show(stream, quiet=quiet, env=env),
-                   verbose=verbose and not quiet)
+                   show=should_show(stream, quiet=quiet, env=env, force=force),
+                   verbose=verbose and not quiet, delay=0.0 if force else 1.0)
 
     def set_totals(self, total_files: int | None, total_bytes: int | None = None) -> None:
         """Totals learnt after the run started (e.g. once a directory walk ends)."""
@@ -90,12 +97,18 @@ class Progress:
 
     def advance(self, path: str, nbytes: int = 0) -> None:
         """One more file checked, of ``nbytes`` bytes (as read, before decompression)."""
+        self.advance_many([(path, nbytes)])
+
+    def advance_many(self, done: Iterable[tuple[str, int]]) -> None:
+        """Several files done at once (a batch of a load), ``(path, bytes)`` each: counted,
+        then the line drawn once."""
         with self._lock:
-            self.files += 1
-            self.bytes += nbytes
-            if self.verbose:
-                self._erase()
-                self.stream.write(f"checked {path}\n")
+            for path, nbytes in done:
+                self.files += 1
+                self.bytes += nbytes
+                if self.verbose:
+                    self._erase()
+                    self.stream.write(f"checked {path}\n")
             now = self.clock()
             if not self.show or now - self.started < self.delay:
                 if self.verbose:

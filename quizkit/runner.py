@@ -112,7 +112,7 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
              write_baseline: str | os.PathLike[str] | None = None,
              format: str | None = None, output: str | None = None,
              reports: Sequence[str] = (), color: str = "auto", show: str = "info",
-             quiet: bool = True, verbose: bool = False,
+             quiet: bool = True, verbose: bool = False, progress: bool | None = None,
              reporter: Reporter | None = None, notes: Notes | None = None,
              scheduler: str | None = None) -> Report:
     """Validate files, directories or ``s3://`` URLs (``-`` reads stdin) and return the
@@ -122,7 +122,8 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
     The options are those of ``quizkit validate``. ``format``/``output``/``reports`` write
     reports as the CLI does (``None``: none); ``reporter`` receives the findings instead.
     ``color`` and ``show`` shape the text report as ``--color``/``--show`` do.
-    ``jobs=None`` uses every core. ``quiet=False`` shows the progress line on a terminal.
+    ``jobs=None`` uses every core. ``quiet=False`` shows the progress line on a terminal;
+    ``progress=True`` draws it on stderr whatever it is, ``False`` never (``--progress``).
     ``notes`` receives the one-line notes the CLI prints on stderr (baseline counts).
     The exit code the CLI would give is ``settings(...).exit_code(report)``.
     """
@@ -132,13 +133,14 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
         limits=limits_of(max_file_size, max_decompressed_size, max_depth),
         baseline=baseline, write_baseline=write_baseline)
     return run(paths, s, format=format, output=output, reports=reports, color=color,
-               show=show, quiet=quiet, verbose=verbose, reporter=reporter, notes=notes,
-               scheduler=scheduler, stdin_format=stdin_format)
+               show=show, quiet=quiet, verbose=verbose, progress=progress, reporter=reporter,
+               notes=notes, scheduler=scheduler, stdin_format=stdin_format)
 
 
 def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         output: str | None = None, reports: Sequence[str] = (), color: str = "auto",
         show: str = "info", quiet: bool = True, verbose: bool = False,
+        progress: bool | None = None,
         reporter: Reporter | None = None, notes: Notes | None = None,
         scheduler: str | None = None, stdin_format: str = "auto") -> Report:
     """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving)."""
@@ -153,11 +155,13 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     writing = format is not None or output is not None or bool(reports)
     outputs = [spec.path for spec in parse_reports(format, output, reports)] if writing else []
     refuse_inputs([*outputs, s.write_baseline], [source.path for source in sources])
-    progress = Progress.for_run(len(sources), quiet=quiet, verbose=verbose)
+    progress_line = Progress.for_run(len(sources), quiet=quiet, verbose=verbose,
+                                     force=progress)
     view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"))
-    opened = open_reporters(format, output, reports, options=view, progress=progress) \
+    opened = open_reporters(format, output, reports, options=view, progress=progress_line) \
         if writing else nullcontext(reporter)
     with ExitStack() as stack:
+        stack.enter_context(progress_line)  # the line is erased however the run ends
         check_many = None
         if scheduler:  # before any output is opened: an unreachable cluster writes nothing
             check_many = cluster.check_many(stack.enter_context(cluster.connect(scheduler)))
@@ -165,7 +169,7 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         if target is not None:
             configure_service(target, names=loaded.service)
         report = engine.run(sources, options, reporter=target, jobs=s.jobs, adjust=adjust,
-                            on_file=progress.on_file, check_many=check_many)
+                            on_file=progress_line.on_file, check_many=check_many)
     say = notes or (lambda _line: None)
     if recorder is not None:
         recorder.write()

@@ -79,8 +79,11 @@ def attach(findings: Iterable[Finding], text: str, shift: int, context: int) -> 
         at = f.line - shift  # 1-based line within text
         if not 0 < at <= len(starts):
             continue
+        lines = len(starts)
+        if starts[-1] == len(text) and at < lines:  # nothing after the final newline
+            lines -= 1
         first = max(1, at - context)
-        last = min(len(starts), at + context)
+        last = min(lines, at + context)
         raw = [cache[n] if n in cache else cache.setdefault(n, _line(text, starts, n))
                for n in range(first, last + 1)]
         line = raw[at - first]

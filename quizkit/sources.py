@@ -182,9 +182,19 @@ def _read_remote(url: str, limit: int) -> bytes:
     return data
 
 
-def _read_file(path: str, limit: int) -> bytes:
-    """Read a regular file. Opened non-blocking, so a FIFO swapped in after listing cannot
-    hang the run; anything but a regular file is refused before a byte is read."""
+def not_regular(mode: int) -> str:
+    """Why an input of this mode is not read: "a FIFO (named pipe), not a regular file; ..."."""
+    hint = "; to read a stream, pipe it to stdin (-)" if stat.S_ISFIFO(mode) else ""
+    return f"{file_type(mode)}, not a regular file{hint}"
+
+
+def open_regular(path: str) -> tuple[int, os.stat_result]:
+    """A read-only descriptor of the regular file ``path``, and its ``fstat``.
+
+    Opened non-blocking, so a FIFO (named, or swapped in after listing) cannot hang the run;
+    anything but a regular file (a FIFO, ``/dev/zero``, a socket) is refused before a byte is
+    read. Raises :class:`ReadError`.
+    """
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
@@ -193,9 +203,19 @@ def _read_file(path: str, limit: int) -> bytes:
         raise ReadError("the name holds a NUL byte") from None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            hint = "; to read a stream, pipe it to stdin (-)" if stat.S_ISFIFO(st.st_mode) else ""
-            raise ReadError(f"{file_type(st.st_mode)}, not a regular file{hint}")
+    except OSError as exc:
+        os.close(fd)
+        raise ReadError(exc.strerror or str(exc)) from None
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise ReadError(not_regular(st.st_mode))
+    return fd, st
+
+
+def _read_file(path: str, limit: int) -> bytes:
+    """Read a regular file (:func:`open_regular`), at most ``limit`` bytes."""
+    fd, st = open_regular(path)
+    try:
         if st.st_size > limit:
             raise _too_large(limit)
         with os.fdopen(fd, "rb", closefd=False) as fh:
@@ -265,4 +285,5 @@ def gunzip(data: bytes, limit: int) -> bytes:
 
 
 __all__ = ["DEFAULT_MAX_DECOMPRESSED", "MissingPath", "ReadError", "Source", "file_type",
-           "gunzip", "is_candidate", "looks_like_lines", "printable"]
+           "gunzip", "is_candidate", "looks_like_lines", "not_regular", "open_regular",
+           "printable"]

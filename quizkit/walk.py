@@ -30,8 +30,8 @@ from quizkit.sources import (
     STDIN_FORMATS,
     MissingPath,
     Source,
-    file_type,
     is_candidate,
+    not_regular,
     printable,
 )
 
@@ -231,15 +231,19 @@ def expand(paths: Iterable[str], rules: WalkRules | None = None, *,
             inputs.sources.extend(Source(url) for url, _size in listed)
             continue
         try:
-            is_dir = stat.S_ISDIR(os.stat(raw).st_mode)
+            mode: int | None = os.stat(raw).st_mode
         except FileNotFoundError:
             if not os.path.islink(raw):
                 raise MissingPath(printable(raw)) from None
-            is_dir = False  # a broken link: reading it reports it
+            mode = None  # a broken link: reading it reports it
         except (OSError, ValueError):
-            is_dir = False  # no permission, a link loop, a NUL in the name: reported on read
-        if is_dir:
+            mode = None  # no permission, a link loop, a NUL in the name: reported on read
+        if mode is not None and stat.S_ISDIR(mode):
             inputs.sources.extend(_walk(raw, excludes, rules.include_hidden))
+        elif mode is not None and not stat.S_ISREG(mode):
+            # A FIFO, /dev/zero, a socket: refused here, never opened (a FIFO would block,
+            # /dev/zero never ends); every command reports it with exit 3.
+            inputs.sources.append(Source(raw, error=not_regular(mode)))
         else:
             inputs.sources.append(Source(raw))
     inputs.unmatched = excludes.unmatched()
@@ -308,4 +312,4 @@ def _file_source(entry: os.DirEntry[str]) -> Source:
                       else "vanished while listing")
     except OSError as exc:
         return Source(entry.path, error=exc.strerror or str(exc))
-    return Source(entry.path, error=f"{file_type(mode)}, not a regular file")
+    return Source(entry.path, error=not_regular(mode))

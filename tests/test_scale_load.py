@@ -201,34 +201,84 @@ def test_names_are_literal(tmp_path: Path, target: str) -> None:
     assert sorted(files) == sorted((str(root / n), 1) for n in names)
 
 
-def test_load_progress_is_shown_on_a_terminal_only(tmp_path: Path) -> None:
-    """Under a pseudo-terminal a load of more than a second draws its progress line; -q
-    draws nothing, and neither does a pipe."""
+def _on_a_terminal(argv: list[str]) -> tuple[int, bytes]:
+    """Exit code and everything ``python -m quizkit ARGV`` wrote, run with stdout and stderr
+    on a pseudo-terminal (``CI`` unset)."""
     pty = pytest.importorskip("pty")
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: stdout and stderr are the terminal
+        env = {k: v for k, v in os.environ.items() if k != "CI"}
+        env["TERM"] = "xterm"
+        os.execve(sys.executable, [sys.executable, "-m", "quizkit", *argv], env)
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), b"".join(chunks)
+
+
+def test_load_progress_on_a_terminal_forced_or_off(tmp_path: Path) -> None:
+    """On a terminal --progress draws the line from the first batch (no waiting for the
+    automatic one-second delay, so the test does not depend on the machine's speed); -q and
+    --no-progress draw nothing; the summary line is printed unless -q."""
     corpus = tmp_path / "corpus"
-    cli("samples", "generate", "--packages", "60", "--seed", "3", "--out", str(corpus))
+    cli("samples", "generate", "--packages", "20", "--seed", "3", "--out", str(corpus))
     outputs = {}
-    for label, extra in (("shown", []), ("quiet", ["-q"])):
-        pid, fd = pty.fork()
-        if pid == 0:  # the child: stdout and stderr are the terminal
-            env = {k: v for k, v in os.environ.items() if k != "CI"}
-            env["TERM"] = "xterm"
-            os.execve(sys.executable, [sys.executable, "-m", "quizkit", "load", str(corpus),
-                                       "--db", str(tmp_path / f"{label}.duckdb"), *extra], env)
-        chunks = []
-        while True:
-            try:
-                data = os.read(fd, 4096)
-            except OSError:
-                break
-            if not data:
-                break
-            chunks.append(data)
-        os.waitpid(pid, 0)
-        outputs[label] = b"".join(chunks)
-    assert b"MB/s" in outputs["shown"] and b"Loaded" in outputs["shown"]
-    assert b"MB/s" not in outputs["quiet"] and b"Loaded" not in outputs["quiet"]
-    piped = subprocess.run([sys.executable, "-m", "quizkit", "load", str(corpus), "--db",
-                            str(tmp_path / "piped.duckdb")], capture_output=True, check=False)
-    assert piped.returncode == 0
-    assert b"MB/s" not in piped.stderr
+    for label, extra in (("forced", ["--progress"]), ("quiet", ["-q"]),
+                         ("off", ["--no-progress"])):
+        code, outputs[label] = _on_a_terminal(
+            ["load", str(corpus), "--db", str(tmp_path / f"{label}.duckdb"), *extra])
+        assert code == 0, outputs[label]
+    assert b" files  100%" in outputs["forced"] and b"MB/s" in outputs["forced"]
+    assert b"Loaded" in outputs["forced"] and b"Loaded" in outputs["off"]
+    assert b"MB/s" not in outputs["quiet"] + outputs["off"]
+    assert b"Loaded" not in outputs["quiet"]
+
+
+@pytest.mark.parametrize("command", ["load", "validate"])
+def test_progress_on_a_pipe_only_when_forced(tmp_path: Path, command: str) -> None:
+    """Not a terminal: no line by default; --progress draws it on stderr all the same (a CI
+    log), and stdout stays clean."""
+    corpus = tmp_path / "corpus"
+    cli("samples", "generate", "--packages", "5", "--seed", "4", "--out", str(corpus))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    env.pop("CI", None)
+    errs = {}
+    for label, extra in (("auto", []), ("forced", ["--progress"])):
+        target = ["--db", str(tmp_path / f"{label}.duckdb")] if command == "load" else []
+        done = subprocess.run([sys.executable, "-m", "quizkit", command, str(corpus), *target,
+                               *extra], capture_output=True, env=env, timeout=300, check=False)
+        assert done.returncode in (0, 1), done.stderr
+        assert b"MB/s" not in done.stdout and b"\x1b[K" not in done.stdout
+        errs[label] = done.stderr
+    assert b"MB/s" not in errs["auto"]
+    assert b"MB/s" in errs["forced"] and b"\x1b[K" in errs["forced"]
+
+
+def test_automatic_progress_is_for_a_terminal_outside_ci() -> None:
+    """The automatic rule on a real pseudo-terminal against a pipe (the one-second delay
+    itself is tested with a fake clock in test_report_progress)."""
+    from quizkit.progress import Progress
+
+    main_fd, side_fd = os.openpty()
+    read_fd, write_fd = os.pipe()
+    try:
+        with os.fdopen(os.dup(side_fd), "w") as tty, os.fdopen(os.dup(write_fd), "w") as pipe:
+            assert Progress.for_run(stream=tty, env={}).show
+            assert Progress.for_run(stream=tty, env={}).delay == 1.0
+            assert not Progress.for_run(stream=tty, env={"CI": "true"}).show
+            assert not Progress.for_run(stream=tty, env={}, quiet=True).show
+            assert not Progress.for_run(stream=tty, env={}, force=False).show
+            assert not Progress.for_run(stream=pipe, env={}).show
+            forced = Progress.for_run(stream=pipe, env={"CI": "true"}, force=True)
+            assert forced.show and forced.delay == 0.0
+    finally:
+        for fd in (main_fd, side_fd, read_fd, write_fd):
+            os.close(fd)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+from urllib.parse import urljoin
 
 import jsonschema
 import pytest
 import referencing.exceptions
 
-from quizkit import schemas
+from quizkit import model, schemas
 from tests.conftest import ROOT, cli
 
 SCHEMA_FILES = sorted((ROOT / "schemas").rglob("*.json"))
@@ -93,3 +94,58 @@ def test_schema_list_and_show():
     assert json.loads(record.output)["title"] == "Step payload"
     missing = cli("schema", "show", "nope")
     assert missing.exit_code == 2 and "unknown schema" in missing.output
+
+
+def _reachable(uri: str) -> list[tuple[str, dict]]:
+    """Every subschema reachable from the bundled schema ``uri`` (through ``$ref`` too), with
+    where it is."""
+    bundle = schemas.bundled()
+    seen: set[str] = set()
+    out: list[tuple[str, dict]] = []
+
+    def walk(node, base: str, where: str) -> None:
+        if isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, base, f"{where}/{i}")
+            return
+        if not isinstance(node, dict):
+            return
+        out.append((where, node))
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            target, _, pointer = urljoin(base, ref).partition("#")
+            key = f"{target}#{pointer}"
+            if key not in seen:
+                seen.add(key)
+                sub = bundle[target]
+                for part in [p for p in pointer.split("/") if p]:
+                    sub = sub[part]
+                walk(sub, target, key)
+        for name, value in node.items():
+            if name not in ("$ref", "enum", "const", "examples", "required"):
+                walk(value, base, f"{where}/{name}")
+
+    walk(bundle[uri], uri, uri)
+    return out
+
+
+@pytest.mark.parametrize("kind", [k.name for k in model.KINDS if k.request])
+def test_nothing_in_a_request_body_is_required_at_any_depth(kind):
+    """Request bodies are partial updates: no object inside them requires a field."""
+    reachable = _reachable(schemas.schema_id(kind))
+    assert len(reachable) > 5
+    requiring = [where for where, node in reachable if node.get("required")]
+    assert not requiring
+
+
+def test_a_required_field_deep_in_a_response_is_found():
+    """The walk reaches nested records through ``$ref`` (so the test above can fail)."""
+    reachable = _reachable(schemas.schema_id("user-self"))
+    assert any("image.json" in where and node.get("required") for where, node in reachable)
+
+
+def test_the_values_of_id_maps_are_any_json():
+    """The interface does not show what ``idMaps`` holds: each map is an object of anything."""
+    created = schemas.bundled()[schemas.schema_id("version-created")]
+    for name, sub in created["properties"]["idMaps"]["properties"].items():
+        assert set(sub) - {"type", "description", "title"} == set(), name

@@ -14,6 +14,10 @@ from quizkit.analysis.load import Candidates, Input, candidates_of, offset_of
 from quizkit.cluster import ordered
 from quizkit.findings import Report
 
+#: Bytes of input in one task of a cluster load: smaller than a local batch, so that every
+#: worker has work until the end (a 189 MB dump makes 6 tasks, not 2).
+TASK_BYTES = 32 << 20
+
 
 def _candidates_task(task: tuple[int, list[Input]]) -> tuple[int, Candidates]:
     """On a worker: the candidate rows of one batch of a load."""

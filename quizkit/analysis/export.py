@@ -17,7 +17,7 @@ import duckdb
 
 from quizkit.analysis.connect import run
 from quizkit.analysis.tables import TABLES
-from quizkit.output import make_directory, written_by
+from quizkit.output import make_directory, written_together
 
 
 def table_names(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -38,18 +38,19 @@ def export_parquet(con: duckdb.DuckDBPyConnection,
                    out_dir: str | os.PathLike[str]) -> list[tuple[str, Path, int]]:
     """Write ``<out_dir>/<table>.parquet`` for each of quizkit's tables; (table, path, rows).
 
-    Each file is written under a temporary name and renamed into place (a link is followed,
-    a device written to), so a reader never sees half a file.
+    Each file is written under a temporary name (a link is followed, a device written to),
+    and all are renamed into place at the end, so a reader never sees half a file and a
+    failed or interrupted export leaves the directory's old files as they were.
     Raises :class:`quizkit.output.OutputError` when the directory or a file cannot be written.
     """
     out = make_directory(out_dir)
     present = set(table_names(con))
     written = []
-    for table in (t.name for t in TABLES if t.name in present):
-        final = out / f"{table}.parquet"
-        rel = con.table(table)
-        with written_by(final) as tmp:
-            rel.write_parquet(tmp)
-        ((rows,),) = rel.aggregate("count(*)").fetchall()
-        written.append((table, final, rows))
+    with written_together() as together:
+        for table in (t.name for t in TABLES if t.name in present):
+            final = out / f"{table}.parquet"
+            rel = con.table(table)
+            rel.write_parquet(together.name_for(final))
+            ((rows,),) = rel.aggregate("count(*)").fetchall()
+            written.append((table, final, rows))
     return written

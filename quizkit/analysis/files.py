@@ -13,7 +13,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from quizkit.sources import STDIN
+from quizkit.sources import STDIN, ReadError, open_regular
 from quizkit.sources import is_candidate as is_export  # noqa: F401 - the walk's rule, by load's name
 from quizkit.walk import MissingPath, WalkRules
 from quizkit.walk import expand as expand_paths
@@ -77,11 +77,12 @@ def _first_byte(path: str, compressed: bool) -> tuple[int | None, int]:
     the read on small files.
     """
     if compressed:
-        with gzip.open(path, "rb") as fh:
-            return _first_of(fh.read), os.path.getsize(path)
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        fd, st = open_regular(path)
+        with os.fdopen(fd, "rb") as raw, gzip.open(raw, "rb") as fh:
+            return _first_of(fh.read), st.st_size
+    fd, st = open_regular(path)  # never blocks on a FIFO, never reads /dev/zero
     try:
-        size = os.fstat(fd).st_size
+        size = st.st_size
         return _first_of(lambda n: os.read(fd, n)), size
     finally:
         os.close(fd)
@@ -106,6 +107,8 @@ def _inspect_one(path: str) -> ExportFile | Skipped:
     try:
         first, size = _first_byte(path, compressed)
         content = _gzip_content_size(path) if compressed else size
+    except ReadError as exc:
+        return Skipped(path, str(exc))
     except (OSError, EOFError, zlib.error) as exc:
         reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
         return Skipped(path, f"cannot be read: {reason}")

@@ -151,8 +151,19 @@ def assign_kinds(con: duckdb.DuckDBPyConnection) -> None:
           "kinds": kinds})
 
 
-#: The kind of a file holding an empty array, which gives no row to type.
+#: The kind of a file holding an empty array, which gives no row to type (also of a JSON
+#: Lines file whose every line is an empty array).
 EMPTY_ARRAY_KIND = detect_kind([])
+
+#: The rows of temp table ``docs`` (file, json, container) with each line of a JSON Lines file
+#: that holds an array (a version list, as ``GET /pkgs/{pkgId}/versions`` returns it) split
+#: into its elements, each typed as an element of a top-level array (container
+#: ``json-array``), in place, so that ``load`` tells the line's kind as ``validate`` does.
+JSONL_ARRAYS_SQL = """
+    SELECT file, CASE WHEN split THEN 'json-array' ELSE container END AS container,
+           unnest(CASE WHEN split THEN json::JSON[] ELSE [json] END) AS json
+    FROM (SELECT *, container = 'jsonl' AND json_type(json) = 'ARRAY' AS split FROM docs)
+"""
 
 # Columns of raw computed from the typed fields by the statements that read documents: the
 # kind, and the ids of a package's versions (so that the statements that need only those do

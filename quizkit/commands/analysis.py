@@ -25,6 +25,7 @@ from quizkit.analysis.output import FORMATS
 from quizkit.analysis.query import QueryError
 from quizkit.analysis.summary_output import SUMMARY_FORMATS
 from quizkit.cluster import ClusterError
+from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, config_option
 from quizkit.numbers import plural, thousands
 from quizkit.progress import Progress
@@ -117,10 +118,11 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--timings", is_flag=True, help="Print the time of each step to stderr.")
 @click.option("-q", "--quiet", is_flag=True,
               help="Print nothing but warnings and errors (no progress display).")
+@progress_option
 @config_option
 def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, findings: bool,
                  memory_limit: str, threads: int | None, scheduler: str | None, timings: bool,
-                 quiet: bool, config_file: Path | None) -> None:
+                 quiet: bool, progress: bool | None, config_file: Path | None) -> None:
     """Load exports of any kind (files, directories, s3:// URLs; .json, .jsonl, .ndjson, .gz)
     into DuckDB or a Parquet dataset.
 
@@ -137,11 +139,10 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
         click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
 
     with _errors(f"load failed, the {'database' if db else 'dataset'} is unchanged"), \
-            Progress.for_run(quiet=quiet) as progress:
+            Progress.for_run(quiet=quiet, force=progress) as line:
         def on_batch(batch: list[Input], total_files: int, total_bytes: int) -> None:
-            progress.set_totals(total_files, total_bytes)
-            for item in batch:
-                progress.advance(item.name, item.size)
+            line.set_totals(total_files, total_bytes)
+            line.advance_many((item.name, item.size) for item in batch)
 
         result = api.load(paths, db, parquet=parquet, findings=findings,
                           memory_limit=memory_limit, threads=threads, scheduler=scheduler,

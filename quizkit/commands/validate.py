@@ -10,6 +10,7 @@ import click
 from quizkit import runner
 from quizkit.cluster import ClusterError
 from quizkit.commands.limit_options import limit_options
+from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, rule_options
 from quizkit.commands.walk_options import stdin_option, walk_options
 from quizkit.config import SEVERITIES, resolve
@@ -50,6 +51,7 @@ from quizkit.walk import PatternError
                    "$DASK_SCHEDULER_ADDRESS); the workers read the inputs themselves.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
+@progress_option
 @walk_options
 @stdin_option
 @limit_options
@@ -58,7 +60,8 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
              fail_on: str | None, exclude: tuple[str, ...], include_hidden: bool,
              stdin_format: str, profile: str | None,
              jobs: int | None, reports: tuple[str, ...], color: str, show: str,
-             scheduler: str | None, quiet: bool, verbose: bool, limits: Limits,
+             scheduler: str | None, quiet: bool, verbose: bool, progress: bool | None,
+             limits: Limits,
              config_file: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
              severity: tuple[str, ...], baseline_file: Path | None,
              write_baseline: Path | None) -> None:
@@ -76,6 +79,7 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
         try:
             report = runner.run(paths, settings, format=fmt, output=output, reports=reports,
                                 color=color, show=show, quiet=quiet, verbose=verbose,
+                                progress=progress,
                                 notes=lambda line: click.echo(line, err=True),
                                 scheduler=scheduler, stdin_format=stdin_format)
         except MissingPath as exc:

@@ -8,6 +8,7 @@ runner's rules: in the message, ``%``, CR and LF are percent-encoded; in a prope
 from __future__ import annotations
 
 from quizkit.findings import Finding, Severity
+from quizkit.pointers import readable
 from quizkit.reporters.base import Reporter, rule_label
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -33,7 +34,7 @@ def annotation(finding: Finding, path: str) -> str:
     if finding.record is not None:
         message = f"record {finding.record}: {message}"
     if finding.pointer:
-        message = f"{message} (at {finding.pointer})"
+        message = f"{message} (at {readable(finding.pointer)})"
     return f"::{COMMANDS[finding.severity]} {','.join(props)}::{escape_data(message)}"
 
 

@@ -16,6 +16,7 @@ from collections import Counter
 import orjson
 
 from quizkit.findings import Finding, Report, Severity
+from quizkit.pointers import readable
 from quizkit.reporters.base import Reporter, rule_code, rule_label
 from quizkit.reporters.sarif import fingerprint
 
@@ -28,7 +29,7 @@ def issue(finding: Finding, path: str, print_: str) -> dict:
     if finding.record is not None:
         message = f"record {finding.record}: {message}"
     if finding.pointer:
-        message = f"{message} (at {finding.pointer})"
+        message = f"{message} (at {readable(finding.pointer)})"
     return {
         "description": f"{rule_label(finding)}: {message}",
         "check_name": rule_code(finding),

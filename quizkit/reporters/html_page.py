@@ -10,6 +10,7 @@ an e-mail makes no request at all. Text from inputs goes into the markup only th
 from __future__ import annotations
 
 import html
+import re
 from importlib import resources
 from typing import Any
 
@@ -24,6 +25,12 @@ CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline
 def esc(text: object) -> str:
     """Text for HTML content or a quoted attribute value."""
     return html.escape(str(text), quote=True)
+
+
+def prose(text: str) -> str:
+    """Text written for people (rule explanations): escaped, with its `code` spans as
+    ``<code>`` (the catalog marks names and values that way, as in Markdown)."""
+    return re.sub(r"`([^`\n]+)`", r"<code>\1</code>", esc(text))
 
 
 def json_data(value: Any, element_id: str) -> str:

@@ -87,15 +87,19 @@
   function pager(holder, pages) {
     holder.replaceChildren();
     if (pages <= 1) return;
-    var prev = el("button", "", "← previous");
-    prev.disabled = page === 0;
-    prev.addEventListener("click", function () { page--; render(); });
-    var next = el("button", "", "next →");
-    next.disabled = page >= pages - 1;
-    next.addEventListener("click", function () { page++; render(); });
-    holder.appendChild(prev);
+    function go(name, label, to) {
+      var b = el("button", "", label);
+      b.title = name + " page";
+      b.setAttribute("data-page", name);
+      b.disabled = to === page || to < 0 || to >= pages;
+      b.addEventListener("click", function () { page = to; render(); });
+      return b;
+    }
+    holder.appendChild(go("first", "«", 0));
+    holder.appendChild(go("previous", "← previous", page - 1));
     holder.appendChild(el("span", "", "page " + num(page + 1) + " of " + num(pages)));
-    holder.appendChild(next);
+    holder.appendChild(go("next", "next →", page + 1));
+    holder.appendChild(go("last", "»", pages - 1));
   }
 
   function render() {

@@ -15,7 +15,7 @@ from collections import Counter
 from quizkit.findings import Finding, Report, Severity
 from quizkit.numbers import plural, thousands
 from quizkit.reporters.base import Reporter, rule_code, rule_of
-from quizkit.reporters.html_page import asset, esc, json_data, page
+from quizkit.reporters.html_page import asset, esc, json_data, page, prose
 from quizkit.rules.catalog import Rule
 
 #: Lines shown either side of a finding's line.
@@ -189,7 +189,7 @@ class _Page:
                 examples += f"<p>Good:</p><pre>{esc(r.good)}</pre>"
             parts.append(f'<div class="rule" id="rule-{esc(code)}"><h3>{esc(code)} {esc(r.name)} '
                          f'<span class="sev sev-{r.severity}">({r.severity})</span></h3>'
-                         f"<p><strong>{esc(r.summary)}</strong></p><p>{esc(r.explanation)}</p>"
+                         f"<p><strong>{prose(r.summary)}</strong></p><p>{prose(r.explanation)}</p>"
                          f"{examples}</div>")
         if not parts:
             return ""
@@ -205,7 +205,7 @@ def render(report: Report) -> str:
             f"{esc(plural(s['errors'], 'error'))}, {esc(plural(s['warnings'], 'warning'))}, "
             f"{esc(plural(s['infos'], 'info'))}</p>"
             '<nav class="toc"><a href="#glance">At a glance</a><a href="#findings">Findings</a>'
-            '<a href="#rules">Rules</a></nav>')
+            + ('<a href="#rules">Rules</a>' if built.rules else "") + "</nav>")
     body = head + built.glance() + built.findings() + built.rules_section()
     return page("quizkit validation report", body, script=asset("html_report.js"),
                 data=json_data(built.data(), "quizkit-data"))

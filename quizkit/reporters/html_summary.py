@@ -6,7 +6,7 @@ no script at all; tables show numbers for people (sizes in human units, separato
 
 from __future__ import annotations
 
-from quizkit.analysis.charts import Chart, chart_for
+from quizkit.analysis.charts import Chart, chart_for, has_chart
 from quizkit.analysis.output import human
 from quizkit.analysis.sections import Section
 from quizkit.numbers import plural
@@ -34,9 +34,20 @@ def _table(sec: Section) -> str:
             f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
-def _figure(chart: Chart) -> str:
+def _figure(chart: Chart, heading: str) -> str:
+    """The chart under the section's heading; its own title as a caption, unless the same."""
+    caption = "" if chart.title == heading else f"<figcaption>{esc(chart.title)}</figcaption>"
     return (f'<figure class="chart" id="chart-{esc(chart.name)}" data-chart="{esc(chart.name)}">'
-            f"{chart.svg()}</figure>")
+            f"{caption}{chart.svg(titled=False)}</figure>")
+
+
+def _no_chart(summary: str, sec: Section) -> str:
+    """Why a charted section shows no chart (no rows, or every value 0)."""
+    if not has_chart(summary, sec):
+        return ""
+    why = "no rows" if not sec.rows else "every value is 0"
+    return f'<p class="empty" data-no-chart="{esc(summary)}.{esc(sec.name)}">no chart: {why}</p>'
+
 
 
 def render_page(groups: list[tuple[str, list[Section]]]) -> str:
@@ -51,7 +62,7 @@ def render_page(groups: list[tuple[str, list[Section]]]) -> str:
             chart = chart_for(summary, sec)
             body.append(f'<section id="{esc(summary)}-{esc(sec.name)}">'
                         f"<h3>{esc(sec.title)}</h3>"
-                        + (_figure(chart) if chart else "")
+                        + (_figure(chart, sec.title) if chart else _no_chart(summary, sec))
                         + f'<details{" open" if len(sec.rows) <= 30 else ""}>'
                         f"<summary>{esc(plural(len(sec.rows), 'row'))}</summary>"
                         f"{_table(sec)}</details></section>")

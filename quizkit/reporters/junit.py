@@ -16,6 +16,7 @@ from collections import defaultdict
 from datetime import UTC, datetime
 
 from quizkit.findings import Finding, Report, Severity
+from quizkit.pointers import readable
 from quizkit.reporters.base import Reporter, rule_code, rule_label
 from quizkit.version import __version__
 
@@ -40,7 +41,7 @@ def failure_text(f: Finding) -> str:
 
 
 def out_line(f: Finding) -> str:
-    where = f" at {f.pointer}" if f.pointer else ""
+    where = f" at {readable(f.pointer)}" if f.pointer else ""
     return f"{f.severity} {rule_label(f)} {_where(f)}{where}: {f.message}"
 
 

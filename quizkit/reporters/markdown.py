@@ -11,6 +11,7 @@ from collections import Counter
 
 from quizkit.findings import Finding, Report, Severity
 from quizkit.numbers import plural, thousands
+from quizkit.pointers import readable
 from quizkit.reporters.base import Reporter, rule_code, rule_of
 from quizkit.reporters.text import location
 
@@ -136,5 +137,5 @@ class MarkdownReporter(Reporter):
         r = rule_of(f)
         rule = code(rule_code(f)) + (f" {cell(r.name)}" if r else "")
         where = location(f) + (f" (record {f.record})" if f.record is not None else "")
-        pointer = code(f.pointer) if f.pointer else ""
+        pointer = code(readable(f.pointer)) if f.pointer else ""
         return f"| {f.severity} | {rule} | {code(where)} | {pointer} | {cell(f.message)} |"

@@ -20,6 +20,7 @@ from urllib.parse import quote
 import orjson
 
 from quizkit.findings import Finding, Report, Severity
+from quizkit.pointers import readable
 from quizkit.reporters.base import Reporter, ReportOptions, rule_code, rule_of
 from quizkit.rules.catalog import Rule, all_rules
 from quizkit.version import __version__
@@ -169,7 +170,7 @@ class SarifReporter(Reporter):
         if f.record is not None:
             message = f"record {f.record}: {message}"
         if f.pointer:
-            message = f"{message} (at {f.pointer})"
+            message = f"{message} (at {readable(f.pointer)})"
         result: dict = {
             "ruleId": code,
             "ruleIndex": rule_index,

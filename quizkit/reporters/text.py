@@ -10,7 +10,9 @@
 Findings stream as files are checked; the engine gives them file by file, so a file's header
 is written when its first finding comes (findings of cross-file checks come at the end and
 repeat the header of their file). ``--show`` hides findings below a severity from this report
-only: the summary line still counts every finding, and says how many were hidden.
+only: the summary line still counts every finding, and says how many were hidden. A pointer
+names keys from the inputs, which may hold control characters: they are shown escaped
+(``\\x1b``), never sent to the terminal.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from typing import TextIO
 
 from quizkit.findings import Finding, Report, Severity
 from quizkit.numbers import plural
+from quizkit.pointers import readable
 from quizkit.reporters.base import Reporter, ReportOptions, rule_label
+from quizkit.sources import printable
 
 COLOR_CHOICES = ("auto", "always", "never")
 
@@ -86,7 +90,7 @@ class TextReporter(Reporter):
             self._current = f.path
         where = ":".join(_line_col(f)) or "-"
         severity = self._paint(f"{f.severity!s:<7}", f.severity)
-        pointer = self._paint(f"  at {f.pointer}", "dim") if f.pointer else ""
+        pointer = self._paint(f"  at {printable(readable(f.pointer))}", "dim") if f.pointer else ""
         record = self._paint(f" (record {f.record})", "dim") if f.record is not None else ""
         self.stream.write(f"  {where:<8} {severity}  {rule_label(f)}  {f.message}{pointer}"
                           f"{record}\n")
@@ -121,7 +125,7 @@ class ConciseReporter(TextReporter):
         if f.severity < self.options.show:
             self.hidden += 1
             return
-        pointer = f" at {f.pointer}" if f.pointer else ""
+        pointer = f" at {printable(readable(f.pointer))}" if f.pointer else ""
         severity = self._paint(str(f.severity), f.severity)
         self.stream.write(f"{self._paint(location(f), 'path')}: {severity} {rule_label(f)} "
                           f"{f.message}{pointer}\n")

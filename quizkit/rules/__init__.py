@@ -24,7 +24,3 @@ MODULES = (batch, content, embedded, input_rules, references, schema_rules, time
 #: Every rule and check (immutable; built once, at import).
 REGISTRY = Registry.collect(MODULES)
 
-
-def load_rule_modules() -> None:
-    """Nothing left to do: the rule modules are imported with this package (kept for
-    callers written before :data:`REGISTRY`)."""

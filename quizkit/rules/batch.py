@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from quizkit.findings import Finding, Severity
+from quizkit.findings import Finding, Severity, json_text
 from quizkit.rules.catalog import Rule, rule
 from quizkit.rules.checks import batch_check, fact_collector
 from quizkit.rules.facts import (
@@ -236,7 +236,8 @@ def conflicting_duplicate(facts: Sequence[Located]) -> Iterator[Finding]:
     for seen_place, seen, place, fact in _repeats(facts):
         if fact.digest != seen.digest:
             yield _finding(CONFLICTING_DUPLICATE, place,
-                           f"{fact.entity} {fact.id!r} also appears, with different content, "
+                           f"{fact.entity} {json_text(fact.id)} also appears, with different "
+                           "content, "
                            f"in {_where(seen_place, place.pointer)}")
 
 
@@ -245,7 +246,7 @@ def identical_duplicate(facts: Sequence[Located]) -> Iterator[Finding]:
     for seen_place, seen, place, fact in _repeats(facts):
         if fact.digest == seen.digest:
             yield _finding(IDENTICAL_DUPLICATE, place,
-                           f"{fact.entity} {fact.id!r} also appears, identical, in "
+                           f"{fact.entity} {json_text(fact.id)} also appears, identical, in "
                            f"{_where(seen_place, place.pointer)}")
 
 
@@ -262,8 +263,8 @@ def game_version_not_exported(facts: Sequence[Located]) -> Iterator[Finding]:
             versions = exported.get(fact.package_id)
             if versions is not None and fact.version_id not in versions:
                 yield _finding(GAME_VERSION_NOT_EXPORTED, place,
-                               f"version {fact.version_id!r} is not among the versions of "
-                               f"package {fact.package_id!r} exported in this run")
+                               f"version {json_text(fact.version_id)} is not among the versions of "
+                               f"package {json_text(fact.package_id)} exported in this run")
 
 
 @batch_check(MULTIPLE_CURRENT_BANNERS)
@@ -278,8 +279,9 @@ def multiple_current_banners(facts: Sequence[Located]) -> Iterator[Finding]:
         p0, b0 = group[0]
         for place, banner in group[1:]:
             yield _finding(MULTIPLE_CURRENT_BANNERS, place,
-                           f"banner {banner.banner_id!r} is current for user {user!r} in slot "
-                           f"{slot!r}, and so is {b0.banner_id!r} in "
+                           f"banner {json_text(banner.banner_id)} is current for user "
+                           f"{json_text(user)} in slot "
+                           f"{json_text(slot)}, and so is {json_text(b0.banner_id)} in "
                            f"{_where(p0, place.pointer)}")
 
 
@@ -293,8 +295,8 @@ def current_banner_mismatch(facts: Sequence[Located]) -> Iterator[Finding]:
         if type(fact) is ProfileBanner and fact.user_id in payloads and \
                 fact.digest not in payloads[fact.user_id]:
             yield _finding(CURRENT_BANNER_MISMATCH, place,
-                           f"user {fact.user_id!r}'s banner matches none of the user's current "
-                           f"banner records in this run")
+                           f"the banner of user {json_text(fact.user_id)} matches none of the "
+                           "user's current banner records in this run")
 
 
 @batch_check(PKG_COUNT_MISMATCH)
@@ -310,4 +312,4 @@ def pkg_count_mismatch(facts: Sequence[Located]) -> Iterator[Finding]:
                 yield _finding(PKG_COUNT_MISMATCH, place,
                                f"pkgCount is {fact.count:g} but the run holds {len(held)} "
                                f"package{'s' if len(held) != 1 else ''} by user "
-                               f"{fact.user_id!r}")
+                               f"{json_text(fact.user_id)}")

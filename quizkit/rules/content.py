@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from quizkit.findings import Severity
+from quizkit.findings import Severity, json_text
 from quizkit.rules.catalog import Rule, rule
 from quizkit.rules.checks import Emit, check
 from quizkit.rules.version_index import Collection
@@ -55,7 +55,7 @@ def _empties(v: VersionFacts, parents: str, children: str, key: str, r: Rule, me
         if type(item) is dict:
             x = item.get("id")
             if type(x) is str and x not in used:
-                emit(r, f"{v.base}/{parents}/{i}", message.format(id=x))
+                emit(r, f"{v.base}/{parents}/{i}", message.format(id=json_text(x)))
 
 
 def _prices_distinct(col: Collection) -> bool:
@@ -143,7 +143,7 @@ EMPTY_ROUND = rule(
 @check(EMPTY_ROUND, *STEP_VIEWS)
 def empty_round(d: DocumentFacts, emit: Emit) -> None:
     for v in d.versions:
-        _empties(v, "rounds", "themes", "roundId", EMPTY_ROUND, "round {id!r} has no themes",
+        _empties(v, "rounds", "themes", "roundId", EMPTY_ROUND, "round {id} has no themes",
                  emit)
 
 
@@ -161,7 +161,7 @@ EMPTY_THEME = rule(
 def empty_theme(d: DocumentFacts, emit: Emit) -> None:
     for v in d.versions:
         _empties(v, "themes", "questions", "themeId", EMPTY_THEME,
-                 "theme {id!r} has no questions", emit)
+                 "theme {id} has no questions", emit)
 
 
 EMPTY_QUESTION = rule(
@@ -179,7 +179,7 @@ EMPTY_QUESTION = rule(
 def empty_question(d: DocumentFacts, emit: Emit) -> None:
     for v in d.versions:
         _empties(v, "questions", "steps", "questionId", EMPTY_QUESTION,
-                 "question {id!r} has no steps", emit)
+                 "question {id} has no steps", emit)
 
 
 FRACTIONAL = rule(
@@ -273,7 +273,7 @@ def duplicate_price(d: DocumentFacts, emit: Emit) -> None:
             first = prices.setdefault((theme, price), i)
             if first != i:
                 emit(DUPLICATE_PRICE, f"{base}/{i}/price",
-                     f"price {price} is also used by {base}/{first} in theme {theme!r}")
+                     f"price {price} is also used by {base}/{first} in theme {json_text(theme)}")
 
 
 MEDIA_WITHOUT_SRC = rule(
@@ -333,7 +333,7 @@ def duplicate_variant(d: DocumentFacts, emit: Emit) -> None:
     for v, i, j, variant, seen in _variants(d):
         if variant.strip() and seen:
             emit(DUPLICATE_VARIANT, f"{v.base}/steps/{i}/payload/variants/{j}",
-                 f"answer variant {variant!r} repeats an earlier one")
+                 f"answer variant {json_text(variant)} repeats an earlier one")
 
 
 UNKNOWN_VALIDATION_TARGET = rule(
@@ -385,7 +385,8 @@ def unknown_validation_target(d: DocumentFacts, emit: Emit) -> None:
                 continue
             if not ok and not _held_as_other(version, pkg_id, target):
                 emit(UNKNOWN_VALIDATION_TARGET, f"{v.base}/validation/results/{i}/id",
-                     f"validation result names {entity} {target!r}, which this version does "
+                     f"validation result names {entity} {json_text(target)}, which this version "
+                     "does "
                      f"not hold")
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from quizkit.findings import Severity
+from quizkit.findings import Severity, json_text
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, RawFinding, findings_check
 from quizkit.rules.version_index import VersionIndex
@@ -236,7 +236,7 @@ def _check_entities(site: VersionSite, index: VersionIndex, results: list, emit:
         other = sorted(kind for kind, held in ids.items() if r["id"] in held)
         if other:
             emit(ENTITY_MISMATCH, f"{site.base}/validation/results/{i}/entity",
-                 f"the result names {entity} {r['id']!r}, but that id is the "
+                 f"the result names {entity} {json_text(r['id'])}, but that id is the "
                  f"{' and '.join(other)} of this version")
 
 
@@ -268,4 +268,5 @@ def _check_timestamp(site: VersionSite, validation: dict, emit: Emit) -> None:
         return
     emit(OLDER, f"{site.base}/validation/timestamp",
          f"the report ({stamp:.0f} ms) is older than the version's updatedAt "
-         f"({site.version['updatedAt']}, {updated} ms) by {(updated - stamp) / 1000:.3f} s")
+         f"({json_text(site.version['updatedAt'])}, {updated} ms) by "
+         f"{(updated - stamp) / 1000:.3f} s")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from quizkit.findings import Severity
+from quizkit.findings import Severity, json_text
 from quizkit.rules.catalog import Rule, rule
 from quizkit.rules.checks import Emit, check
 from quizkit.rules.version_index import Collection, column
@@ -61,7 +61,7 @@ def _dangling(v: VersionFacts, children: str, key: str, parents: str, r: Rule, w
         ref = as_str(item, key)
         if ref is not None and ref not in targets:
             emit(r, f"{v.base}/{children}/{i}/{key}",
-                 f"{key} {ref!r} names no {what} of this version")
+                 f"{key} {json_text(ref)} names no {what} of this version")
 
 
 UNKNOWN_ROUND = rule(
@@ -140,13 +140,15 @@ def package_id_mismatch(d: DocumentFacts, emit: Emit) -> None:
                 first = got
             elif got != first:
                 emit(PACKAGE_MISMATCH, f"/{i}/packageId",
-                     f"packageId {got!r} differs from {first!r} of the list's first version")
+                     f"packageId {json_text(got)} differs from {json_text(first)} of the list's "
+                     "first version")
         return
     for v in d.versions:
         got = v.version.get("packageId")
         if v.package_id is not None and type(got) is str and got != v.package_id:
             emit(PACKAGE_MISMATCH, f"{v.base}/packageId",
-                 f"version packageId {got!r} differs from the package id {v.package_id!r}")
+                 f"version packageId {json_text(got)} differs from the package id "
+                 f"{json_text(v.package_id)}")
     if d.kind != "package-full" or type(doc) is not dict:
         return
     pkg_id = as_str(doc, "id")
@@ -155,12 +157,13 @@ def package_id_mismatch(d: DocumentFacts, emit: Emit) -> None:
     got = as_str(as_dict(doc, "meta"), "packageId")
     if got is not None and got != pkg_id:
         emit(PACKAGE_MISMATCH, "/meta/packageId",
-             f"meta.packageId {got!r} differs from the package id {pkg_id!r}")
+             f"meta.packageId {json_text(got)} differs from the package id {json_text(pkg_id)}")
     for i, link in enumerate(as_list(doc, "categories")):
         got = as_str(link, "packageId")
         if got is not None and got != pkg_id:
             emit(PACKAGE_MISMATCH, f"/categories/{i}/packageId",
-                 f"category link packageId {got!r} differs from the package id {pkg_id!r}")
+                 f"category link packageId {json_text(got)} differs from the package id "
+                 f"{json_text(pkg_id)}")
 
 
 CATEGORY_MISMATCH = rule(
@@ -181,7 +184,7 @@ def category_id_mismatch(d: DocumentFacts, emit: Emit) -> None:
         inner = as_str(as_dict(link, "category"), "id")
         if cid is not None and inner is not None and inner != cid:
             emit(CATEGORY_MISMATCH, f"/categories/{i}/category/id",
-                 f"category.id {inner!r} differs from categoryId {cid!r}")
+                 f"category.id {json_text(inner)} differs from categoryId {json_text(cid)}")
 
 
 VERSION_MISMATCH = rule(
@@ -211,7 +214,8 @@ def version_id_mismatch(d: DocumentFacts, emit: Emit) -> None:
                 got = as_str(item, "versionId")
                 if got is not None and got != vid:
                     emit(VERSION_MISMATCH, f"{v.base}/{collection}/{i}/versionId",
-                         f"versionId {got!r} differs from the enclosing version {vid!r}")
+                         f"versionId {json_text(got)} differs from the enclosing version "
+                         f"{json_text(vid)}")
 
 
 GAME_PACKAGE = rule(
@@ -229,7 +233,8 @@ def game_package_mismatch(d: DocumentFacts, emit: Emit) -> None:
     pkg_id = as_str(as_dict(d.doc, "pkg"), "id")
     got = as_str(d.doc, "packageId")
     if got is not None and pkg_id is not None and got != pkg_id:
-        emit(GAME_PACKAGE, "/packageId", f"game packageId {got!r} differs from pkg.id {pkg_id!r}")
+        emit(GAME_PACKAGE, "/packageId", f"game packageId {json_text(got)} differs from pkg.id "
+                                         f"{json_text(pkg_id)}")
 
 
 GAME_VERSION = rule(
@@ -249,7 +254,7 @@ def game_version_missing(d: DocumentFacts, emit: Emit) -> None:
     pkg = as_dict(d.doc, "pkg")
     versions = pkg.get("versions") if pkg is not None else None
     if vid is not None and type(versions) is list and vid not in _ids(versions):
-        emit(GAME_VERSION, "/versionId", f"versionId {vid!r} is not one of pkg.versions")
+        emit(GAME_VERSION, "/versionId", f"versionId {json_text(vid)} is not one of pkg.versions")
 
 
 HISTORY_GAME = rule(
@@ -271,7 +276,7 @@ def history_game_mismatch(d: DocumentFacts, emit: Emit) -> None:
         got = as_str(entry, "gameId")
         if got is not None and got != gid:
             emit(HISTORY_GAME, f"/history/{i}/gameId",
-                 f"history gameId {got!r} differs from the game id {gid!r}")
+                 f"history gameId {json_text(got)} differs from the game id {json_text(gid)}")
 
 
 AUTHOR_MISMATCH = rule(
@@ -291,4 +296,4 @@ def author_mismatch(d: DocumentFacts, emit: Emit) -> None:
     user_id = as_str(as_dict(d.doc, "user"), "id")
     if author is not None and user_id is not None and author != user_id:
         emit(AUTHOR_MISMATCH, "/user/id",
-             f"user.id {user_id!r} differs from the package's userId {author!r}")
+             f"user.id {json_text(user_id)} differs from the package's userId {json_text(author)}")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from quizkit.findings import Severity
+from quizkit.findings import Severity, json_text
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, check
 from quizkit.rules.walk import (
@@ -70,7 +70,8 @@ def updated_before_created(d: DocumentFacts, emit: Emit) -> None:
         updated = parse_time(record.get("updatedAt"))
         if updated is not None and updated < created:
             emit(UPDATED_BEFORE_CREATED, f"{base}/updatedAt",
-                 f"updatedAt {record['updatedAt']} is before createdAt {record['createdAt']}")
+                 f"updatedAt {json_text(record['updatedAt'])} is before createdAt "
+                 f"{json_text(record['createdAt'])}")
 
 
 STATE_BEFORE_CREATED = rule(
@@ -92,7 +93,8 @@ def state_before_created(d: DocumentFacts, emit: Emit) -> None:
             t = parse_time(value) if value is not None else None
             if t is not None and t < created:
                 emit(STATE_BEFORE_CREATED, f"{base}/{key}",
-                     f"{key} {value} is before createdAt {record['createdAt']}")
+                     f"{key} {json_text(value)} is before createdAt "
+                     f"{json_text(record['createdAt'])}")
 
 
 HISTORY_BEFORE_GAME = rule(
@@ -116,8 +118,8 @@ def history_before_game(d: DocumentFacts, emit: Emit) -> None:
         t = parse_time(entry.get("createdAt")) if type(entry) is dict else None
         if t is not None and t < created:
             emit(HISTORY_BEFORE_GAME, f"/history/{i}/createdAt",
-                 f"history entry createdAt {entry['createdAt']} is before the game's "
-                 f"createdAt {d.doc['createdAt']}")
+                 f"history entry createdAt {json_text(entry['createdAt'])} is before the "
+                 f"game's createdAt {json_text(d.doc['createdAt'])}")
 
 
 COMPLETED_AND_STOPPED = rule(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from quizkit.findings import Severity
+from quizkit.findings import Severity, json_text
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, check
 from quizkit.rules.walk import ENTITY_VIEWS, STEP_VIEWS, DocumentFacts, as_dict, as_list
@@ -43,7 +43,7 @@ def unique_ids(items: list, base: str, key: str, what: str, emit: Emit) -> None:
                 first = seen.setdefault(x, i)
                 if first != i:
                     emit(DUPLICATE_ID, f"{base}/{i}/{key}",
-                         f"{what} {key} {x!r} is also used by {base}/{first}")
+                         f"{what} {key} {json_text(x)} is also used by {base}/{first}")
 
 
 def _groups(items: list, parent_key: str | None) -> dict[Any, list[tuple[int | float, int]]]:
@@ -90,7 +90,7 @@ def _num(v: int | float) -> str:
 
 
 def _scope(parent_key: str | None, parent: Any) -> str:
-    return f" (among siblings with {parent_key} {parent!r})" if parent_key else ""
+    return f" (among siblings with {parent_key} {json_text(parent)})" if parent_key else ""
 
 
 DUPLICATE_ID = rule(
