@@ -24,7 +24,7 @@ from quizkit.findings import FileResult, Finding, Report
 from quizkit.interrupts import signals_deferred, stop_workers, worker_started
 from quizkit.kinds import detect_kind, unknown_kind_message
 from quizkit.limits import Limits
-from quizkit.parsing import BOM, LineIndex, byte_view
+from quizkit.parsing import BOM, LineIndex
 from quizkit.positions import Positions
 from quizkit.reporters.base import Reporter
 from quizkit.rules import batch, checks, input_rules, load_rule_modules, version_index
@@ -100,7 +100,7 @@ def _finding(path: str, record: int | None, rule: Rule, pointer: str, message: s
                    message=message, record=record, line=line, column=column, code=rule.code)
 
 
-def _position(text: str, index: LineIndex, pointer: str,
+def _position(text: bytes, index: LineIndex, pointer: str,
               indented: bool = False) -> tuple[int, int]:
     """Line and column of the value at ``pointer``, or of its nearest existing ancestor.
 
@@ -110,7 +110,7 @@ def _position(text: str, index: LineIndex, pointer: str,
     """
     positions = _last_positions[0]
     if positions is None or positions.text is not text:
-        positions = _last_positions[0] = Positions(text, indented, index.byte_view)
+        positions = _last_positions[0] = Positions(text, indented)
     while True:
         offset = positions.locate(pointer)
         if offset is not None or not pointer:
@@ -161,10 +161,9 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
         doc = None
         version_index.forget()
         if raw:
-            text = byte_view(chunk)  # one byte a character, whatever the text holds
-            index = LineIndex(text, byte_view=True)
+            index = LineIndex(chunk)  # in the bytes themselves: no decoded copy
             for rule, pointer, message in raw:
-                line, column = _position(text, index, pointer, indented)
+                line, column = _position(chunk, index, pointer, indented)
                 if record is not None:
                     line += record - 1
                 outcome.findings.append(_finding(path, record, rule, pointer, message,
@@ -393,14 +392,13 @@ def _locate_late(findings: list[Finding], reread: _Rereader) -> None:
         if data is None:
             continue
         lines = data.split(b"\n") if any(f.record for f in group) else []
-        texts: dict[int | None, tuple[str, LineIndex]] = {}
+        texts: dict[int | None, tuple[bytes, LineIndex]] = {}
         for f in group:
             if f.record is not None and not 0 < f.record <= len(lines):
                 continue
             if f.record not in texts:
                 chunk = data if f.record is None else lines[f.record - 1]
-                text = byte_view(chunk)
-                texts[f.record] = (text, LineIndex(text, byte_view=True))
+                texts[f.record] = (chunk, LineIndex(chunk))
             text, index = texts[f.record]
             f.line, f.column = _position(text, index, f.pointer)
             if f.record is not None:

@@ -343,6 +343,30 @@ def written_together() -> Iterator[Together]:
         together.discard()
 
 
+def check_directory(path: str | os.PathLike[str]) -> None:
+    """Raise :class:`OutputError` when :func:`make_directory` would fail for ``path``, without
+    creating anything: checked before a long run, made when its files are written."""
+    out = Path(path)
+    probe = out
+    while True:
+        try:
+            mode = os.stat(probe).st_mode
+        except FileNotFoundError:
+            if probe.parent == probe:
+                raise _fail(out, "no directory on the way exists") from None
+            probe = probe.parent
+            continue
+        except OSError as exc:
+            raise _fail(out, _reason(exc)) from None
+        break
+    where = "it" if probe == out else str(probe)
+    if not stat.S_ISDIR(mode):
+        raise _fail(out, f"{where} exists and is not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise _fail(out, "the directory is not writable" if probe == out
+                    else f"the directory {probe} is not writable")
+
+
 def make_directory(path: str | os.PathLike[str]) -> Path:
     """The output directory ``path``, created with its parents if missing.
 
