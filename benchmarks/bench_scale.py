@@ -4,25 +4,24 @@
     python benchmarks/bench_scale.py --packages 1000     # a smaller corpus (say so with figures)
     python benchmarks/bench_scale.py --corpus DIR        # an existing corpus
     python benchmarks/bench_scale.py --skip-memory       # only the cluster figures
-    python benchmarks/bench_scale.py --baseline DIR --skip-memory --skip-cluster
-                                                         # load time against quizkit in DIR
+    python benchmarks/bench_scale.py --baseline DIR --skip-cluster
+                                                         # loads before (DIR) and after
 
-Every figure comes from the real ``quizkit`` console script in a child process:
+Every figure comes from the real ``quizkit`` in a child process:
 
-* **Peak RSS** of ``quizkit load CORPUS --db NEW -q`` (with and without ``--no-findings``) on
-  the corpus and on 4x the corpus (four directories of hard links to it: the same documents
-  four times, so every record has three duplicates to resolve; no extra disk). The figure is
-  the largest resident set of any process of the run (the load or one of its validation
-  workers), read with ``getrusage(RUSAGE_CHILDREN)`` in a wrapper process of its own.
+* **Peak RSS and time** of ``quizkit load CORPUS --db NEW -q`` (with and without
+  ``--no-findings``) on the corpus and on 4x the corpus (four directories of hard links to it:
+  the same documents four times, so every record has three duplicates to resolve; no extra
+  disk). The RSS is the largest resident set of the process tree (the load or one of its
+  validation workers), from ``os.wait4`` (what ``/usr/bin/time -v`` prints as "Maximum
+  resident set size"). With ``--baseline DIR`` (e.g. ``git archive REV | tar -x -C DIR``) the
+  same loads run with the ``quizkit`` package of DIR too, interleaved with this tree's
+  (before, after), so both come from the same minutes; ``4x/1x`` says how time grows.
 * **Cluster time**: a ``dask scheduler`` and ``dask worker --nthreads 1`` processes started on
   127.0.0.1, first with 2 workers, then with 1; ``quizkit validate --scheduler`` and
   ``quizkit load --scheduler --parquet`` timed on each, next to local ``validate --jobs 2``
   and ``load --parquet`` (best of ``--repeat``). Ratios: 2 workers against 1 (target >= 1.7x)
   and against the local run (overhead <= 15%).
-
-* **Against a baseline** (``--baseline DIR``, e.g. ``git archive main | tar -x -C DIR``):
-  ``python -m quizkit load`` with the ``quizkit`` package of DIR and of this tree, rounds
-  interleaved (base then this tree, without then with findings), time and peak RSS of each.
 
 The machine's load average is printed with each figure: on a shared machine compare figures of
 the same run.
@@ -47,23 +46,18 @@ HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
 QUIZKIT = str(BIN / "quizkit")
 
-# Runs argv[1:] and prints the largest RSS (bytes) of every process it waited for.
-PEAK = ("import resource, subprocess, sys; "
-        "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
-        "stderr=subprocess.DEVNULL).returncode; "
-        "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)")
-
-
 def load_avg() -> str:
     return f"{os.getloadavg()[0]:.1f}"
 
 
-def peak_rss(args: list[str]) -> tuple[int, int, float]:
-    """(exit code, peak RSS in bytes, seconds) of one command."""
+def peak_rss(args: list[str], env: dict[str, str] | None = None) -> tuple[int, int, float]:
+    """(exit code, peak RSS of the process tree in bytes, seconds) of one command."""
     started = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", PEAK, *args], capture_output=True, text=True,
-                         check=True).stdout.split()
-    return int(out[0]), int(out[1]), time.perf_counter() - started
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, **(env or {})})
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, usage.ru_maxrss * 1024, time.perf_counter() - started
 
 
 def timed(args: list[str], env: dict[str, str] | None = None) -> tuple[int, float]:
@@ -87,37 +81,39 @@ def fourfold(corpus: Path, out: Path) -> Path:
     return out
 
 
-def memory(corpus: Path, work: Path) -> list[dict]:
+def memory(corpus: Path, work: Path, baseline: Path | None, repeat: int) -> list[dict]:
+    """Peak RSS and time of ``load --db`` at 1x and 4x, findings on and off; with a baseline,
+    each load of this tree right after the same load of the baseline's."""
+    trees = ([("before", baseline.resolve())] if baseline is not None else []) \
+        + [("after", HERE.parent)]
     rows = []
     four = fourfold(corpus, work.parent / f"{corpus.name}-x4")
-    for label, root in (("1x", corpus), ("4x", four)):
-        for findings in ("--findings", "--no-findings"):
-            db = work / f"m-{label}{findings}.duckdb"
-            code, rss, seconds = peak_rss([QUIZKIT, "load", str(root), "--db", str(db), "-q",
-                                           findings])
-            db.unlink(missing_ok=True)
-            row = {"corpus": label, "mb": round(size_of(root) / 1e6), "findings": findings,
-                   "exit": code, "peak_rss_mb": round(rss / 1e6), "seconds": round(seconds, 1),
-                   "load_avg": load_avg()}
-            print(json.dumps(row), flush=True)
-            rows.append(row)
-    return rows
-
-
-def against(baseline: Path, corpus: Path, work: Path, repeat: int) -> None:
-    here = HERE.parent
     for round_no in range(1, repeat + 1):
-        for label, tree in (("base", baseline), ("this", here)):
+        for label, root in (("1x", corpus), ("4x", four)):
             for findings in ("--no-findings", "--findings"):
-                db = work / f"cmp-{label}.duckdb"
-                env_args = ["env", f"PYTHONPATH={tree.resolve()}", sys.executable, "-m",
-                            "quizkit", "load", str(corpus), "--db", str(db), "-q", findings]
-                code, rss, seconds = peak_rss(env_args)
-                db.unlink(missing_ok=True)
-                print(json.dumps({"round": round_no, "tree": label, "findings": findings,
-                                  "exit": code, "seconds": round(seconds, 2),
-                                  "peak_rss_mb": round(rss / 1e6), "load_avg": load_avg()}),
-                      flush=True)
+                for tree, src in trees:
+                    db = work / f"m-{tree}-{label}{findings}.duckdb"
+                    code, rss, seconds = peak_rss(
+                        [sys.executable, "-m", "quizkit", "load", str(root), "--db", str(db),
+                         "-q", findings], env={"PYTHONPATH": str(src)})
+                    db.unlink(missing_ok=True)
+                    Path(f"{db}.wal").unlink(missing_ok=True)
+                    row = {"round": round_no, "tree": tree, "corpus": label,
+                           "mb": round(size_of(root) / 1e6), "findings": findings,
+                           "exit": code, "peak_rss_mb": round(rss / 1e6),
+                           "seconds": round(seconds, 2), "load_avg": load_avg()}
+                    print(json.dumps(row), flush=True)
+                    rows.append(row)
+    for tree, _ in trees:
+        for findings in ("--no-findings", "--findings"):
+            best = {label: min(r["seconds"] for r in rows if r["tree"] == tree
+                               and r["corpus"] == label and r["findings"] == findings)
+                    for label in ("1x", "4x")}
+            peak = max(r["peak_rss_mb"] for r in rows
+                       if r["tree"] == tree and r["findings"] == findings)
+            print(f"load {tree} {findings}: 1x {best['1x']:.2f}s, 4x {best['4x']:.2f}s "
+                  f"(4x/1x {best['4x'] / best['1x']:.2f}), peak RSS {peak} MB", flush=True)
+    return rows
 
 
 def free_port() -> int:
@@ -198,7 +194,7 @@ def main() -> None:
     ap.add_argument("--skip-memory", action="store_true")
     ap.add_argument("--skip-cluster", action="store_true")
     ap.add_argument("--baseline", type=Path, metavar="DIR",
-                    help="also time the load of the quizkit package in DIR against this tree")
+                    help="also measure the loads with the quizkit package in DIR (before)")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     corpus = args.corpus or args.out / f"scale-{args.packages}-{args.seed}-{args.broken}"
@@ -212,9 +208,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="qk-scale-", dir=args.out))
     try:
         if not args.skip_memory:
-            memory(corpus, work)
-        if args.baseline is not None:
-            against(args.baseline, corpus, work, args.repeat)
+            memory(corpus, work, args.baseline, args.repeat)
         if not args.skip_cluster:
             times = cluster_times(corpus, work, args.repeat)
             for name, t in times.items():

@@ -245,6 +245,62 @@ def test_a_worker_killed_mid_run_changes_nothing(corpus: Path, cluster: str,
     wait_for_workers(cluster)  # the nanny has started a new one
 
 
+def test_a_worker_killed_during_a_load_changes_nothing(corpus: Path, cluster: str,
+                                                      local_db: Path, tmp_path: Path) -> None:
+    """SIGKILL the worker that stages a batch of a cluster load: the batch is staged again
+    elsewhere and the dataset holds the tables of a local load."""
+    ds = tmp_path / "ds"
+    client = distributed.Client(cluster, timeout=30)
+    try:
+        pids = client.run(os.getpid)
+        run = subprocess.Popen([sys.executable, "-m", "quizkit", "load", str(corpus),
+                                "--parquet", str(ds), "--no-findings", "--scheduler", cluster],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "CI": "true"})
+        killed = None
+        deadline = time.monotonic() + 60
+        while killed is None and time.monotonic() < deadline and run.poll() is None:
+            busy = [w for w, tasks in client.processing().items()
+                    if any("candidates" in str(t) for t in tasks)]
+            if busy:
+                killed = pids[busy[0]]
+                os.kill(killed, signal.SIGKILL)
+            else:
+                time.sleep(0.01)
+        _, err = run.communicate(timeout=180)
+    finally:
+        client.close()
+    assert killed is not None, "the load ended before a worker could be killed"
+    assert run.returncode == 3, err  # the broken files, as locally
+    con_db, con_ds = duckdb.connect(str(local_db), read_only=True), dataset_con(ds)
+    for t in TABLE_NAMES:
+        if t != "findings":
+            assert rows(con_ds, t) == rows(con_db, t), t
+    wait_for_workers(cluster)
+
+
+def test_an_unreadable_input_on_a_worker_is_the_local_skip(corpus: Path, cluster: str,
+                                                          tmp_path: Path) -> None:
+    """A file the client lists but the worker cannot read (a broken .gz, a cut document) is
+    skipped with the local warning, and exit 3, in a cluster load as in a local one."""
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "broken.json.gz").write_bytes(b"\x1f\x8b\x08\x00 not gzip at all")
+    (bad / "cut.json").write_text('{"id": "g1", "name": ')
+    some = sorted((corpus / "games").iterdir())[:3]
+    shown = {}
+    for where, extra in (("local", []), ("cluster", ["--scheduler", cluster])):
+        proc = quizkit("load", *map(str, some), str(bad), "--parquet", str(tmp_path / where),
+                       "--no-findings", *extra)
+        assert proc.returncode == 3, proc.stderr
+        assert "Traceback" not in proc.stderr
+        shown[where] = sorted(line for line in proc.stderr.splitlines()
+                              if "warning" in line)
+    assert shown["cluster"] == shown["local"]
+    assert any("broken.json.gz" in line for line in shown["local"])
+    assert any("cut.json" in line for line in shown["local"])
+
+
 @pytest.fixture(scope="session")
 def bucket(corpus: Path, s3_env: dict[str, str]) -> str:
     """The corpus uploaded to s3://dumps/corpus/."""
