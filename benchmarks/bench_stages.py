@@ -75,11 +75,9 @@ def stage_pass(name: str, sources: list) -> None:
 
 def _stage(name: str, paths: list[str], passes: int) -> None:
     """Run one stage ``passes`` times, in this process (the child under valgrind)."""
-    from quizkit.rules import load_rule_modules
     from quizkit.schemas import warm
     from quizkit.sources import Source
 
-    load_rule_modules()
     warm(())
     sources = [Source(p) for p in paths]
     for _ in range(passes):

@@ -330,21 +330,27 @@ def startup(repeat: int) -> tuple[float, float, float]:
 
 
 def check_costs(docs: list[tuple[Path, str | None]], limit_mb: float) -> list[tuple[str, float]]:
-    """CPU seconds per MB of each structural check, findings check and fact collector, in
-    this process (a version check's first call per document also builds the version index).
+    """CPU seconds per MB of each rule's check (with the versions listed and indexed once per
+    document, counted apart), findings check and fact collector, in this process.
 
     For the rules' authors: which checks cost what, on (about ``limit_mb`` MB of) the corpus.
     """
     from quizkit.kinds import detect_kind
-    from quizkit.rules import checks, load_rule_modules, version_index
+    from quizkit.rules import REGISTRY
+    from quizkit.rules.walk import DocumentFacts, versions_of
     from quizkit.schemas import validator
 
-    load_rule_modules()
     spent: dict[str, float] = defaultdict(float)
     size = 0
 
     def emit(*_: object) -> None:
         pass
+
+    def timed(name: str, fn: Callable[..., object], *args: object) -> object:
+        start = time.process_time()
+        out = fn(*args)
+        spent[name] += time.process_time() - start
+        return out
 
     for path, _ in docs:
         if path.suffix != ".json" or size > limit_mb * MB:
@@ -358,24 +364,18 @@ def check_costs(docs: list[tuple[Path, str | None]], limit_mb: float) -> list[tu
         kind = detect_kind(doc)
         if kind is None:
             continue
+        timed("(schema: jsonschema-rs is_valid)", validator(kind).is_valid, doc)
+        versions = timed("(versions listed and indexed)", versions_of, kind, doc)
+        facts = DocumentFacts(kind, doc, versions)
+        for check in REGISTRY.of("rule", kind):
+            timed(f"{check.__module__}.{check.__name__}", check, facts, emit)
+        for fcheck in REGISTRY.of("findings", kind):
+            timed(f"{fcheck.__module__}.{fcheck.__name__}", fcheck, versions, (), emit, None)
+        for collect in REGISTRY.of("facts", kind):
+            timed(f"{collect.__module__}.{collect.__name__}", list, collect(doc))
         start = time.process_time()
-        version_index.forget()  # frees the previous document (not a check's cost)
-        spent["(freeing the previous document)"] += time.process_time() - start
-        start = time.process_time()
-        validator(kind).is_valid(doc)
-        spent["(schema: jsonschema-rs is_valid)"] += time.process_time() - start
-        for check in checks.doc_checks(kind):
-            start = time.process_time()
-            check(doc, emit)
-            spent[f"{check.__module__}.{check.__name__}"] += time.process_time() - start
-        for fcheck in checks.findings_checks(kind):
-            start = time.process_time()
-            fcheck(doc, (), emit, None)
-            spent[f"{fcheck.__module__}.{fcheck.__name__}"] += time.process_time() - start
-        for collect in checks.collectors(kind):
-            start = time.process_time()
-            list(collect(doc))
-            spent[f"{collect.__module__}.{collect.__name__}"] += time.process_time() - start
+        del doc, versions, facts
+        spent["(freeing the document)"] += time.process_time() - start
     return sorted(((name, t / (size / MB)) for name, t in spent.items()), key=lambda x: -x[1])
 
 

@@ -26,7 +26,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
@@ -55,6 +55,7 @@ from quizkit.findings import Report
 from quizkit.generate import Summary, generate_corpus
 from quizkit.output import atomic_write, check_directory, make_directory, refuse_inputs
 from quizkit.output import resolve as resolve_output
+from quizkit.reporters.html_summary import missing_charts
 from quizkit.runner import expand_paths, path_list, read_profile_file, settings, validate
 from quizkit.runner import run as run_validation
 from quizkit.schemas import BASE_URI, KINDS, bundled, schema_id, schema_set
@@ -240,6 +241,8 @@ class Charts:
 
     written: list[Path]
     loaded: LoadResult | None = None
+    #: ``summary.section: why`` for each charted section without a chart (no rows, all 0).
+    missing: list[str] = field(default_factory=list)
 
 
 def charts(out: str | os.PathLike[str], paths: Iterable[str] | str = (), *,
@@ -251,7 +254,7 @@ def charts(out: str | os.PathLike[str], paths: Iterable[str] | str = (), *,
     check_directory(out)  # a bad directory fails now, not after loading; made when written
     groups, loaded = _summaries(summaries.SUMMARIES_ORDER, path_list(paths), db, parquet,
                                 top=top, by=by, every=every)
-    return Charts(write_charts(groups, out), loaded)
+    return Charts(write_charts(groups, out), loaded, missing_charts(groups))
 
 
 def _summaries(names: Sequence[str], paths: Sequence[str], db: str | os.PathLike[str] | None,

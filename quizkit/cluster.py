@@ -28,7 +28,6 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from quizkit import engine
-from quizkit.rules import load_rule_modules
 from quizkit.sources import Source
 
 #: Seconds to wait for the scheduler before giving up (exit 2).
@@ -125,7 +124,6 @@ def ordered(client: Any, fn: Callable[..., R], tasks: Iterable[T], **kwargs: Any
 
 def _check_task(sources: list[Source], options: engine.Options) -> list[engine.FileOutcome]:
     """On a worker: check the sources (reading them there)."""
-    load_rule_modules()
     return [engine.check_source(s, options) for s in sources]
 
 

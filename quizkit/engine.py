@@ -18,19 +18,25 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from quizkit import intake, remote, snippets
+import orjson
+
+from quizkit import intake, snippets
 from quizkit.documents import line_units
-from quizkit.findings import FileResult, Finding, Report
+from quizkit.findings import FileResult, Finding, Report, Severity
 from quizkit.interrupts import signals_deferred, stop_workers, worker_started
 from quizkit.kinds import detect_kind, unknown_kind_message
 from quizkit.limits import Limits
-from quizkit.parsing import BOM, LineIndex
+from quizkit.parsing import LineIndex
+from quizkit.pointers import unescape_token
 from quizkit.positions import Positions
 from quizkit.reporters.base import Reporter
-from quizkit.rules import batch, checks, input_rules, load_rule_modules, version_index
+from quizkit.rules import REGISTRY, input_rules
 from quizkit.rules.catalog import Rule
+from quizkit.rules.checks import RawFinding, Registry
+from quizkit.rules.facts import Below, Fact, Located, Place
+from quizkit.rules.walk import DocumentFacts, versions_of
 from quizkit.schemas import Profile, schema_findings, warm
-from quizkit.service import ServiceNames
+from quizkit.service import VERSION_KINDS, Outline, ServiceNames, outline
 from quizkit.sources import ReadError, Source
 
 if TYPE_CHECKING:
@@ -54,11 +60,17 @@ class Options:
     snippet_lines: int = 0
 
 
+#: A fact and where a finding about it would point.
+PointedFact = tuple["str | Below", Fact]
+
+
 @dataclass
 class FileOutcome:
     result: FileResult
     findings: list[Finding] = field(default_factory=list)
-    facts: list[checks.LocatedFact] = field(default_factory=list)
+    facts: list[Located] = field(default_factory=list)
+    #: (path, record, outline) of each document that holds versions (the service's blocks).
+    outlines: list[tuple[str, int | None, Outline]] = field(default_factory=list)
 
 
 class _Document:
@@ -74,24 +86,33 @@ class _Document:
 
 
 def check_document(doc: Any, kind: str | None, profile: Profile = (),
-                   service: ServiceNames | None = None
-                   ) -> tuple[str | None, list[tuple[Rule, str, str]], list[tuple[str, tuple]]]:
-    """Kind, raw findings (rule, pointer, message) and facts (pointer, fact) of one document."""
+                   service: ServiceNames | None = None, *, registry: Registry | None = None,
+                   fast: bool = True) -> tuple[str | None, list[RawFinding], list[PointedFact]]:
+    """Kind, raw findings (rule, pointer, message) and facts (pointer, fact) of one document.
+
+    Each version is listed and indexed once (:func:`versions_of`) for all its version
+    checks; ``fast=False`` turns the indexes' fast paths off (tests compare both ways).
+    ``registry``: the rules and checks (default: every rule of :mod:`quizkit.rules`).
+    """
+    registry = registry or REGISTRY
     collected = _Document()
-    version_index.forget()  # indexes are per document, even one changed in place since
     kind = kind or detect_kind(doc)
     if kind is None:
         collected.emit(input_rules.UNKNOWN_KIND, "", unknown_kind_message(doc))
         return None, collected.raw, []
+    emit = collected.emit
     collected.raw.extend(schema_findings(kind, doc, profile))
-    for check in checks.doc_checks(kind):
-        check(doc, collected.emit)
-    if checks.findings_checks(kind):
+    versions = versions_of(kind, doc, fast)
+    facts = DocumentFacts(kind, doc, versions)
+    for rule_check in registry.of("rule", kind):
+        rule_check(facts, emit)
+    findings_checks = registry.of("findings", kind)
+    if findings_checks:
         so_far = tuple(collected.raw)
-        for fcheck in checks.findings_checks(kind):
-            fcheck(doc, so_far, collected.emit, service)
-    facts = [pf for collect in checks.collectors(kind) for pf in collect(doc)]
-    return kind, collected.raw, facts
+        for fcheck in findings_checks:
+            fcheck(versions, so_far, emit, service)
+    cross = [pf for collect in registry.of("facts", kind) for pf in collect(doc)]
+    return kind, collected.raw, cross
 
 
 def _finding(path: str, record: int | None, rule: Rule, pointer: str, message: str,
@@ -100,34 +121,70 @@ def _finding(path: str, record: int | None, rule: Rule, pointer: str, message: s
                    message=message, record=record, line=line, column=column, code=rule.code)
 
 
-def _position(text: bytes, index: LineIndex, pointer: str,
-              indented: bool = False) -> tuple[int, int]:
-    """Line and column of the value at ``pointer``, or of its nearest existing ancestor.
+class _Text:
+    """One document's text, for the positions of its findings and facts: the bracket table
+    (:class:`Positions`) and the line index are built on the first question only."""
 
-    The findings of one text come one after another, so the last text's :class:`Positions`
-    (its bracket table, built once) is kept for the next pointer. ``indented``: the text is
-    orjson's own indented writing (see :class:`Positions`).
-    """
-    positions = _last_positions[0]
-    if positions is None or positions.text is not text:
-        positions = _last_positions[0] = Positions(text, indented)
-    while True:
-        offset = positions.locate(pointer)
-        if offset is not None or not pointer:
-            return index.position(offset or 0)
-        pointer = pointer.rsplit("/", 1)[0]
+    __slots__ = ("_index", "_positions", "chunk", "indented", "shift")
+
+    def __init__(self, chunk: bytes, record: int | None, indented: bool) -> None:
+        self.chunk = chunk
+        self.indented = indented
+        self.shift = record - 1 if record is not None else 0
+        self._positions: Positions | None = None
+        self._index: LineIndex | None = None
+
+    def fact_position(self, where: str | Below) -> tuple[int, int]:
+        """Line and column of a fact's value. In orjson-indented text (the service's
+        exports) a member of the document's object is found with one search for its line,
+        and an element of such a member's array is placed by its line count (:class:`Below`),
+        so placing facts costs no bracket table."""
+        pointer = where.pointer if type(where) is Below else where
+        if self.indented and pointer:
+            if type(where) is Below:
+                anchor = self._member(where.array)
+                if anchor is not None:
+                    return anchor[0] + where.lines, 2 * pointer.count("/") + 1
+            else:
+                member = self._member(pointer)
+                if member is not None:
+                    return member
+        return self.position(pointer)
+
+    def _member(self, pointer: str) -> tuple[int, int] | None:
+        """Line and column of the value of a member of the document's object, found by its
+        line (in orjson-indented text a member of the top object is the only line that
+        starts with two spaces and its key; the intake proved no key repeats)."""
+        if pointer.count("/") != 1:
+            return None
+        key = orjson.dumps(unescape_token(pointer[1:]))
+        start = self.chunk.find(b"\n  " + key + b": ")
+        if start < 0:
+            return None
+        line = self.chunk.count(b"\n", 0, start) + 2 + self.shift
+        return line, len(key.decode()) + 5
+
+    def position(self, pointer: str) -> tuple[int, int]:
+        """Line (in the file) and column of the value at ``pointer``, or of its nearest
+        existing ancestor."""
+        if self._positions is None:
+            # In the bytes themselves: a decoded copy of a large file would cost 1-4x its size.
+            self._index = LineIndex(self.chunk)
+            self._positions = Positions(self.chunk, self.indented)
+        assert self._index is not None
+        while True:
+            offset = self._positions.locate(pointer)
+            if offset is not None or not pointer:
+                line, column = self._index.position(offset or 0)
+                return line + self.shift, column
+            pointer = pointer.rsplit("/", 1)[0]
 
 
-_last_positions: list[Positions | None] = [None]
-
-
-def check_bytes(path: str, data: bytes, lines: bool, options: Options,
-                rereadable: bool = False) -> FileOutcome:
+def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOutcome:
     """Check the bytes of one input; ``lines`` for JSON Lines.
 
-    ``rereadable``: the batch checks can read the file at ``path`` again, so the content
-    digests of its facts are left to be computed only if their ids repeat (see
-    ``quizkit.rules.batch``); otherwise (stdin, bytes from elsewhere) they are computed now.
+    Findings and cross-file facts leave with their positions (and snippets, when asked):
+    nothing is read again after this.
     """
     result = FileResult(path=path, size=len(data))
     outcome = FileOutcome(result)
@@ -139,6 +196,7 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
     units = line_units(prepared) if lines else [(None, prepared)]
     for record, chunk in units:
         result.documents += 1
+        mine = 0 if record is None else len(outcome.findings)  # this document's findings
         doc, problems, indented = intake.parse_text(chunk, options.limits.max_depth)
         _add_problems(outcome, path, record, problems)
         if doc is intake.UNREAD:
@@ -153,27 +211,50 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
             continue
         if kind:
             result.kinds[kind] += 1
-        if facts and not rereadable:
-            facts = batch.settle(doc, facts)
-        outcome.facts.extend((path, record, p, f) for p, f in facts)
-        # The document is not needed for positions: free it (and the rules' indexes of it)
-        # before the text view is made, so a large file does not hold both at once.
+        if kind in VERSION_KINDS:
+            pointers = {f.pointer for f in outcome.findings[mine:]} | {p for _, p, _ in raw}
+            outcome.outlines.append((path, record, outline(kind, doc, pointers)))
+        # The document is not needed for positions: free it first, so that a large file
+        # does not hold both at once.
         doc = None
-        version_index.forget()
-        if raw:
-            index = LineIndex(chunk)  # in the bytes themselves: no decoded copy
-            for rule, pointer, message in raw:
-                line, column = _position(chunk, index, pointer, indented)
-                if record is not None:
-                    line += record - 1
-                outcome.findings.append(_finding(path, record, rule, pointer, message,
-                                                 line, column))
+        if raw or facts:
+            _place(outcome, path, record, _Text(chunk, record, indented), raw, facts)
     if result.kinds:
         result.kind = result.kinds.most_common(1)[0][0] if len(result.kinds) == 1 else "mixed"
-    if options.snippet_lines and outcome.findings:
-        snippets.attach_file(outcome.findings, prepared, options.snippet_lines)
+    if options.snippet_lines:
+        _attach_snippets(outcome, prepared, options.snippet_lines)
     outcome.findings.sort(key=Finding.sort_key)
     return outcome
+
+
+def _place(outcome: FileOutcome, path: str, record: int | None, text: _Text,
+           raw: list[RawFinding], facts: list[PointedFact]) -> None:
+    """The findings and facts of one document, with their positions in its text."""
+    for where, fact in facts:
+        pointer = where.pointer if type(where) is Below else where
+        if getattr(fact, "located", True):
+            line, column = text.fact_position(where)
+            place = Place(path, record, pointer, line, column)
+        else:  # no finding points at it
+            place = Place(path, record, pointer)
+        outcome.facts.append(Located(place, fact))
+    for rule, pointer, message in raw:
+        line, column = text.position(pointer)
+        outcome.findings.append(_finding(path, record, rule, pointer, message,
+                                         line, column))
+
+
+def _attach_snippets(outcome: FileOutcome, data: bytes, context: int) -> None:
+    """Source lines around each finding, and around each fact (a batch check may report
+    it; the file is not read again)."""
+    if not outcome.findings and not outcome.facts:
+        return
+    stand_ins = [Finding(path=p.path, pointer=p.pointer, rule="", severity=Severity.INFO,
+                         message="", record=p.record, line=p.line, column=p.column)
+                 for p, _ in outcome.facts]
+    snippets.attach_file([*outcome.findings, *stand_ins], data, context)
+    outcome.facts = [Located(dataclasses.replace(p, snippet=s.snippet), fact)
+                     for (p, fact), s in zip(outcome.facts, stand_ins, strict=True)]
 
 
 def _add_problems(outcome: FileOutcome, path: str, record: int | None,
@@ -192,15 +273,7 @@ def check_source(source: Source, options: Options) -> FileOutcome:
         rule = input_rules.INPUT_TOO_LARGE if exc.limit else input_rules.UNREADABLE
         return FileOutcome(result, [_finding(source.display, None, rule, "",
                                              f"cannot read: {exc}")])
-    try:
-        return check_bytes(source.display, data, source.holds_lines(data), options,
-                           rereadable=not source.is_stdin)
-    finally:
-        _last_positions[0] = None  # memory stays bounded by one file
-
-
-def _worker_init() -> None:
-    load_rule_modules()
+    return check_bytes(source.display, data, source.holds_lines(data), options)
 
 
 def _check_chunk(sources: list[Source], options: Options) -> list[FileOutcome]:
@@ -260,7 +333,18 @@ def _pool_worker_init() -> None:
     before = gc.get_threshold()
     if before[0] and before[0] < GC_THRESHOLD:
         gc.set_threshold(GC_THRESHOLD, *before[1:])
-    _worker_init()
+
+
+def _submit(pool: Any, chunk: list[Source], options: Options) -> Future[list[FileOutcome]]:
+    """A chunk to a worker; one holding standard input is checked here (a worker's standard
+    input is not the run's)."""
+    if any(s.is_stdin for s in chunk):
+        from concurrent.futures import Future
+
+        done: Future[list[FileOutcome]] = Future()
+        done.set_result(_check_chunk(chunk, options))
+        return done
+    return pool.submit(_check_chunk, chunk, options)
 
 
 def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[FileOutcome]:
@@ -269,7 +353,6 @@ def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[
     Parallel runs send chunks of sources (paths only: workers read the files) to a process
     pool and keep a bounded window of chunks in flight, collecting their outcomes in order.
     """
-    _worker_init()
     if jobs <= 1 or len(sources) < 2:
         for s in sources:
             yield check_source(s, options)
@@ -285,12 +368,12 @@ def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[
     try:
         with signals_deferred():  # the first submit forks the workers
             for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
-                pending.append(pool.submit(_check_chunk, chunk, options))
+                pending.append(_submit(pool, chunk, options))
         while pending:
             outcomes = pending.popleft().result()
             nxt = next(chunks, None)
             if nxt is not None:
-                pending.append(pool.submit(_check_chunk, nxt, options))
+                pending.append(_submit(pool, nxt, options))
             yield from outcomes
         finished = True
     finally:
@@ -331,80 +414,6 @@ def default_jobs(sources: list[Source]) -> int:
     return cores()
 
 
-class _Rereader:
-    """Reads documents of the run again, after their files were checked (for the batch
-    checks and the positions of their findings). Reports name files by their display name;
-    this knows the real paths. Stdin and files gone since cannot be read again: None."""
-
-    def __init__(self, sources: list[Source], options: Options) -> None:
-        self.sources = sources
-        self.options = options
-        self._paths: dict[str, str] | None = None
-        self._last: tuple[str, bytes | None] | None = None
-        self._lines: tuple[str, list[bytes]] | None = None
-
-    def path(self, display: str) -> str | None:
-        if self._paths is None:
-            self._paths = {s.display: s.path for s in self.sources if not s.is_stdin}
-            if any(s.is_stdin for s in self.sources):  # and a file shown as "<stdin>"
-                self._paths.pop(Source("-").display, None)
-        return self._paths.get(display)
-
-    def data(self, display: str) -> bytes | None:
-        """The whole file (BOM removed), or None."""
-        if self._last is not None and self._last[0] == display:
-            return self._last[1]
-        path = self.path(display)
-        data = None
-        # A FIFO or device cannot be read twice; an object in object storage can.
-        if path is not None and (remote.is_url(path) or os.path.isfile(path)):
-            try:
-                data = Source(path).read(self.options.limits.max_decompressed,
-                                         self.options.limits.max_file_size)
-            except ReadError:
-                data = None
-            if data is not None and data.startswith(BOM):
-                data = data[len(BOM):]
-        self._last = (display, data)
-        return data
-
-    def __call__(self, display: str, record: int | None) -> bytes | None:
-        """One document's bytes: the file's, or its JSON Lines record's (the last file's
-        lines are kept, so reading its records one by one splits it once)."""
-        data = self.data(display)
-        if data is None or record is None:
-            return data
-        if self._lines is None or self._lines[0] != display:
-            self._lines = (display, data.split(b"\n"))
-        lines = self._lines[1]
-        return lines[record - 1] if 0 < record <= len(lines) else None
-
-
-def _locate_late(findings: list[Finding], reread: _Rereader) -> None:
-    """Line and column of findings made after their file was checked (batch checks): the
-    file is read again, only when it has such a finding. Stdin cannot be re-read."""
-    by_path: dict[str, list[Finding]] = {}
-    for f in findings:
-        if f.line is None:
-            by_path.setdefault(f.path, []).append(f)
-    for path, group in by_path.items():
-        data = reread.data(path)
-        if data is None:
-            continue
-        lines = data.split(b"\n") if any(f.record for f in group) else []
-        texts: dict[int | None, tuple[bytes, LineIndex]] = {}
-        for f in group:
-            if f.record is not None and not 0 < f.record <= len(lines):
-                continue
-            if f.record not in texts:
-                chunk = data if f.record is None else lines[f.record - 1]
-                texts[f.record] = (chunk, LineIndex(chunk))
-            text, index = texts[f.record]
-            f.line, f.column = _position(text, index, f.pointer)
-            if f.record is not None:
-                f.line += f.record - 1
-
-
 Adjust = Callable[[Finding], Finding | None]
 
 
@@ -414,7 +423,7 @@ CheckMany = Callable[[list[Source], Options], Iterable[FileOutcome]]
 
 
 def _collect(sources: list[Source], options: Options, jobs: int, report: Report,
-             facts: list[checks.LocatedFact], deliver: Callable[[Finding], None],
+             facts: list[Located], deliver: Callable[[Finding], None],
              reporter: Reporter | None, on_file: Callable[[FileResult], None] | None,
              check_many: CheckMany | None = None) -> None:
     """Check every source; keep results and facts, deliver findings, in input order."""
@@ -423,6 +432,8 @@ def _collect(sources: list[Source], options: Options, jobs: int, report: Report,
     for outcome in outcomes:
         report.add_file(outcome.result)
         facts.extend(outcome.facts)
+        if report.keep_findings:
+            report.outlines.extend(outcome.outlines)
         for finding in outcome.findings:
             deliver(finding)
         if reporter is not None:
@@ -446,12 +457,11 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     options = options or Options()
     if reporter is not None and reporter.snippet_lines > options.snippet_lines:
         options = dataclasses.replace(options, snippet_lines=reporter.snippet_lines)
-    load_rule_modules()  # batch checks run here, in the main process, whatever the job count
     sources = list(sources)
     jobs = default_jobs(sources) if jobs is None else jobs
     report = Report(keep_findings=reporter is None or reporter.needs_findings,
                     keep_files=reporter is None or reporter.needs_files)
-    facts: list[checks.LocatedFact] = []
+    facts: list[Located] = []
 
     def deliver(finding: Finding) -> None:
         if adjust is not None:
@@ -467,19 +477,7 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     with _fewer_collections():
         _collect(sources, options, jobs, report, facts, deliver, reporter, on_file,
                  check_many)
-    reread = _Rereader(sources, options)
-    with checks.rereading(reread):
-        late = [f for check in checks.batch_checks() for f in check(facts)]
-    _locate_late(late, reread)
-    if options.snippet_lines:
-        late_by_path: dict[str, list[Finding]] = {}
-        for f in late:
-            late_by_path.setdefault(f.path, []).append(f)
-        for path, group in late_by_path.items():
-            data = reread.data(path)
-            if data is not None:
-                snippets.attach_file(group, data, options.snippet_lines)
-    _last_positions[0] = None
+    late = [f for check in REGISTRY.batch for f in check(facts)]
     for finding in sorted(late, key=Finding.sort_key):
         deliver(finding)
     if reporter is not None:

@@ -157,6 +157,10 @@ class Report:
         self.documents = 0
         #: True when some input could not be read or parsed (exit code 3).
         self.unreadable = False
+        #: ``(path, record, outline)`` of each document that holds versions, in input order,
+        #: kept with the findings: the service's blocks are made from them
+        #: (``quizkit.service.blocks_for``) without reading an input again.
+        self.outlines: list[tuple[str, int | None, Any]] = []
 
     def add_file(self, result: FileResult) -> None:
         self.file_count += 1

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from quizkit.display import printable
+
 
 def escape_token(token: str | int) -> str:
     """One reference token: ``a/b~c`` → ``a~1b~0c``."""
@@ -46,12 +48,13 @@ def readable(pointer: str) -> str:
     """``pointer`` as a report line shows it: a long token (a 5,000-character key) cut to
     :data:`TOKEN_LIMIT`, a long path to its first two and last two tokens.
 
-    Reports for machines (JSON, SARIF's properties) keep the whole pointer.
+    Control characters of a key are escaped (:func:`quizkit.display.printable`). Reports for
+    machines (JSON, SARIF's properties) keep the whole pointer.
     """
     if len(pointer) <= POINTER_LIMIT:
-        return pointer
+        return printable(pointer)
     tokens = [t if len(t) <= TOKEN_LIMIT else t[:TOKEN_LIMIT - 1] + "…"
               for t in pointer.split("/")[1:]]
     if sum(len(t) + 1 for t in tokens) > POINTER_LIMIT and len(tokens) > 4:
         tokens = [*tokens[:2], "…", *tokens[-2:]]
-    return "/" + "/".join(tokens)
+    return printable("/" + "/".join(tokens))

@@ -167,7 +167,7 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
             check_many = cluster.check_many(stack.enter_context(cluster.connect(scheduler)))
         target = stack.enter_context(opened)
         if target is not None:
-            configure_service(target, names=loaded.service, kind=s.kind)
+            configure_service(target, names=loaded.service)
         report = engine.run(sources, options, reporter=target, jobs=s.jobs, adjust=adjust,
                             on_file=progress_line.on_file, check_many=check_many)
     say = notes or (lambda _line: None)

@@ -303,22 +303,44 @@ def blocks_for_document(kind: str, doc: Any, findings: Iterable[FindingLike], ti
     Versions without findings get a block with no results: that too is a report. Identical
     results (the same package-level finding reached twice) are written once.
     """
+    findings = list(findings)
+    return outline(kind, doc, {f.pointer for f in findings}).blocks(findings, timestamp, names)
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """What the blocks of one document need, taken in the engine's one pass: each version's
+    package and version id, and the (version, entity, id) each finding's pointer concerns.
+    Small and picklable: the document itself is not kept, nor read again."""
+
+    versions: tuple[tuple[str | None, str | None], ...]
+    targets: dict[str, tuple[tuple[int, str, str], ...]]
+
+    def blocks(self, findings: Iterable[FindingLike], timestamp: int,
+               names: ServiceNames = DEFAULT_NAMES) -> list[dict]:
+        results: list[list[dict]] = [[] for _ in self.versions]
+        seen: list[set[tuple]] = [set() for _ in self.versions]
+        for f in findings:
+            for i, entity, eid in self.targets.get(f.pointer, ()):
+                result = {"level": names.level_value(f.severity),
+                          "entity": names.entity_value(entity), "id": eid, "message": f.message}
+                key = tuple(result.values())
+                if key not in seen[i]:
+                    seen[i].add(key)
+                    results[i].append(result)
+        return [{"packageId": package_id, "versionId": version_id,
+                 "validation": {"results": r, "timestamp": timestamp}}
+                for (package_id, version_id), r in zip(self.versions, results, strict=True)]
+
+
+def outline(kind: str, doc: Any, pointers: Iterable[str]) -> Outline:
+    """The :class:`Outline` of a document of ``kind``, for findings at ``pointers``."""
     sites = versions_of(kind, doc)
-    results: list[list[dict]] = [[] for _ in sites]
-    seen: list[set[tuple]] = [set() for _ in sites]
     index = {id(s): i for i, s in enumerate(sites)}
-    for f in findings:
-        for site, entity, eid in resolve(kind, doc, f.pointer, sites):
-            result = {"level": names.level_value(f.severity), "entity": names.entity_value(entity),
-                      "id": eid, "message": f.message}
-            key = tuple(result.values())
-            i = index[id(site)]
-            if key not in seen[i]:
-                seen[i].add(key)
-                results[i].append(result)
-    return [{"packageId": s.package_id, "versionId": s.version_id,
-             "validation": {"results": r, "timestamp": timestamp}}
-            for s, r in zip(sites, results, strict=True)]
+    targets = {p: tuple((index[id(site)], entity, eid)
+                        for site, entity, eid in resolve(kind, doc, p, sites))
+               for p in pointers}
+    return Outline(tuple((s.package_id, s.version_id) for s in sites), targets)
 
 
 def merge_blocks(blocks: Iterable[dict]) -> list[dict]:
@@ -362,29 +384,18 @@ def _by_document(findings: Iterable[Finding]) -> dict[tuple[str, int | None], li
     return grouped
 
 
-def iter_blocks(report: Report, *, timestamp: int, names: ServiceNames = DEFAULT_NAMES,
-                kind: str | None = None) -> Iterator[dict]:
-    """Blocks for every version of every file of a report, per document, unmerged.
-
-    The report holds findings, not documents, so the files are read and parsed again (only
-    those whose kind holds versions). Standard input cannot be read twice: it gives no
-    blocks. ``kind`` is the kind the run forced (``--kind``), if any.
-    """
-    from quizkit.documents import iter_documents
-    from quizkit.sources import Source
-
+def iter_blocks(report: Report, *, timestamp: int,
+                names: ServiceNames = DEFAULT_NAMES) -> Iterator[dict]:
+    """Blocks for every version of every document of a run, per document, unmerged, from the
+    outlines the engine took in its pass (``Report.outlines``, in input order) and the
+    report's findings: no input is read again."""
     grouped = _by_document(report.findings)
-    for result in report.files:
-        if result.path == "<stdin>" or not any(k in VERSION_KINDS for k in result.kinds):
-            continue
-        for path, record, doc_kind, doc in iter_documents([Source(result.path)], kind=kind):
-            if doc_kind in VERSION_KINDS:
-                yield from blocks_for_document(doc_kind, doc, grouped.get((path, record), []),
-                                               timestamp, names)
+    for path, record, found in report.outlines:
+        yield from found.blocks(grouped.get((path, record), []), timestamp, names)
 
 
 def blocks_for(report: Report, *, timestamp: int | None = None,
-               names: ServiceNames = DEFAULT_NAMES, kind: str | None = None) -> list[dict]:
+               names: ServiceNames = DEFAULT_NAMES) -> list[dict]:
     """The blocks of a whole run, one per version (see :func:`merge_blocks`).
 
     >>> import quizkit
@@ -393,11 +404,11 @@ def blocks_for(report: Report, *, timestamp: int | None = None,
     [[]]
     """
     ts = now_ms() if timestamp is None else timestamp
-    return merge_blocks(iter_blocks(report, timestamp=ts, names=names, kind=kind))
+    return merge_blocks(iter_blocks(report, timestamp=ts, names=names))
 
 
 __all__ = ["COLLECTIONS", "DEFAULT_NAMES", "ENTITIES", "LEVELS", "VERSION_KINDS",
-           "ServiceNames", "ServiceTableError", "SimpleFinding", "VersionSite",
+           "Outline", "ServiceNames", "ServiceTableError", "SimpleFinding", "VersionSite",
            "blocks_for", "blocks_for_document", "entity_at", "iter_blocks", "load_names",
-           "merge_blocks", "names_from_table", "now_ms", "raw_findings", "resolve",
+           "merge_blocks", "names_from_table", "now_ms", "outline", "raw_findings", "resolve",
            "versions_of"]

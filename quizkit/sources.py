@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import orjson
 
 from quizkit import remote
+from quizkit.display import printable
 from quizkit.limits import DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_FILE_SIZE, format_size
 from quizkit.parsing import BOM
 
@@ -48,26 +49,6 @@ def is_candidate(name: str) -> bool:
     if lower.endswith(".gz"):
         lower = lower[:-3]
     return lower.endswith(SUFFIXES)
-
-
-def printable(path: str) -> str:
-    """``path`` safe to print on one line: control characters and undecodable bytes escaped.
-
-    File names are bytes; Python keeps bytes that are not UTF-8 as lone surrogates, which no
-    UTF-8 stream can write. They are shown as ``\\xNN``, control characters as ``\\n`` etc.
-    """
-    if path.isprintable():
-        return path
-    out = []
-    for ch in path:
-        code = ord(ch)
-        if 0xDC80 <= code <= 0xDCFF:  # surrogateescape'd byte
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            out.append(repr(ch)[1:-1])
-    return "".join(out)
 
 
 def file_type(mode: int) -> str:

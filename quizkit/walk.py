@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import pathspec
 
 from quizkit import remote
+from quizkit.display import printable
 from quizkit.sources import (
     STDIN,
     STDIN_FORMATS,
@@ -32,7 +33,6 @@ from quizkit.sources import (
     Source,
     is_candidate,
     not_regular,
-    printable,
 )
 
 __all__ = ["Excludes", "Inputs", "MissingPath", "PatternError", "WalkRules", "expand",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import pytest
 
 from quizkit import engine
 from quizkit.findings import Finding, Severity
-from quizkit.rules import checks
+from quizkit.rules import REGISTRY
 from quizkit.sources import Source
 from tests.conftest import ROOT, SAMPLES, run_script, valid_samples
 
@@ -65,14 +66,17 @@ class _CountingIndex(engine.LineIndex):
         super().__init__(text)
 
 
-def test_positions_are_computed_only_for_files_with_findings(monkeypatch, tmp_path):
+def test_positions_are_computed_only_for_files_with_findings_or_facts(monkeypatch, tmp_path):
+    """Positions are taken in the one pass for findings and for the cross-file facts that a
+    later finding may point at (nothing is read again); other documents need none."""
     monkeypatch.setattr(engine, "LineIndex", _CountingIndex)
     _CountingIndex.made = 0
     clean = engine.run([Source(str(p)) for p in valid_samples()], jobs=1)
-    with_findings = {(f.path, f.record) for f in clean.findings}  # e.g. cross-file duplicates
-    assert _CountingIndex.made == len(with_findings) < len(clean.files)
+    assert 0 < _CountingIndex.made < sum(f.documents for f in clean.files)
     banner = json.loads((SAMPLES / "banner.json").read_text())
-    files = [_write(tmp_path / f"{i}.json", _distinct(banner, i)) for i in range(20)]
+    # not current: a banner record that is not current gives no cross-file fact
+    files = [_write(tmp_path / f"{i}.json", dict(_distinct(banner, i), current=False))
+             for i in range(20)]
     bad = json.loads(files[7].read_text())
     bad["position"] = "first"
     _write(files[7], bad)
@@ -136,15 +140,19 @@ def test_facts_from_workers_reach_the_batch_checks(monkeypatch, tmp_path):
     def duplicates(facts):
         seen.setdefault(len(seen), []).extend(facts)
         first: dict[str, str] = {}
-        for path, _record, pointer, (_name, value) in facts:
+        for place, (_name, value) in facts:
             if value in first:
-                yield Finding(path=path, pointer=pointer, rule="duplicate-banner-id",
-                              severity=Severity.WARNING, message=f"also in {first[value]}")
+                yield Finding(path=place.path, pointer=place.pointer,
+                              rule="duplicate-banner-id", severity=Severity.WARNING,
+                              message=f"also in {first[value]}", line=place.line,
+                              column=place.column)
             else:
-                first[value] = path
+                first[value] = place.path
 
-    monkeypatch.setitem(checks._COLLECTORS, "banner", [banner_ids])
-    monkeypatch.setattr(checks, "_BATCH_CHECKS", [duplicates])
+    registry = dataclasses.replace(
+        REGISTRY, by_kind={**REGISTRY.by_kind, ("facts", "banner"): (banner_ids,)},
+        batch=(duplicates,))
+    monkeypatch.setattr(engine, "REGISTRY", registry)  # forked workers inherit it
     banner = json.loads((SAMPLES / "banner.json").read_text())
     sources = [Source(str(_write(tmp_path / f"{i:02}.json", dict(banner, id=f"b{i % 10}"))))
                for i in range(40)]

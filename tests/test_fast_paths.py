@@ -1,5 +1,5 @@
 """The structural rules' fast paths (shared version index, C-level column tests) never change
-a finding: with every fast path switched off (``version_index.FAST = False``: each check takes
+a finding: with every fast path switched off (``check_document(..., fast=False)``: each check takes
 its exact, per-item path) the raw findings of a document are the same, in the same order."""
 
 from __future__ import annotations
@@ -14,11 +14,9 @@ from hypothesis import strategies as st
 
 from quizkit.engine import check_document
 from quizkit.kinds import detect_kind
-from quizkit.rules import load_rule_modules, version_index
+from quizkit.rules import version_index
 from tests.conftest import SAMPLES, valid_samples
 from tests.structural_mutations import mutate
-
-load_rule_modules()
 
 
 @pytest.fixture(scope="module")
@@ -41,20 +39,13 @@ def documents(tmp_path_factory) -> list:
     return docs
 
 
-def _raw(doc, kind) -> list:
-    version_index.forget()
-    _kind, raw, _facts = check_document(doc, kind)
+def _raw(doc, kind, fast: bool = True) -> list:
+    _kind, raw, _facts = check_document(doc, kind, fast=fast)
     return [(r.code, pointer, message) for r, pointer, message in raw]
 
 
 def _both_ways(doc, kind) -> tuple[list, list]:
-    fast = _raw(doc, kind)
-    version_index.FAST = False
-    try:
-        exact = _raw(doc, kind)
-    finally:
-        version_index.FAST = True
-    return fast, exact
+    return _raw(doc, kind), _raw(doc, kind, fast=False)
 
 
 def _same(fast: list, exact: list) -> None:
@@ -82,14 +73,11 @@ def test_mutated_documents(documents, seed, count):
 
 def test_the_switch_reaches_every_fast_path(documents):
     """With the fast paths off, the exact paths run (and are slower): the switch is live."""
-    from quizkit.rules import content
-
     package = next(d for d in documents if detect_kind(d) == "package-full" and d["versions"])
-    steps = package["versions"][0]["steps"]
-    assert content._steps_clean(steps)
-    version_index.FAST = False
-    try:
-        assert not content._steps_clean(steps)
-        assert not version_index.positions_clean([{"position": 0}], None)
-    finally:
-        version_index.FAST = True
+    version = package["versions"][0]
+    fast = version_index.VersionIndex(version)
+    exact = version_index.VersionIndex(version, fast=False)
+    assert all(fast.payloads()) and not any(exact.payloads())
+    assert fast.get("steps").no_fraction("position")
+    assert not exact.get("steps").no_fraction("position")
+    assert not version_index.positions_clean([{"position": 0}], None, fast=False)

@@ -15,10 +15,8 @@ from hypothesis import strategies as st
 
 from quizkit import engine, intake
 from quizkit.parsing import LineIndex, scan
-from quizkit.rules import load_rule_modules
 from tests.conftest import SAMPLES, cli, valid_samples
 
-load_rule_modules()
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 SAMPLE_DOCS = [orjson.loads(p.read_bytes()) for p in valid_samples() if p.suffix == ".json"]

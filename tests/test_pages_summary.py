@@ -317,3 +317,22 @@ def test_sections_without_values_say_so_instead_of_an_empty_chart(
     assert said["starts.top"] == "no chart: every value is 0"
     assert said["starts.by_type"] == "no chart: every value is 0"
     assert said["starts.games_over_time"] == "no chart: no rows"
+
+
+def test_summary_charts_says_which_charts_it_could_not_draw(tmp_path: Path) -> None:
+    """A section whose values are all 0 (or which has no rows) writes no chart file; the
+    command says so on stderr instead of leaving the user to count files."""
+    corpus = tmp_path / "corpus"
+    made = quizkit("samples", "generate", "--packages", "3", "--seed", "5", "--out",
+                   str(corpus))
+    assert made.returncode == 0, made.stderr
+    for game in (corpus / "games").glob("*.json"):
+        game.unlink()
+    out = tmp_path / "charts"
+    proc = quizkit("summary", "charts", str(corpus), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "quizkit: no chart for starts.games_over_time: no rows" in proc.stderr.splitlines()
+    assert not list(out.glob("starts.games_over_time.*"))
+    assert list(out.glob("sizes.*.svg")) and list(out.glob("sizes.*.png"))
+    done = api.charts(tmp_path / "api", [str(corpus)])
+    assert "starts.games_over_time: no rows" in done.missing

@@ -127,3 +127,17 @@ def test_control_characters_from_inputs_never_reach_the_terminal(tmp_path: Path)
                     run(str(tmp_path), "--format", fmt).stdout):
             assert "\x07" not in out and "\x1b]" not in out and "\x1b[31m" not in out
             assert "/x\\x1b]0;pwned\\x07\\x1b[31mred" in out  # the pointer, escaped
+
+
+def test_control_characters_from_inputs_never_reach_a_ci_log(tmp_path: Path) -> None:
+    """GitHub's log viewer and Markdown summaries show what they are given: a key's escape
+    sequences are escaped there too (the machine reports keep the exact pointer)."""
+    doc = json.loads((ROOT / "samples/banner-create.json").read_text())
+    doc["x\x1b]0;pwned\x07\x1b[31mred"] = 1
+    (tmp_path / "evil.create.json").write_text(json.dumps(doc))
+    for fmt in ("github", "markdown"):
+        out = run(str(tmp_path), "--format", fmt).stdout
+        assert "\x07" not in out and "\x1b" not in out, fmt
+        assert "x\\x1b]0;pwned\\x07" in out, fmt
+    exact = json.loads(run(str(tmp_path), "--format", "json").stdout)
+    assert any(f["pointer"] == "/x\x1b]0;pwned\x07\x1b[31mred" for f in exact["findings"])

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 import quizkit
 from quizkit.engine import check_document
-from quizkit.rules import catalog, load_rule_modules
-from quizkit.rules.checks import doc_checks
+from quizkit.rules import REGISTRY, catalog
+from quizkit.rules.walk import DocumentFacts, versions_of
 from quizkit.schemas import KINDS
 
 RULES_DIR = INVALID / "rules"
@@ -142,14 +142,14 @@ def _mutations(doc, data):
 def _run_all_checks(doc):
     for kind in KINDS:
         check_document(doc, kind)
-        for check in doc_checks(kind):
-            check(doc, lambda *a: None)
+        facts = DocumentFacts(kind, doc, versions_of(kind, doc))
+        for check in REGISTRY.of("rule", kind):
+            check(facts, lambda *a: None)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(json_values)
 def test_no_check_raises_on_arbitrary_json(doc):
-    load_rule_modules()
     _run_all_checks(doc)
 
 
@@ -161,7 +161,6 @@ _BASES = {p.name: json.loads(p.read_text()) for p in (
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(_BASES)), st.data())
 def test_no_check_raises_on_damaged_samples(name, data):
-    load_rule_modules()
     doc = _mutations(json.loads(json.dumps(_BASES[name])), data)
     _kind, _raw, facts = check_document(doc, None)
     assert all(isinstance(f, tuple) for _, f in facts)
@@ -237,10 +236,14 @@ def test_damaged_file_in_the_right_place_is_skipped_not_doubled(tmp_path: Path):
 def test_position_fast_path_agrees_with_exact_path(siblings):
     from quizkit.rules import uniqueness
     from quizkit.rules.version_index import positions_clean
+    from quizkit.rules.walk import DocumentFacts, versions_of
 
     items = [{"position": p, "questionId": q} for q, p in siblings]
     found = []
-    uniqueness._positions(items, "questionId", "/steps", "step", lambda *a: found.append(a))
+    version = {"id": "v1", "steps": items}
+    exact = DocumentFacts("version", version, versions_of("version", version, fast=False))
+    for rule_check in (uniqueness.duplicate_position, uniqueness.position_gap):
+        rule_check(exact, lambda *a: found.append(a))
     clean = positions_clean(items, [q for q, _ in siblings])
     # The fast path may doubt a clean collection (integral floats) but never pass a bad one.
     assert not (clean and found)

@@ -11,7 +11,6 @@ import pytest
 
 from quizkit.engine import check_document
 from quizkit.findings import Severity
-from quizkit.rules import load_rule_modules
 from quizkit.schemas import BASE_URI, registry
 from quizkit.service import (
     ServiceNames,
@@ -158,7 +157,6 @@ def broken_package() -> dict:
 
 
 def test_round_trip_findings_to_blocks_valid_against_the_schema():
-    load_rule_modules()
     doc = broken_package()
     kind, raw, _ = check_document(doc, None)
     assert kind == "package-full"

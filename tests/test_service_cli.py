@@ -137,13 +137,25 @@ def test_a_bad_service_table_is_a_usage_error(tmp_path: Path, text: str, words: 
     assert result.exit_code == 2 and words in result.output
 
 
-def test_stdin_gives_no_blocks_and_says_so():
-    data = (SAMPLES / "version.json").read_bytes()
-    proc = subprocess.run([sys.executable, "-m", "quizkit", "validate", "--format", "service",
-                           "-"], input=data, capture_output=True, cwd=ROOT, timeout=120)
-    assert proc.returncode == 0
-    assert json.loads(proc.stdout) == []
-    assert b"standard input" in proc.stderr
+def test_stdin_and_odd_names_give_the_same_blocks_as_a_plain_file(tmp_path: Path):
+    """Blocks come from the engine's one pass, not from reading the inputs again by their
+    display names: standard input and a file whose name holds a newline keep their blocks."""
+    stale = STALE.read_bytes()
+    odd = tmp_path / "new\nline.json"
+    odd.write_bytes(stale)
+    runs = []
+    for args, data in ((["-"], stale), ([str(odd)], None), ([str(STALE)], None)):
+        proc = subprocess.run([sys.executable, "-m", "quizkit", "validate", "--format",
+                               "service", *args], input=data, capture_output=True, cwd=ROOT,
+                              timeout=120)
+        assert proc.returncode == 1, proc.stderr.decode()
+        blocks = json.loads(proc.stdout)
+        assert_valid_blocks(blocks)
+        runs.append([(b["packageId"], b["versionId"], [(r["level"], r["entity"], r["id"])
+                                                        for r in b["validation"]["results"]])
+                     for b in blocks])
+    assert runs[0] == runs[1] == runs[2]
+    assert any(results for _p, _v, results in runs[0])
 
 
 def test_real_subprocess_parallel_run(tmp_path: Path):

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from quizkit.engine import check_document
-from quizkit.rules import catalog, load_rule_modules
+from quizkit.rules import REGISTRY, catalog
 from quizkit.rules.embedded import epoch_ms
+from quizkit.rules.walk import versions_of
 from quizkit.service import ServiceNames
 from tests.conftest import INVALID, SAMPLES, cli, cli_json, valid_samples
 
@@ -30,7 +31,6 @@ def load(name: str):
 
 def embedded_findings(doc, kind: str | None = None, names: ServiceNames | None = None
                       ) -> list[tuple[str, str]]:
-    load_rule_modules()
     _, raw, _ = check_document(doc, kind, (), names)
     return [(r.name, pointer) for r, pointer, _ in raw if r.name in EMBEDDED]
 
@@ -82,9 +82,6 @@ def test_stale_needs_an_error_inside_that_version():
 def test_stale_names_the_first_error_in_document_order_whatever_the_raw_order():
     """The message names one error; which one must not depend on the order the schema
     engine reported them in (python-jsonschema's can change between processes)."""
-    from quizkit.rules import checks
-
-    load_rule_modules()
     doc = load("version-list.json")
     doc[1]["questions"][-1]["price"] = -1
     doc[1]["questions"][2]["price"] = -2
@@ -94,8 +91,9 @@ def test_stale_names_the_first_error_in_document_order_whatever_the_raw_order():
     messages = set()
     for order in (errors, errors[::-1]):
         out: list = []
-        for fcheck in checks.findings_checks("version-list"):
-            fcheck(doc, tuple(order), lambda *f, out=out: out.append(f), None)
+        for fcheck in REGISTRY.of("findings", "version-list"):
+            fcheck(versions_of("version-list", doc), tuple(order),
+                   lambda *f, out=out: out.append(f), None)
         messages.add(tuple(m for r, _, m in out if r.name == "stale-validation"))
     assert len(messages) == 1
     (only,) = messages
@@ -185,7 +183,6 @@ def test_a_mismatch_is_not_also_an_unknown_validation_target(case):
 
 
 def test_an_unknown_id_is_still_an_unknown_validation_target():
-    load_rule_modules()
     doc = load("version.json")
     doc["validation"]["results"][0].update(entity="round", id="nothing-like-it")
     _, raw, _ = check_document(doc, None, (), None)

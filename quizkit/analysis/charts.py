@@ -316,6 +316,14 @@ def has_chart(summary: str, sec: Section) -> bool:
     return sec.name in CHARTS.get(summary, {})
 
 
+def no_chart_reason(summary: str, sec: Section) -> str | None:
+    """Why a charted section of ``summary`` has no chart ("no rows", "every value is 0"), or
+    None when it has one or is not a charted section."""
+    if not has_chart(summary, sec) or chart_for(summary, sec) is not None:
+        return None
+    return "no rows" if not sec.rows else "every value is 0"
+
+
 def chart_for(summary: str, sec: Section) -> Chart | None:
     """The chart of one section of ``summary`` (``sizes``, ``starts``, ``overview``), or None
     for a section without one, without rows, or whose values are all 0."""

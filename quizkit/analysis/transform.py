@@ -86,20 +86,22 @@ FROM (
 
 # Versions that carry entity lists, keyed like their candidate rows.
 _ENTITY_VERSIONS = f"""(
-SELECT v.id AS version_id, pkg_id AS package_id, file, doc_no, pos, v.rounds, v.themes,
+SELECT v.id AS version_id, pkg_id AS package_id, doc_no, pos, v.rounds, v.themes,
        v.questions, v.steps
 FROM {_PACKAGE_VERSIONS}
 UNION ALL BY NAME
-SELECT id AS version_id, packageId AS package_id, file, {DOC} AS doc_no, 0 AS pos, rounds,
+SELECT id AS version_id, packageId AS package_id, {DOC} AS doc_no, 0 AS pos, rounds,
        themes, questions, steps
 FROM raw WHERE kind IN ('version', 'version-list')
 )"""
 
 
 def _entities(field: str, columns: str) -> str:
+    # No file column: the many entity rows take it from their version's winner (DIRECT), so
+    # the candidates that pile up until the picks hold no copy of every path.
     return f"""
-SELECT {columns}, file, doc_no, pos
-FROM (SELECT version_id, package_id, file, doc_no, pos, unnest({field}) AS e
+SELECT {columns}, doc_no, pos
+FROM (SELECT version_id, package_id, doc_no, pos, unnest({field}) AS e
       FROM {_ENTITY_VERSIONS} WHERE {field} IS NOT NULL)
 """
 
@@ -214,7 +216,7 @@ SELECT doc_no FROM cand_packages {_latest('id')}
 
 WIN_VERSIONS = f"""
 CREATE OR REPLACE TEMP TABLE win_versions AS
-SELECT doc_no, pos FROM cand_versions
+SELECT doc_no, pos, file FROM cand_versions
 WHERE rank > 1 OR doc_no IN (SELECT doc_no FROM win_packages)
 {_latest('id', first='rank, ', last=', pos DESC')}
 """
@@ -250,9 +252,10 @@ PICKS: tuple[tuple[str, str], ...] = (
 
 
 # Entities go straight from their candidates into their tables: the largest tables, not
-# worth a copy in a temp table first.
+# worth a copy in a temp table first. Their file is their winning version's (one row of
+# win_versions per doc_no and pos).
 DIRECT: dict[str, str] = {
-    t: f"SELECT {_cols(t)} FROM cand_{t} SEMI JOIN win_versions USING (doc_no, pos)"
+    t: f"SELECT {_cols(t)} FROM cand_{t} JOIN win_versions USING (doc_no, pos)"
     for t in ("rounds", "themes", "questions", "steps")
 }
 

@@ -260,6 +260,8 @@ def charts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, 
     with _errors():
         done = api.charts(out, paths, db=db, parquet=parquet, top=top, by=by, every=every)
     text = "".join(f"{path}\n" for path in done.written)
+    for why in done.missing:
+        click.echo(f"quizkit: no chart for {why}", err=True)
     _print(api.Answer([], text, done.loaded))
 
 

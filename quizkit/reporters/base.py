@@ -80,6 +80,22 @@ class Reporter:
         """Called once at the end with the complete report."""
 
 
+class LineReporter(Reporter):
+    """A report of one line per finding, written and flushed as soon as the finding is known
+    (nothing kept in memory): subclasses say what the line is."""
+
+    needs_findings = False
+    needs_files = False
+
+    def line(self, finding: Finding) -> str:
+        """The finding's line, without the newline."""
+        raise NotImplementedError
+
+    def finding(self, finding: Finding) -> None:
+        self.stream.write(self.line(finding) + "\n")
+        self.stream.flush()
+
+
 def rule_of(finding: Finding) -> Rule | None:
     """The catalog rule of a finding (by its code or its rule, whichever the catalog knows)."""
     return _lookup(finding.code, finding.rule)

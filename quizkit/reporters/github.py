@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from quizkit.findings import Finding, Severity
 from quizkit.pointers import readable
-from quizkit.reporters.base import Reporter, rule_label
+from quizkit.reporters.base import LineReporter, rule_label
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -38,13 +38,9 @@ def annotation(finding: Finding, path: str) -> str:
     return f"::{COMMANDS[finding.severity]} {','.join(props)}::{escape_data(message)}"
 
 
-class GitHubReporter(Reporter):
+class GitHubReporter(LineReporter):
     name = "github"
     description = "GitHub Actions annotations (::error file=…,line=…::message), streamed"
-    needs_findings = False
-    needs_files = False
 
-    def finding(self, finding: Finding) -> None:
-        path, _ = self.options.relative(finding.path)
-        self.stream.write(annotation(finding, path) + "\n")
-        self.stream.flush()
+    def line(self, finding: Finding) -> str:
+        return annotation(finding, self.options.relative(finding.path)[0])

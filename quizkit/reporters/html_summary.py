@@ -6,7 +6,7 @@ no script at all; tables show numbers for people (sizes in human units, separato
 
 from __future__ import annotations
 
-from quizkit.analysis.charts import Chart, chart_for, has_chart
+from quizkit.analysis.charts import Chart, chart_for, no_chart_reason
 from quizkit.analysis.output import human
 from quizkit.analysis.sections import Section
 from quizkit.numbers import plural
@@ -43,9 +43,9 @@ def _figure(chart: Chart, heading: str) -> str:
 
 def _no_chart(summary: str, sec: Section) -> str:
     """Why a charted section shows no chart (no rows, or every value 0)."""
-    if not has_chart(summary, sec):
+    why = no_chart_reason(summary, sec)
+    if why is None:
         return ""
-    why = "no rows" if not sec.rows else "every value is 0"
     return f'<p class="empty" data-no-chart="{esc(summary)}.{esc(sec.name)}">no chart: {why}</p>'
 
 
@@ -78,3 +78,9 @@ def charts_of(groups: list[tuple[str, list[Section]]]) -> list[Chart]:
     """Every chart of the summaries in ``groups``, for ``summary charts``."""
     return [c for summary, sections in groups for sec in sections
             if (c := chart_for(summary, sec)) is not None]
+
+
+def missing_charts(groups: list[tuple[str, list[Section]]]) -> list[str]:
+    """``summary.section: why`` for each charted section that has no chart."""
+    return [f"{summary}.{sec.name}: {why}" for summary, sections in groups for sec in sections
+            if (why := no_chart_reason(summary, sec)) is not None]

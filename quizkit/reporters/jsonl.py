@@ -10,16 +10,12 @@ from __future__ import annotations
 import orjson
 
 from quizkit.findings import Finding
-from quizkit.reporters.base import Reporter
+from quizkit.reporters.base import LineReporter
 
 
-class JsonLinesReporter(Reporter):
+class JsonLinesReporter(LineReporter):
     name = "jsonl"
     description = "one JSON object per finding per line, streamed as the run goes (for jq)"
-    needs_findings = False
-    needs_files = False
 
-    def finding(self, finding: Finding) -> None:
-        self.stream.write(orjson.dumps(finding.to_dict()).decode())
-        self.stream.write("\n")
-        self.stream.flush()
+    def line(self, finding: Finding) -> str:
+        return orjson.dumps(finding.to_dict()).decode()

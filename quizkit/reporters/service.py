@@ -1,14 +1,14 @@
 """``--format service`` / ``service-jsonl``: one validation block per checked version, in the
 service's own shape (see :mod:`quizkit.service` and docs/service.md).
 
-Reporters see findings, not documents, so at ``finish`` the files whose kind holds versions
-are read and parsed again (only when this format is asked for). Standard input cannot be
-read twice and gives no blocks; a note on standard error says so.
+The engine outlines every document that holds versions in its one pass (each version's ids
+and the entity each finding's pointer concerns, ``Report.outlines``); the blocks are made
+from those outlines and the run's findings at ``finish``. No input is read again, so
+standard input gives its blocks too.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Any, TextIO
 
 import orjson
@@ -28,22 +28,17 @@ class ServiceReporter(Reporter):
     def __init__(self, stream: TextIO, options: ReportOptions | None = None) -> None:
         super().__init__(stream, options)
         self.names: ServiceNames = DEFAULT_NAMES
-        self.kind: str | None = None
         self.timestamp: int | None = None
 
-    def configure(self, *, names: ServiceNames | None = None, kind: str | None = None) -> None:
-        """The profile's ``[service]`` names and the run's forced ``--kind``, if any."""
+    def configure(self, *, names: ServiceNames | None = None) -> None:
+        """The profile's ``[service]`` names."""
         self.names = names or DEFAULT_NAMES
-        self.kind = kind
 
     def start(self) -> None:
         self.timestamp = now_ms()  # the run's time, taken once so every block agrees
 
     def blocks(self, report: Report) -> list[dict]:
-        if any(f.path == "<stdin>" for f in report.files):
-            sys.stderr.write("quizkit: --format service cannot read standard input twice; "
-                             "it gives no validation blocks\n")
-        return blocks_for(report, timestamp=self.timestamp, names=self.names, kind=self.kind)
+        return blocks_for(report, timestamp=self.timestamp, names=self.names)
 
     def finish(self, report: Report) -> None:
         self.stream.write(orjson.dumps(self.blocks(report), option=orjson.OPT_INDENT_2).decode())
@@ -62,12 +57,11 @@ class ServiceLinesReporter(ServiceReporter):
             self.stream.write("\n")
 
 
-def configure(reporters: Any, *, names: ServiceNames | None = None,
-              kind: str | None = None) -> None:
+def configure(reporters: Any, *, names: ServiceNames | None = None) -> None:
     """Configure every service reporter of a reporter set (or a single reporter)."""
     for r in getattr(reporters, "reporters", [reporters]):
         if isinstance(r, ServiceReporter):
-            r.configure(names=names, kind=kind)
+            r.configure(names=names)
 
 
 #: The formats of this module, for ``REPORTERS``.

@@ -25,7 +25,6 @@ from quizkit.findings import Finding, Report, Severity
 from quizkit.numbers import plural
 from quizkit.pointers import readable
 from quizkit.reporters.base import Reporter, ReportOptions, rule_label
-from quizkit.sources import printable
 
 COLOR_CHOICES = ("auto", "always", "never")
 
@@ -90,7 +89,7 @@ class TextReporter(Reporter):
             self._current = f.path
         where = ":".join(_line_col(f)) or "-"
         severity = self._paint(f"{f.severity!s:<7}", f.severity)
-        pointer = self._paint(f"  at {printable(readable(f.pointer))}", "dim") if f.pointer else ""
+        pointer = self._paint(f"  at {readable(f.pointer)}", "dim") if f.pointer else ""
         record = self._paint(f" (record {f.record})", "dim") if f.record is not None else ""
         self.stream.write(f"  {where:<8} {severity}  {rule_label(f)}  {f.message}{pointer}"
                           f"{record}\n")
@@ -125,7 +124,7 @@ class ConciseReporter(TextReporter):
         if f.severity < self.options.show:
             self.hidden += 1
             return
-        pointer = f" at {printable(readable(f.pointer))}" if f.pointer else ""
+        pointer = f" at {readable(f.pointer)}" if f.pointer else ""
         severity = self._paint(str(f.severity), f.severity)
         self.stream.write(f"{self._paint(location(f), 'path')}: {severity} {rule_label(f)} "
                           f"{f.message}{pointer}\n")

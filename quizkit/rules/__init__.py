@@ -1,17 +1,26 @@
-"""Rules: the schema-keyword rules and the structural checks JSON Schema cannot express."""
+"""Rules: the schema-keyword rules and the structural checks JSON Schema cannot express.
+
+The one registry of rules and checks is built here, from the modules that declare them; a
+new rule module is added to :data:`MODULES`.
+"""
 
 from __future__ import annotations
 
+from quizkit.rules import (
+    batch,
+    content,
+    embedded,
+    input_rules,
+    references,
+    schema_rules,
+    time_order,
+    uniqueness,
+)
+from quizkit.rules.checks import Registry
 
-def load_rule_modules() -> None:
-    """Import every module that declares rules (idempotent)."""
-    from quizkit.rules import (  # noqa: F401
-        batch,
-        content,
-        embedded,
-        input_rules,
-        references,
-        schema_rules,
-        time_order,
-        uniqueness,
-    )
+MODULES = (batch, content, embedded, input_rules, references, schema_rules, time_order,
+           uniqueness)
+
+#: Every rule and check (immutable; built once, at import).
+REGISTRY = Registry.collect(MODULES)
+

@@ -1,36 +1,35 @@
-"""Checks across the files of one run.
+"""Checks across the files of one run, over typed facts gathered in the engine's one pass.
 
-Fact collectors run in the worker that checks a document and yield small picklable tuples;
-batch checks run once in the main process over the facts of every document. Fact tuples start
-with a tag:
-
-* ``("content", entity, id, view, digest, parent)``: a package, version or game, found at the
-  fact's pointer. Versions are compared within one view only (a full package's versions carry
-  ``versionId`` on their entities, a list's do not), and two versions inside two copies of the
-  same package (``parent``) are left to the package comparison. ``digest`` (a hash of the
-  content) is ``None`` — :data:`LATER` — for documents that can be read again: it is computed
-  only when the id repeats (see :func:`duplicates`), so the common case, ids that appear once,
-  costs no serialisation at all. The engine fills it in at once (:func:`settle`) for stdin.
-* ``("package", package_id, version_ids)``: a full package export and its versions.
-* ``("game", package_id, version_id)``: what a game is played with.
-* ``("authored", user_id, package_id, deleted)``: a package by a user.
-* ``("banner", user_id, slot, current, banner_id, payload_digest)``: a banner record.
-* ``("user", user_id, pkg_count, banner_digest)``: a user profile.
+Fact collectors run in the worker that checks a document and yield ``(pointer, fact)`` pairs
+(:mod:`quizkit.rules.facts`); content digests are computed there, and the engine records
+where each fact is. Batch checks run once in the main process over the placed facts of every
+document; they never read an input again.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-import orjson
-
 from quizkit.findings import Finding, Severity, json_text
-from quizkit.parsing import split_pointer
 from quizkit.rules.catalog import Rule, rule
-from quizkit.rules.checks import LocatedFact, batch_check, fact_collector, reread
+from quizkit.rules.checks import batch_check, fact_collector
+from quizkit.rules.facts import (
+    Authored,
+    Below,
+    Content,
+    CurrentBanner,
+    Fact,
+    GameVersion,
+    Located,
+    PackageVersions,
+    Place,
+    ProfileBanner,
+    ProfilePackageCount,
+    digest,
+    digest_with_parts,
+)
 from quizkit.rules.walk import as_dict, as_list, as_str
 
 GROUP = "batch"
@@ -102,19 +101,6 @@ PKG_COUNT_MISMATCH = rule(
 )
 
 
-def digest(value: Any) -> bytes:
-    """A stable content hash (same in every process): key order and whitespace ignored."""
-    try:
-        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits
-        data = repr(value).encode()
-    return hashlib.sha1(data, usedforsecurity=False).digest()[:16]
-
-
-#: The digest of a content fact, not computed yet (computed if and when the id repeats).
-LATER = None
-
-
 def _version_ids(versions: list) -> tuple[str, ...]:
     return tuple(v["id"] for v in versions if type(v) is dict and type(v.get("id")) is str)
 
@@ -122,95 +108,71 @@ def _version_ids(versions: list) -> tuple[str, ...]:
 # --- collectors -------------------------------------------------------------------------------
 
 @fact_collector("package-full")
-def package_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
+def package_facts(doc: Any) -> Iterator[tuple[str | Below, Fact]]:
     if type(doc) is not dict:
         return
     pkg_id = as_str(doc, "id")
     versions = as_list(doc, "versions")
+    whole, parts, lines = digest_with_parts(doc, "versions")
+    below = 1
     for i, v in enumerate(versions):
         vid = as_str(v, "id")
         if vid is not None:
-            yield f"/versions/{i}", ("content", "version", vid, "full", LATER, pkg_id)
+            yield (Below(f"/versions/{i}", "/versions", below),
+                   Content("version", vid, "full", parts[i], pkg_id))
+        below += lines[i]
     if pkg_id is None:
         return
-    yield "", ("content", "package", pkg_id, "full", LATER, None)
-    yield "/versions", ("package", pkg_id, _version_ids(versions))
+    yield "", Content("package", pkg_id, "full", whole)
+    yield "/versions", PackageVersions(pkg_id, _version_ids(versions))
     author = as_str(doc, "userId")
     if author is not None:
-        yield "/userId", ("authored", author, pkg_id, doc.get("deletedAt") is not None)
+        yield "/userId", Authored(author, pkg_id, doc.get("deletedAt") is not None)
 
 
 @fact_collector("version-list")
-def list_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
+def list_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
     if type(doc) is list:
         for i, v in enumerate(doc):
             vid = as_str(v, "id")
             if vid is not None:
-                yield f"/{i}", ("content", "version", vid, "list", LATER, None)
+                yield f"/{i}", Content("version", vid, "list", digest(v))
 
 
 @fact_collector("version")
-def version_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
+def version_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
     vid = as_str(doc, "id")
     if vid is not None:
-        yield "", ("content", "version", vid, "list", LATER, None)
+        yield "", Content("version", vid, "list", digest(doc))
 
 
 @fact_collector("version-created")
-def created_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
+def created_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
     v = as_dict(doc, "version")
     vid = as_str(v, "id")
     if vid is not None:
-        yield "/version", ("content", "version", vid, "created", LATER, None)
+        yield "/version", Content("version", vid, "created", digest(v))
 
 
 @fact_collector("game")
-def game_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
+def game_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
     gid = as_str(doc, "id")
     if gid is not None:
-        yield "", ("content", "game", gid, "game", LATER, None)
+        yield "", Content("game", gid, "game", digest(doc))
     pkg_id = as_str(doc, "packageId")
     vid = as_str(doc, "versionId")
     pkg = as_dict(doc, "pkg")
     # A version missing from the game's own pkg is game-version-missing already.
     if pkg_id is not None and vid is not None and vid in _version_ids(as_list(pkg, "versions")):
-        yield "/versionId", ("game", pkg_id, vid)
+        yield "/versionId", GameVersion(pkg_id, vid)
     author = as_str(pkg, "userId")
     pid = as_str(pkg, "id")
     if author is not None and pid is not None:
-        yield "/pkg/userId", ("authored", author, pid, pkg.get("deletedAt") is not None)
-
-
-def _at(doc: Any, pointer: str) -> Any:
-    """The value at a fact's pointer (one the collectors made: it exists), or :data:`_MISSING`."""
-    for part in split_pointer(pointer):
-        if type(doc) is dict and part in doc:
-            doc = doc[part]
-        elif type(doc) is list and part.isdigit() and int(part) < len(doc):
-            doc = doc[int(part)]
-        else:
-            return _MISSING
-    return doc
-
-
-_MISSING = object()
-
-
-def settle(doc: Any, facts: list[tuple[str, tuple]]) -> list[tuple[str, tuple]]:
-    """``facts`` of ``doc`` with every digest computed (for a document that cannot be read
-    again, such as stdin)."""
-    out = []
-    for pointer, fact in facts:
-        if fact[0] == "content" and fact[4] is LATER:
-            value = _at(doc, pointer)
-            if value is not _MISSING:
-                fact = (*fact[:4], digest(value), fact[5])
-        out.append((pointer, fact))
-    return out
+        yield "/pkg/userId", Authored(author, pid, pkg.get("deletedAt") is not None)
 
 
 @fact_collector("banner")
-def banner_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
+def banner_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
     if type(doc) is not dict:
         return
     user = as_str(doc, "userId")
@@ -218,195 +180,136 @@ def banner_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
     if user is None or type(slot) is not str or doc.get("current") is not True:
         return
     payload = doc.get("payload")
-    yield "/current", ("banner", user, slot, True, as_str(doc, "id"),
-                       digest(payload) if type(payload) is dict else None)
+    yield "/current", CurrentBanner(user, slot, as_str(doc, "id"),
+                                    digest(payload) if type(payload) is dict else None)
 
 
 @fact_collector("user-self")
-def user_facts(doc: Any) -> Iterator[tuple[str, tuple]]:
+def user_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
     user = as_dict(doc, "user")
     uid = as_str(user, "id")
     if uid is None:
         return
-    count = user.get("pkgCount")
-    if type(count) not in (int, float):
-        count = None
     banner = user.get("banner")
-    yield "/user", ("user", uid, count, digest(banner) if type(banner) is dict else None)
+    if type(banner) is dict:
+        yield "/user/banner", ProfileBanner(uid, digest(banner))
+    count = user.get("pkgCount")
+    if type(count) in (int, float):
+        yield "/user/pkgCount", ProfilePackageCount(uid, count)
 
 
 # --- batch checks ------------------------------------------------------------------------------
 
-def _finding(r: Rule, path: str, record: int | None, pointer: str, message: str) -> Finding:
-    return Finding(path=path, pointer=pointer, rule=r.name, severity=r.severity,
-                   message=message, record=record, code=r.code)
+def _finding(r: Rule, place: Place, message: str) -> Finding:
+    return Finding(path=place.path, pointer=place.pointer, rule=r.name, severity=r.severity,
+                   message=message, record=place.record, line=place.line,
+                   column=place.column, code=r.code, snippet=place.snippet)
 
 
-def _where(path: str, record: int | None, pointer: str, here: str) -> str:
+def _where(first: Place, here: str) -> str:
     """Where the first of two occurrences is; its pointer only when it differs from ``here``
     (the finding's own pointer, which every report already shows once)."""
-    at = f"{path} (record {record})" if record is not None else path
-    if pointer == here:
-        return f"{at}, at the same pointer" if pointer else at
-    return f"{at} at {pointer}" if pointer else at
+    at = f"{first.path} (record {first.record})" if first.record is not None else first.path
+    if first.pointer == here:
+        return f"{at}, at the same pointer" if first.pointer else at
+    return f"{at} at {first.pointer}" if first.pointer else at
 
 
-class _Content:
-    """A content fact with its place, and its digests once known."""
-
-    __slots__ = ("digest", "parent", "path", "pointer", "raw", "record")
-
-    def __init__(self, path: str, record: int | None, pointer: str, digest: bytes | None,
-                 parent: str | None) -> None:
-        self.path = path
-        self.record = record
-        self.pointer = pointer
-        self.digest = digest  # of the value at pointer; LATER until computed
-        self.parent = parent
-        self.raw: bytes | None = None  # hash of the whole document's bytes, when read again
-
-
-def _pairs(facts: list[LocatedFact]) -> list[tuple[str, str, _Content, _Content]]:
-    """(entity, id, first, later) for each content fact whose id was met before, in order.
-
-    No document is read here: this only finds which facts must be compared.
-    """
-    first: dict[tuple[str, str, str], _Content] = {}
-    pairs = []
-    for path, record, pointer, fact in facts:
-        if fact[0] != "content":
+def _repeats(facts: Sequence[Located]) -> Iterator[tuple[Place, Content, Place, Content]]:
+    """(first place, first, place, content) for each content fact whose id was met before,
+    in input order: one dictionary pass, linear in the number of copies."""
+    first: dict[tuple[str, str, str], tuple[Place, Content]] = {}
+    for place, fact in facts:
+        if type(fact) is not Content:
             continue
-        _, entity, ident, view, dig, parent = fact
-        content = _Content(path, record, pointer, dig, parent)
-        seen = first.setdefault((entity, ident, view), content)
-        if seen is content:
+        seen = first.setdefault((fact.entity, fact.id, fact.view), (place, fact))
+        if seen[1] is fact:
             continue
-        if entity == "version" and parent is not None and parent == seen.parent:
+        if fact.entity == "version" and fact.parent is not None and \
+                fact.parent == seen[1].parent:
             continue  # two copies of one package: the package comparison speaks for both
-        pairs.append((entity, ident, seen, content))
-    return pairs
+        yield seen[0], seen[1], place, fact
 
 
-def _by_file(contents: Iterable[_Content]) -> dict[str, list[_Content]]:
-    """Contents grouped by file, files in the order first met, so each file is read once."""
-    grouped: dict[str, list[_Content]] = {}
-    for c in contents:
-        grouped.setdefault(c.path, []).append(c)
-    return grouped
+@batch_check(CONFLICTING_DUPLICATE)
+def conflicting_duplicate(facts: Sequence[Located]) -> Iterator[Finding]:
+    for seen_place, seen, place, fact in _repeats(facts):
+        if fact.digest != seen.digest:
+            yield _finding(CONFLICTING_DUPLICATE, place,
+                           f"{fact.entity} {json_text(fact.id)} also appears, with different "
+                           "content, "
+                           f"in {_where(seen_place, place.pointer)}")
 
 
-def _hash_documents(contents: Iterable[_Content]) -> None:
-    """Set ``raw`` of each content: its document's bytes hashed (no parse)."""
-    for group in _by_file(contents).values():
-        for c in group:
-            data = reread(c.path, c.record)
-            c.raw = None if data is None else hashlib.sha1(data, usedforsecurity=False).digest()
+@batch_check(IDENTICAL_DUPLICATE)
+def identical_duplicate(facts: Sequence[Located]) -> Iterator[Finding]:
+    for seen_place, seen, place, fact in _repeats(facts):
+        if fact.digest == seen.digest:
+            yield _finding(IDENTICAL_DUPLICATE, place,
+                           f"{fact.entity} {json_text(fact.id)} also appears, identical, in "
+                           f"{_where(seen_place, place.pointer)}")
 
 
-def _hash_values(contents: Iterable[_Content]) -> None:
-    """Set ``digest`` of each content still :data:`LATER`: the value at its pointer, parsed
-    from its document read again (once per document), as the worker would have hashed it."""
-    for group in _by_file(contents).values():
-        record: Any = _MISSING  # the document parsed last; a file's facts come in order
-        doc: Any = _MISSING
-        for c in group:
-            if c.record != record or doc is _MISSING:
-                record = c.record
-                data = reread(c.path, c.record)
-                try:
-                    doc = orjson.loads(data) if data is not None else _MISSING
-                except orjson.JSONDecodeError:
-                    doc = _MISSING
-            value = _at(doc, c.pointer)
-            c.digest = None if value is _MISSING else digest(value)
-
-
-def _byte_identical(a: _Content, b: _Content) -> bool:
-    """Same pointer in documents with the same bytes (a backup of a file): same content."""
-    return a.pointer == b.pointer and a.raw is not None and a.raw == b.raw
-
-
-@batch_check
-def duplicates(facts: list[LocatedFact]) -> Iterator[Finding]:
-    """Ids met twice, compared by content. Linear in the number of copies: the digests that
-    were left for later are computed file by file, each document read at most twice (its
-    bytes hashed, then, only where bytes differ, parsed), never once per comparison."""
-    pairs = _pairs(facts)
-    later = {id(c): c for _, _, a, b in pairs for c in (a, b) if c.digest is LATER}
-    _hash_documents(later.values())
-    _hash_values({id(c): c for _, _, a, b in pairs if not _byte_identical(a, b)
-                  for c in (a, b) if c.digest is LATER}.values())
-    for entity, ident, seen, content in pairs:
-        if _byte_identical(seen, content):
-            same = True
-        elif seen.digest is None or content.digest is None:
-            continue  # a file changed or vanished during the run: cannot be told any more
-        else:
-            same = seen.digest == content.digest
-        where = _where(seen.path, seen.record, seen.pointer, content.pointer)
-        if same:
-            yield _finding(IDENTICAL_DUPLICATE, content.path, content.record, content.pointer,
-                           f"{entity} {json_text(ident)} also appears, identical, in {where}")
-        else:
-            yield _finding(CONFLICTING_DUPLICATE, content.path, content.record, content.pointer,
-                           f"{entity} {json_text(ident)} also appears, with different content, in "
-                           f"{where}")
-
-
-@batch_check
-def games_and_packages(facts: list[LocatedFact]) -> Iterator[Finding]:
+@batch_check(GAME_VERSION_NOT_EXPORTED)
+def game_version_not_exported(facts: Sequence[Located]) -> Iterator[Finding]:
     exported: dict[str, set[str]] = {}
-    for _path, _record, _pointer, fact in facts:
-        if fact[0] == "package":
-            exported.setdefault(fact[1], set()).update(fact[2])
+    for _place, fact in facts:
+        if type(fact) is PackageVersions:
+            exported.setdefault(fact.package_id, set()).update(fact.version_ids)
     if not exported:
         return
-    for path, record, pointer, fact in facts:
-        if fact[0] == "game":
-            _, pkg_id, vid = fact
-            versions = exported.get(pkg_id)
-            if versions is not None and vid not in versions:
-                yield _finding(GAME_VERSION_NOT_EXPORTED, path, record, pointer,
-                               f"version {json_text(vid)} is not among the versions of package "
-                               f"{json_text(pkg_id)} exported in this run")
+    for place, fact in facts:
+        if type(fact) is GameVersion:
+            versions = exported.get(fact.package_id)
+            if versions is not None and fact.version_id not in versions:
+                yield _finding(GAME_VERSION_NOT_EXPORTED, place,
+                               f"version {json_text(fact.version_id)} is not among the versions of "
+                               f"package {json_text(fact.package_id)} exported in this run")
 
 
-@batch_check
-def banners_and_users(facts: list[LocatedFact]) -> Iterator[Finding]:
-    current: dict[tuple[str, str], list[tuple[str, int | None, str, str | None]]] = \
-        defaultdict(list)
-    payloads: dict[str, set[bytes | None]] = defaultdict(set)
-    packages: dict[str, set[str]] = defaultdict(set)
-    users = []
-    for located in facts:
-        fact = located[3]
-        tag = fact[0]
-        if tag == "banner":
-            _, user, slot, _current, banner_id, dig = fact
-            group = current[(user, slot)]
-            if banner_id is None or all(b[3] != banner_id for b in group):
-                group.append((located[0], located[1], located[2], banner_id))
-            payloads[user].add(dig)
-        elif tag == "authored":
-            _, user, pkg_id, deleted = fact
-            if not deleted:
-                packages[user].add(pkg_id)
-        elif tag == "user":
-            users.append(located)
+@batch_check(MULTIPLE_CURRENT_BANNERS)
+def multiple_current_banners(facts: Sequence[Located]) -> Iterator[Finding]:
+    current: dict[tuple[str, str], list[tuple[Place, CurrentBanner]]] = defaultdict(list)
+    for place, fact in facts:
+        if type(fact) is CurrentBanner:
+            group = current[(fact.user_id, fact.slot)]
+            if fact.banner_id is None or all(b.banner_id != fact.banner_id for _, b in group):
+                group.append((place, fact))
     for (user, slot), group in current.items():
-        for path, record, pointer, banner_id in group[1:]:
-            p0, r0, ptr0, id0 = group[0]
-            yield _finding(MULTIPLE_CURRENT_BANNERS, path, record, pointer,
-                           f"banner {json_text(banner_id)} is current for user {json_text(user)} "
-                           f"in slot {json_text(slot)}, and so is {json_text(id0)} in "
-                           f"{_where(p0, r0, ptr0, pointer)}")
-    for path, record, pointer, (_, uid, count, dig) in users:
-        if uid in payloads and dig is not None and dig not in payloads[uid]:
-            yield _finding(CURRENT_BANNER_MISMATCH, path, record, f"{pointer}/banner",
-                           f"the banner of user {json_text(uid)} matches none of the user's "
-                           "current banner records in this run")
-        held = packages.get(uid)
-        if held and count is not None and count < len(held):
-            yield _finding(PKG_COUNT_MISMATCH, path, record, f"{pointer}/pkgCount",
-                           f"pkgCount is {count:g} but the run holds {len(held)} "
-                           f"package{'s' if len(held) != 1 else ''} by user {json_text(uid)}")
+        p0, b0 = group[0]
+        for place, banner in group[1:]:
+            yield _finding(MULTIPLE_CURRENT_BANNERS, place,
+                           f"banner {json_text(banner.banner_id)} is current for user "
+                           f"{json_text(user)} in slot "
+                           f"{json_text(slot)}, and so is {json_text(b0.banner_id)} in "
+                           f"{_where(p0, place.pointer)}")
+
+
+@batch_check(CURRENT_BANNER_MISMATCH)
+def current_banner_mismatch(facts: Sequence[Located]) -> Iterator[Finding]:
+    payloads: dict[str, set[bytes | None]] = defaultdict(set)
+    for _place, fact in facts:
+        if type(fact) is CurrentBanner:
+            payloads[fact.user_id].add(fact.payload_digest)
+    for place, fact in facts:
+        if type(fact) is ProfileBanner and fact.user_id in payloads and \
+                fact.digest not in payloads[fact.user_id]:
+            yield _finding(CURRENT_BANNER_MISMATCH, place,
+                           f"the banner of user {json_text(fact.user_id)} matches none of the "
+                           "user's current banner records in this run")
+
+
+@batch_check(PKG_COUNT_MISMATCH)
+def pkg_count_mismatch(facts: Sequence[Located]) -> Iterator[Finding]:
+    packages: dict[str, set[str]] = defaultdict(set)
+    for _place, fact in facts:
+        if type(fact) is Authored and not fact.deleted:
+            packages[fact.user_id].add(fact.package_id)
+    for place, fact in facts:
+        if type(fact) is ProfilePackageCount:
+            held = packages.get(fact.user_id)
+            if held and fact.count < len(held):
+                yield _finding(PKG_COUNT_MISMATCH, place,
+                               f"pkgCount is {fact.count:g} but the run holds {len(held)} "
+                               f"package{'s' if len(held) != 1 else ''} by user "
+                               f"{json_text(fact.user_id)}")

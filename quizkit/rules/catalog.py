@@ -24,38 +24,21 @@ class Rule:
     group: str = ""
 
 
-_BY_CODE: dict[str, Rule] = {}
-_BY_NAME: dict[str, Rule] = {}
-
-
 def rule(code: str, name: str, severity: Severity, summary: str, explanation: str,
          bad: str = "", good: str = "", group: str = "") -> Rule:
-    """Declare a rule. Codes and names are unique across the catalog."""
-    r = Rule(code, name, severity, summary, explanation, bad, good, group)
-    if code in _BY_CODE or name in _BY_NAME:
-        raise ValueError(f"rule {code} {name} declared twice")
-    _BY_CODE[code] = r
-    _BY_NAME[name] = r
-    return r
-
-
-def _load_all() -> None:
-    # Importing the rule modules declares their rules.
-    from quizkit.rules import load_rule_modules
-
-    load_rule_modules()
+    """Declare a rule (a value: the registry collects the rules of the rule modules, and
+    checks that codes and names are unique)."""
+    return Rule(code, name, severity, summary, explanation, bad, good, group)
 
 
 def get(code_or_name: str) -> Rule:
     """Look a rule up by code (case-insensitive) or by name. Raises KeyError."""
-    _load_all()
-    key = code_or_name.strip()
-    r = _BY_CODE.get(key.upper()) or _BY_NAME.get(key.lower())
-    if r is None:
-        raise KeyError(code_or_name)
-    return r
+    from quizkit.rules import REGISTRY  # the registry imports this module
+
+    return REGISTRY.get(code_or_name)
 
 
 def all_rules() -> list[Rule]:
-    _load_all()
-    return sorted(_BY_CODE.values(), key=lambda r: r.code)
+    from quizkit.rules import REGISTRY
+
+    return list(REGISTRY.rules)

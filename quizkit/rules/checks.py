@@ -1,121 +1,127 @@
-"""Where structural checks register, and how the engine finds them.
+"""How structural checks are declared, and the registry that holds them.
 
-A *document check* looks at one parsed document of a given kind and calls
-``emit(rule, pointer, message)`` for each problem. A *fact collector* extracts small,
-picklable facts from one document (ids, references) so that *batch checks* can see every file
-of a run, even when documents were checked in other processes. A *findings check* runs after
-the schema and the document checks and also sees their raw findings: it compares a document's
-claims about itself (the validation report a version embeds) with what quizkit found.
+Each rule is checked by one function, declared beside the rule with ``@check(RULE, kinds...)``:
+it gets the document as :class:`quizkit.rules.walk.DocumentFacts` (kind, parsed value, and
+its versions, each listed and indexed once by the engine and shared by every rule) and calls
+``emit(rule, pointer, message)`` for each problem. A *findings check* (``@findings_check``)
+runs after them and also sees their raw findings (the report a version embeds is compared
+with what quizkit found). A *fact collector* extracts typed facts (:mod:`quizkit.rules.facts`)
+from one document so that a rule's *batch check* (``@batch_check(RULE)``) can see every file
+of a run, even when documents were checked in other processes.
+
+The decorators only mark a function with its role, kinds and rule; nothing is registered
+at import. :meth:`Registry.collect` builds the one registry from the rule modules listed in
+``quizkit/rules/__init__.py``.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from quizkit.findings import Finding
 from quizkit.rules.catalog import Rule
 
 if TYPE_CHECKING:
+    from quizkit.rules.facts import Below, Fact, Located
+    from quizkit.rules.walk import DocumentFacts, VersionFacts
     from quizkit.service import ServiceNames
 
 Emit = Callable[[Rule, str, str], None]
-DocCheck = Callable[[Any, Emit], None]
-FactCollector = Callable[[Any], Iterable[tuple]]
-# A located fact: (path, record, pointer, fact)
-LocatedFact = tuple[str, int | None, str, tuple]
-BatchCheck = Callable[[list[LocatedFact]], Iterable[Finding]]
+RuleCheck = Callable[["DocumentFacts", Emit], None]
+FactCollector = Callable[[Any], Iterable["tuple[str | Below, Fact]"]]
+BatchCheck = Callable[["Sequence[Located]"], Iterable[Finding]]
 RawFinding = tuple[Rule, str, str]
-# (document, the raw findings so far, emit, the service's names or None)
-FindingsCheck = Callable[[Any, "tuple[RawFinding, ...]", Emit, "ServiceNames | None"], None]
+# (the document's versions, the raw findings so far, emit, the service's names or None)
+FindingsCheck = Callable[["list[VersionFacts]", "tuple[RawFinding, ...]", Emit,
+                          "ServiceNames | None"], None]
 
-#: Reads the bytes of one document of the run again, for a batch check that needs more than
-#: its facts: (path, record) → the document's bytes, or None when they cannot be read again.
-Reread = Callable[[str, "int | None"], "bytes | None"]
-
-_DOC_CHECKS: dict[str, list[DocCheck]] = defaultdict(list)
-_COLLECTORS: dict[str, list[FactCollector]] = defaultdict(list)
-_BATCH_CHECKS: list[BatchCheck] = []
-_FINDINGS_CHECKS: dict[str, list[FindingsCheck]] = defaultdict(list)
+#: The attribute a decorator sets: (role, kinds, rules the function reports).
+MARK = "__quizkit_check__"
+ROLES = ("rule", "findings", "facts", "batch")
 
 
-def doc_check(*kinds: str) -> Callable[[DocCheck], DocCheck]:
-    """Register a check that runs on every document of the given kinds."""
+@dataclass(frozen=True, slots=True)
+class Mark:
+    role: str
+    kinds: tuple[str, ...]
+    rules: tuple[Rule, ...] = ()
 
-    def register(fn: DocCheck) -> DocCheck:
-        for kind in kinds:
-            _DOC_CHECKS[kind].append(fn)
+
+def _marker(role: str, kinds: tuple[str, ...], rules: tuple[Rule, ...]) -> Callable[[Any], Any]:
+    def mark(fn: Any) -> Any:
+        setattr(fn, MARK, Mark(role, kinds, rules))
         return fn
 
-    return register
+    return mark
 
 
-def findings_check(*kinds: str) -> Callable[[FindingsCheck], FindingsCheck]:
-    """Register a check that also sees the document's raw findings (after the other checks)."""
+def check(rule: Rule, *kinds: str) -> Callable[[RuleCheck], RuleCheck]:
+    """Mark the check of ``rule`` on documents of the given kinds (one function per rule)."""
+    return _marker("rule", kinds, (rule,))
 
-    def register(fn: FindingsCheck) -> FindingsCheck:
-        for kind in kinds:
-            _FINDINGS_CHECKS[kind].append(fn)
-        return fn
 
-    return register
+def findings_check(*kinds: str,
+                   rules: tuple[Rule, ...] = ()) -> Callable[[FindingsCheck], FindingsCheck]:
+    """Mark a check that also sees the document's raw findings (after the other checks)."""
+    return _marker("findings", kinds, rules)
 
 
 def fact_collector(*kinds: str) -> Callable[[FactCollector], FactCollector]:
-    """Register a collector of cross-file facts for documents of the given kinds.
-
-    A collector yields ``(pointer, fact)`` pairs; the engine adds path and record.
-    """
-
-    def register(fn: FactCollector) -> FactCollector:
-        for kind in kinds:
-            _COLLECTORS[kind].append(fn)
-        return fn
-
-    return register
+    """Mark a collector of cross-file facts for documents of the given kinds: it yields
+    ``(pointer, fact)`` pairs; the engine adds the place."""
+    return _marker("facts", kinds, ())
 
 
-def batch_check(fn: BatchCheck) -> BatchCheck:
-    """Register a check over the facts of every document of a run."""
-    _BATCH_CHECKS.append(fn)
-    return fn
+def batch_check(*rules: Rule) -> Callable[[BatchCheck], BatchCheck]:
+    """Mark a check over the placed facts of every document of a run."""
+    return _marker("batch", (), rules)
 
 
-#: The engine installs its reader for the batch checks of a run (:func:`rereading`);
-#: outside a run there is nothing to read again.
-_REREAD: list[Reread] = []
+@dataclass(frozen=True)
+class Registry:
+    """Every rule and every check, by role and document kind (immutable)."""
 
+    rules: tuple[Rule, ...]
+    checks: tuple[tuple[Mark, Callable[..., Any]], ...]
+    by_kind: Mapping[tuple[str, str], tuple[Callable[..., Any], ...]]
+    batch: tuple[BatchCheck, ...]
+    by_key: Mapping[str, Rule]
 
-def reread(path: str, record: int | None) -> bytes | None:
-    """The bytes of a document of the run, read again (see :func:`rereading`); None when it
-    cannot be read again or no run is going on."""
-    return _REREAD[-1](path, record) if _REREAD else None
+    @classmethod
+    def collect(cls, modules: Sequence[ModuleType]) -> Registry:
+        """The rules (:class:`Rule` values) and marked checks of ``modules``, in order."""
+        rules: list[Rule] = []
+        checks: list[tuple[Mark, Callable[..., Any]]] = []
+        for module in modules:
+            for value in vars(module).values():
+                if isinstance(value, Rule):
+                    rules.append(value)
+                elif callable(value) and isinstance(getattr(value, MARK, None), Mark):
+                    checks.append((getattr(value, MARK), value))
+        codes = [r.code for r in rules]
+        names = [r.name for r in rules]
+        if len(set(codes)) != len(codes) or len(set(names)) != len(names):
+            raise ValueError("a rule code or name is declared twice")
+        by_kind: dict[tuple[str, str], list[Callable[..., Any]]] = {}
+        for mark, fn in checks:
+            for kind in mark.kinds:
+                by_kind.setdefault((mark.role, kind), []).append(fn)
+        return cls(tuple(sorted(rules, key=lambda r: r.code)), tuple(checks),
+                   {k: tuple(v) for k, v in by_kind.items()},
+                   tuple(fn for mark, fn in checks if mark.role == "batch"),
+                   {**{r.code: r for r in rules}, **{r.name: r for r in rules}})
 
+    def of(self, role: str, kind: str) -> tuple[Callable[..., Any], ...]:
+        """The checks of one role for documents of ``kind``."""
+        return self.by_kind.get((role, kind), ())
 
-@contextmanager
-def rereading(fn: Reread) -> Iterator[None]:
-    """Batch checks inside the block read documents again with ``fn`` (the engine's, which
-    knows the run's sources and limits)."""
-    _REREAD.append(fn)
-    try:
-        yield
-    finally:
-        _REREAD.pop()
-
-
-def doc_checks(kind: str) -> list[DocCheck]:
-    return _DOC_CHECKS.get(kind, [])
-
-
-def findings_checks(kind: str) -> list[FindingsCheck]:
-    return _FINDINGS_CHECKS.get(kind, [])
-
-
-def collectors(kind: str) -> list[FactCollector]:
-    return _COLLECTORS.get(kind, [])
-
-
-def batch_checks() -> list[BatchCheck]:
-    return list(_BATCH_CHECKS)
+    def get(self, code_or_name: str) -> Rule:
+        """A rule by code (case-insensitive) or by name. Raises KeyError."""
+        key = code_or_name.strip()
+        found = self.by_key.get(key.upper()) or self.by_key.get(key.lower())
+        if found is None:
+            raise KeyError(code_or_name)
+        return found

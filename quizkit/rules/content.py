@@ -4,17 +4,91 @@ without a source, validation results about nothing, contradictory state flags.
 
 from __future__ import annotations
 
-from operator import itemgetter
+from collections.abc import Iterator
 from typing import Any
 
 from quizkit.findings import Severity, json_text
-from quizkit.rules import version_index
-from quizkit.rules.catalog import rule
-from quizkit.rules.checks import Emit, doc_check
-from quizkit.rules.version_index import Collection, VersionIndex, index
-from quizkit.rules.walk import as_dict, as_list, version_check
+from quizkit.rules.catalog import Rule, rule
+from quizkit.rules.checks import Emit, check
+from quizkit.rules.version_index import Collection
+from quizkit.rules.walk import (
+    ENTITY_VIEWS,
+    STEP_VIEWS,
+    VERSION_VIEWS,
+    DocumentFacts,
+    VersionFacts,
+    as_dict,
+    as_list,
+)
 
 GROUP = "content"
+
+
+def _fractional(obj: dict, key: str, base: str, emit: Emit) -> None:
+    v = obj.get(key)
+    if type(v) is float and not v.is_integer():
+        emit(FRACTIONAL, f"{base}/{key}", f"{key} {v} is not a whole number")
+
+
+def _ids(items: list, key: str) -> set[str]:
+    """The string values of ``key`` among ``items``."""
+    out = set()
+    for item in items:
+        if type(item) is dict:
+            p = item.get(key)
+            if type(p) is str:
+                out.add(p)
+    return out
+
+
+def _empties(v: VersionFacts, parents: str, children: str, key: str, r: Rule, message: str,
+             emit: Emit) -> None:
+    """Report the items of ``parents`` that no item of ``children`` names in ``key``."""
+    parent, child = v.index.get(parents), v.index.get(children)
+    if parent is None:
+        return
+    if parent.fast and child is not None and parent.idset is not None and \
+            child.parentset is not None and parent.idset <= child.parentset:
+        return  # fast path: every parent is named
+    used = _ids(child.items, key) if child is not None else set()
+    for i, item in enumerate(parent.items):
+        if type(item) is dict:
+            x = item.get("id")
+            if type(x) is str and x not in used:
+                emit(r, f"{v.base}/{parents}/{i}", message.format(id=json_text(x)))
+
+
+def _prices_distinct(col: Collection) -> bool:
+    """Fast path: no two questions of one theme at the same price."""
+    prices = col.column("price")
+    if not col.fast or col.parents is None or prices is None:
+        return False
+    try:
+        return len(set(zip(col.parents, prices, strict=True))) == len(prices)
+    except TypeError:  # an unhashable price
+        return False
+
+
+def _payload_member(step: Any, key: str) -> dict | None:
+    return as_dict(as_dict(step, "payload"), key)
+
+
+def _variants(d: DocumentFacts) -> Iterator[tuple[VersionFacts, int, int, str, bool]]:
+    """(version, step, index, variant, seen before in its step) for every string answer
+    variant of the steps that the fast path does not clear."""
+    for v in d.versions:
+        steps = v.index.get("steps")
+        if steps is None or v.index.payloads().variants:
+            continue
+        for i, step in enumerate(steps.items):
+            variants = as_list(as_dict(step, "payload"), "variants")
+            seen: set[str] = set()
+            for j, variant in enumerate(variants):
+                if type(variant) is str:
+                    yield v, i, j, variant, variant in seen
+                    if variant.strip():
+                        seen.add(variant)
+
 
 EMPTY_PACKAGE = rule(
     "C001", "empty-package", Severity.WARNING,
@@ -25,6 +99,16 @@ EMPTY_PACKAGE = rule(
     good='{"id": "p1", "versions": [{"id": "v1", "rounds": [...], ...}], ...}',
     group=GROUP,
 )
+
+
+@check(EMPTY_PACKAGE, "package-full", "game")
+def empty_package(d: DocumentFacts, emit: Emit) -> None:
+    holder, where = (d.doc, "/versions") if d.kind == "package-full" else \
+        (as_dict(d.doc, "pkg"), "/pkg/versions")
+    if type(holder) is dict and type(holder.get("versions")) is list and not holder["versions"]:
+        emit(EMPTY_PACKAGE, where, "package has no versions")
+
+
 EMPTY_VERSION = rule(
     "C002", "empty-version", Severity.WARNING,
     "A version has no rounds.",
@@ -34,6 +118,16 @@ EMPTY_VERSION = rule(
     good='{"id": "v1", "rounds": [{"id": "r1", ...}], ...}',
     group=GROUP,
 )
+
+
+@check(EMPTY_VERSION, *ENTITY_VIEWS)
+def empty_version(d: DocumentFacts, emit: Emit) -> None:
+    for v in d.versions:
+        rounds = v.version.get("rounds")
+        if type(rounds) is list and not rounds:
+            emit(EMPTY_VERSION, f"{v.base}/rounds", "version has no rounds")
+
+
 EMPTY_ROUND = rule(
     "C003", "empty-round", Severity.WARNING,
     "A round has no themes.",
@@ -44,6 +138,15 @@ EMPTY_ROUND = rule(
     good='{"rounds": [{"id": "r1", ...}], "themes": [{"id": "t1", "roundId": "r1", ...}]}',
     group=GROUP,
 )
+
+
+@check(EMPTY_ROUND, *STEP_VIEWS)
+def empty_round(d: DocumentFacts, emit: Emit) -> None:
+    for v in d.versions:
+        _empties(v, "rounds", "themes", "roundId", EMPTY_ROUND, "round {id} has no themes",
+                 emit)
+
+
 EMPTY_THEME = rule(
     "C004", "empty-theme", Severity.WARNING,
     "A theme has no questions.",
@@ -52,6 +155,15 @@ EMPTY_THEME = rule(
     good='{"themes": [{"id": "t1", ...}], "questions": [{"id": "q1", "themeId": "t1", ...}]}',
     group=GROUP,
 )
+
+
+@check(EMPTY_THEME, *ENTITY_VIEWS)
+def empty_theme(d: DocumentFacts, emit: Emit) -> None:
+    for v in d.versions:
+        _empties(v, "themes", "questions", "themeId", EMPTY_THEME,
+                 "theme {id} has no questions", emit)
+
+
 EMPTY_QUESTION = rule(
     "C005", "empty-question", Severity.WARNING,
     "A question has no steps.",
@@ -61,6 +173,15 @@ EMPTY_QUESTION = rule(
     good='{"questions": [{"id": "q1", ...}], "steps": [{"id": "s1", "questionId": "q1", ...}]}',
     group=GROUP,
 )
+
+
+@check(EMPTY_QUESTION, *STEP_VIEWS)
+def empty_question(d: DocumentFacts, emit: Emit) -> None:
+    for v in d.versions:
+        _empties(v, "questions", "steps", "questionId", EMPTY_QUESTION,
+                 "question {id} has no steps", emit)
+
+
 FRACTIONAL = rule(
     "C006", "fractional-count", Severity.WARNING,
     "A count, position, price, duration, size, starts or slots value is fractional.",
@@ -70,6 +191,58 @@ FRACTIONAL = rule(
     bad='{"price": 150.5}', good='{"price": 150}',
     group=GROUP,
 )
+
+
+#: Where a document's counts outside its versions are: (pointer to an object, its keys).
+_COUNTS: dict[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = {
+    "package-full": ((("meta",), ("starts",)),
+                     (("meta", "size"), ("text", "images", "audio", "video"))),
+    "game": ((("settings",), ("slots",)),),
+    "user-self": ((("user",), ("pkgCount",)),),
+    "banner": (((), ("position",)),),
+    "banner-create": (((), ("position",)),),
+}
+
+
+@check(FRACTIONAL, "package-full", "version-list", "version", "game", "user-self", "banner",
+       "banner-create")
+def fractional_count(d: DocumentFacts, emit: Emit) -> None:
+    for path, keys in _COUNTS.get(d.kind, ()):
+        holder = d.doc
+        for key in path:
+            holder = as_dict(holder, key)
+        if type(holder) is dict:
+            for key in keys:
+                _fractional(holder, key, "".join(f"/{k}" for k in path), emit)
+    if d.kind == "game":
+        for i, entry in enumerate(as_list(d.doc, "history")):
+            if type(entry) is dict:
+                _fractional(entry, "duration", f"/history/{i}", emit)
+    for v in d.versions:
+        game = v.view == "game"
+        for collection, keys in (("rounds", ("position",)), ("themes", ("position",)),
+                                 ("questions", ("price",) if game else ("position", "price")),
+                                 ("steps", ("position", "duration"))):
+            if game and collection in ("rounds", "themes", "steps"):
+                continue
+            col = v.index.get(collection)
+            if col is None:
+                continue
+            for key in keys:
+                if col.no_fraction(key):
+                    continue
+                for i, item in enumerate(col.items):
+                    if type(item) is dict:
+                        _fractional(item, key, f"{v.base}/{collection}/{i}", emit)
+        steps = v.index.get("steps")
+        if not game and steps is not None and not v.index.payloads().background_whole:
+            for i, step in enumerate(steps.items):
+                media = _payload_member(step, "backgroundMedia")
+                if media is not None:
+                    _fractional(media, "duration", f"{v.base}/steps/{i}/payload/backgroundMedia",
+                                emit)
+
+
 DUPLICATE_PRICE = rule(
     "C007", "duplicate-price", Severity.WARNING,
     "Two questions of one theme have the same price.",
@@ -81,6 +254,28 @@ DUPLICATE_PRICE = rule(
          '...}]}',
     group=GROUP,
 )
+
+
+@check(DUPLICATE_PRICE, *ENTITY_VIEWS)
+def duplicate_price(d: DocumentFacts, emit: Emit) -> None:
+    for v in d.versions:
+        col = v.index.get("questions")
+        if col is None or _prices_distinct(col):
+            continue
+        base = f"{v.base}/questions"
+        prices: dict[tuple[str, int | float], int] = {}
+        for i, q in enumerate(col.items):
+            if type(q) is not dict:
+                continue
+            price, theme = q.get("price"), q.get("themeId")
+            if type(price) not in (int, float) or type(theme) is not str:
+                continue
+            first = prices.setdefault((theme, price), i)
+            if first != i:
+                emit(DUPLICATE_PRICE, f"{base}/{i}/price",
+                     f"price {price} is also used by {base}/{first} in theme {json_text(theme)}")
+
+
 MEDIA_WITHOUT_SRC = rule(
     "C008", "media-without-src", Severity.WARNING,
     "A step's media or background media has an empty `src`.",
@@ -90,6 +285,23 @@ MEDIA_WITHOUT_SRC = rule(
     good='{"payload": {"media": null, ...}}   # or a real src',
     group=GROUP,
 )
+
+
+@check(MEDIA_WITHOUT_SRC, *STEP_VIEWS)
+def media_without_src(d: DocumentFacts, emit: Emit) -> None:
+    for v in d.versions:
+        steps = v.index.get("steps")
+        if steps is None or v.index.payloads().sources:
+            continue
+        for i, step in enumerate(steps.items):
+            for key in ("media", "backgroundMedia"):
+                media = _payload_member(step, key)
+                src = media.get("src") if media is not None else None
+                if type(src) is str and not src.strip():
+                    emit(MEDIA_WITHOUT_SRC, f"{v.base}/steps/{i}/payload/{key}/src",
+                         f"{key} has an empty src")
+
+
 EMPTY_VARIANT = rule(
     "C009", "empty-variant", Severity.WARNING,
     "An answer variant of a step is an empty (or blank) string.",
@@ -97,6 +309,16 @@ EMPTY_VARIANT = rule(
     bad='{"variants": ["Paris", "", "Rome"]}', good='{"variants": ["Paris", "Lyon", "Rome"]}',
     group=GROUP,
 )
+
+
+@check(EMPTY_VARIANT, *STEP_VIEWS)
+def empty_variant(d: DocumentFacts, emit: Emit) -> None:
+    for v, i, j, variant, _seen in _variants(d):
+        if not variant.strip():
+            emit(EMPTY_VARIANT, f"{v.base}/steps/{i}/payload/variants/{j}",
+                 "answer variant is empty")
+
+
 DUPLICATE_VARIANT = rule(
     "C010", "duplicate-variant", Severity.WARNING,
     "An answer variant of a step repeats an earlier one.",
@@ -104,6 +326,16 @@ DUPLICATE_VARIANT = rule(
     bad='{"variants": ["Paris", "Rome", "Paris"]}', good='{"variants": ["Paris", "Rome", "Oslo"]}',
     group=GROUP,
 )
+
+
+@check(DUPLICATE_VARIANT, *STEP_VIEWS)
+def duplicate_variant(d: DocumentFacts, emit: Emit) -> None:
+    for v, i, j, variant, seen in _variants(d):
+        if variant.strip() and seen:
+            emit(DUPLICATE_VARIANT, f"{v.base}/steps/{i}/payload/variants/{j}",
+                 f"answer variant {json_text(variant)} repeats an earlier one")
+
+
 UNKNOWN_VALIDATION_TARGET = rule(
     "C011", "unknown-validation-target", Severity.WARNING,
     "A `validation.results` entry names an entity the version does not hold.",
@@ -119,146 +351,43 @@ UNKNOWN_VALIDATION_TARGET = rule(
          '"questions": [{"id": "q1", ...}], ...}',
     group=GROUP,
 )
-PUBLISHED_DELETED = rule(
-    "C012", "published-deleted", Severity.WARNING,
-    "A version is published and deleted.",
-    "A deleted version (`deletedAt` set) is still marked `published: true`; players may be "
-    "offered a version that no longer exists.",
-    bad='{"published": true, "deletedAt": "2026-03-01T10:00:00Z", ...}',
-    good='{"published": false, "deletedAt": "2026-03-01T10:00:00Z", ...}',
-    group=GROUP,
-)
-BAN_EXPIRY_WITHOUT_BAN = rule(
-    "C013", "ban-expiry-without-ban", Severity.WARNING,
-    "An author record has `banExpiresAt` set but `banned: false`.",
-    "A ban expiry only makes sense for a banned user: either the ban was lifted and the expiry "
-    "left behind, or `banned` is wrong.",
-    bad='{"banned": false, "banExpiresAt": "2026-05-01T00:00:00Z", ...}',
-    good='{"banned": false, "banExpiresAt": null, ...}',
-    group=GROUP,
-)
-
-
-def _fractional(obj: dict, key: str, base: str, emit: Emit) -> None:
-    v = obj.get(key)
-    if type(v) is float and not v.is_integer():
-        emit(FRACTIONAL, f"{base}/{key}", f"{key} {v} is not a whole number")
-
-
-def _parents(items: list, key: str) -> set[str]:
-    out = set()
-    for item in items:
-        if type(item) is dict:
-            p = item.get(key)
-            if type(p) is str:
-                out.add(p)
-    return out
-
-
-def _empties(items: list, used: set[str], base: str, r, message: str, emit: Emit) -> set[str]:
-    """Report items whose id nobody uses; return the ids of ``items``."""
-    ids = set()
-    for i, item in enumerate(items):
-        if type(item) is dict:
-            x = item.get("id")
-            if type(x) is str:
-                ids.add(x)
-                if x not in used:
-                    emit(r, f"{base}/{i}", message.format(id=json_text(x)))
-    return ids
-
-
-def _step_payload(payload: Any, base: str, emit: Emit) -> None:
-    if type(payload) is not dict:
-        return
-    for key in ("media", "backgroundMedia"):
-        media = payload.get(key)
-        if type(media) is dict:
-            src = media.get("src")
-            if type(src) is str and not src.strip():
-                emit(MEDIA_WITHOUT_SRC, f"{base}/payload/{key}/src", f"{key} has an empty src")
-            if key == "backgroundMedia":
-                _fractional(media, "duration", f"{base}/payload/{key}", emit)
-    variants = payload.get("variants")
-    if type(variants) is list and variants:
-        seen: set[str] = set()
-        for j, v in enumerate(variants):
-            if type(v) is not str:
-                continue
-            if not v.strip():
-                emit(EMPTY_VARIANT, f"{base}/payload/variants/{j}", "answer variant is empty")
-            elif v in seen:
-                emit(DUPLICATE_VARIANT, f"{base}/payload/variants/{j}",
-                     f"answer variant {json_text(v)} repeats an earlier one")
-            else:
-                seen.add(v)
-
-
-@version_check("package-full", "version-list", "version", "game")
-def version_content(base: str, version: dict, view: str, pkg_id: str | None,
-                    emit: Emit) -> None:
-    game = view == "game"
-    ix = index(version)
-    rounds = as_list(version, "rounds")
-    themes = as_list(version, "themes")
-    questions = as_list(version, "questions")
-    steps = as_list(version, "steps")
-    if not rounds and type(version.get("rounds")) is list:
-        emit(EMPTY_VERSION, f"{base}/rounds", "version has no rounds")
-    if not game and not _all_used(ix.get("rounds"), ix.get("themes")):
-        _empties(rounds, _parents(themes, "roundId"), f"{base}/rounds", EMPTY_ROUND,
-                 "round {id} has no themes", emit)
-    if not _all_used(ix.get("themes"), ix.get("questions")):
-        _empties(themes, _parents(questions, "themeId"), f"{base}/themes", EMPTY_THEME,
-                 "theme {id} has no questions", emit)
-    if not _questions_clean(questions, ix.get("questions"), game):
-        _questions(questions, f"{base}/questions", emit)
-    if not game:
-        if not _all_used(ix.get("questions"), ix.get("steps")):
-            _empties(questions, _parents(steps, "questionId"), f"{base}/questions",
-                     EMPTY_QUESTION, "question {id} has no steps", emit)
-        if not _no_fraction(ix.get("rounds"), "position"):
-            for i, r in enumerate(rounds):
-                if type(r) is dict:
-                    _fractional(r, "position", f"{base}/rounds/{i}", emit)
-        if not _no_fraction(ix.get("themes"), "position"):
-            for i, t in enumerate(themes):
-                if type(t) is dict:
-                    _fractional(t, "position", f"{base}/themes/{i}", emit)
-        if not _steps_clean(steps, ix.get("steps")):
-            for i, s in enumerate(steps):
-                if type(s) is dict:
-                    where = f"{base}/steps/{i}"
-                    _fractional(s, "position", where, emit)
-                    _fractional(s, "duration", where, emit)
-                    _step_payload(s.get("payload"), where, emit)
-    _validation_targets(base, version, pkg_id, ix, emit)
-    if version.get("published") is True and type(version.get("deletedAt")) is str:
-        emit(PUBLISHED_DELETED, f"{base}/published", "the version is published but deleted")
-
-
-def _questions(questions: list, base: str, emit: Emit) -> None:
-    """Positions and prices of questions (fractional), and duplicate prices within a theme."""
-    prices: dict[tuple[str, int | float], int] = {}
-    for i, q in enumerate(questions):
-        if type(q) is not dict:
-            continue
-        _fractional(q, "position", f"{base}/{i}", emit)
-        price = q.get("price")
-        tp = type(price)
-        if tp is not int and tp is not float:
-            continue
-        if tp is float and not price.is_integer():
-            emit(FRACTIONAL, f"{base}/{i}/price", f"price {price} is not a whole number")
-        theme = q.get("themeId")
-        if type(theme) is str:
-            first = prices.setdefault((theme, price), i)
-            if first != i:
-                emit(DUPLICATE_PRICE, f"{base}/{i}/price",
-                     f"price {price} is also used by {base}/{first} in theme {json_text(theme)}")
 
 
 _COLLECTION = {"round": "rounds", "theme": "themes", "question": "questions", "step": "steps"}
+
+
+@check(UNKNOWN_VALIDATION_TARGET, *VERSION_VIEWS)
+def unknown_validation_target(d: DocumentFacts, emit: Emit) -> None:
+    for v in d.versions:
+        version, pkg_id = v.version, v.package_id
+        results = as_list(as_dict(version, "validation"), "results")
+        for i, res in enumerate(results):
+            if type(res) is not dict:
+                continue
+            entity, target = res.get("entity"), res.get("id")
+            if type(entity) is not str or type(target) is not str:
+                continue
+            entity = entity.lower()
+            if entity == "package":
+                expected = pkg_id if pkg_id is not None else version.get("packageId")
+                ok = type(expected) is not str or target == expected
+            elif entity == "version":
+                vid = version.get("id")
+                ok = type(vid) is not str or target == vid
+            elif entity in _COLLECTION:
+                if v.view == "created":  # a created version's response holds no entities
+                    continue
+                col = v.index.get(_COLLECTION[entity])
+                if col is None:  # the view carries no such collection
+                    continue
+                ok = target in (col.idset if col.idset is not None else _ids(col.items, "id"))
+            else:
+                continue
+            if not ok and not _held_as_other(version, pkg_id, target):
+                emit(UNKNOWN_VALIDATION_TARGET, f"{v.base}/validation/results/{i}/id",
+                     f"validation result names {entity} {json_text(target)}, which this version "
+                     "does "
+                     f"not hold")
 
 
 def _held_as_other(version: dict, pkg_id: str | None, target: str) -> bool:
@@ -274,145 +403,40 @@ def _held_as_other(version: dict, pkg_id: str | None, target: str) -> bool:
     return False
 
 
-def _validation_targets(base: str, version: dict, pkg_id: str | None,
-                        ix: VersionIndex | None, emit: Emit) -> None:
-    results = as_list(as_dict(version, "validation"), "results")
-    if not results:
-        return
-    for i, res in enumerate(results):
-        if type(res) is not dict:
-            continue
-        entity = res.get("entity")
-        target = res.get("id")
-        if type(entity) is not str or type(target) is not str:
-            continue
-        entity = entity.lower()
-        if entity == "package":
-            expected = pkg_id if pkg_id is not None else version.get("packageId")
-            ok = type(expected) is not str or target == expected
-        elif entity == "version":
-            vid = version.get("id")
-            ok = type(vid) is not str or target == vid
-        elif entity in _COLLECTION:
-            if ix is None:
-                continue
-            col = ix.get(_COLLECTION[entity])
-            if col is None:  # the view carries no such collection
-                continue
-            ids = col.idset if col.idset is not None else _parents(col.items, "id")
-            ok = target in ids
-        else:
-            continue
-        if not ok and not _held_as_other(version, pkg_id, target):
-            emit(UNKNOWN_VALIDATION_TARGET, f"{base}/validation/results/{i}/id",
-                 f"validation result names {entity} {json_text(target)}, which this version does "
-                 f"not hold")
+PUBLISHED_DELETED = rule(
+    "C012", "published-deleted", Severity.WARNING,
+    "A version is published and deleted.",
+    "A deleted version (`deletedAt` set) is still marked `published: true`; players may be "
+    "offered a version that no longer exists.",
+    bad='{"published": true, "deletedAt": "2026-03-01T10:00:00Z", ...}',
+    good='{"published": false, "deletedAt": "2026-03-01T10:00:00Z", ...}',
+    group=GROUP,
+)
 
 
-_PAYLOAD = itemgetter("payload")
+@check(PUBLISHED_DELETED, *VERSION_VIEWS)
+def published_deleted(d: DocumentFacts, emit: Emit) -> None:
+    for v in d.versions:
+        if v.version.get("published") is True and type(v.version.get("deletedAt")) is str:
+            emit(PUBLISHED_DELETED, f"{v.base}/published",
+                 "the version is published but deleted")
 
 
-def _no_fraction(col: Collection | None, key: str) -> bool:
-    """Fast path: no item of the collection has a fractional ``key`` (an absent collection
-    has no item)."""
-    return col is None or col.no_fraction(key)
+BAN_EXPIRY_WITHOUT_BAN = rule(
+    "C013", "ban-expiry-without-ban", Severity.WARNING,
+    "An author record has `banExpiresAt` set but `banned: false`.",
+    "A ban expiry only makes sense for a banned user: either the ban was lifted and the expiry "
+    "left behind, or `banned` is wrong.",
+    bad='{"banned": false, "banExpiresAt": "2026-05-01T00:00:00Z", ...}',
+    good='{"banned": false, "banExpiresAt": null, ...}',
+    group=GROUP,
+)
 
 
-def _all_used(parent: Collection | None, child: Collection | None) -> bool:
-    """Fast path: every item of ``parent`` is named by some item of ``child``."""
-    return (version_index.FAST and parent is not None and child is not None
-            and parent.idset is not None and child.parentset is not None
-            and parent.idset <= child.parentset)
-
-
-def _questions_clean(questions: list, col: Collection | None, game: bool) -> bool:
-    """Fast path: whole prices (and positions), no price twice within a theme."""
-    if col is None or col.parents is None or not col.no_fraction("price"):
-        return False
-    if not game and not col.no_fraction("position"):
-        return False
-    prices = col.column("price")
-    try:
-        return len(set(zip(col.parents, prices, strict=True))) == len(prices)  # type: ignore
-    except TypeError:
-        return False
-
-
-def _steps_clean(steps: list, col: Collection | None = None) -> bool:
-    """Fast path: whole positions and durations, media with a src, distinct non-blank
-    variants. Any doubt (a wrong type included) sends the steps down the exact path.
-    ``col``: the steps' collection in the version index (its columns are shared)."""
-    if col is None or col.items is not steps:
-        col = Collection(steps, None)
-    if not (col.no_fraction("position") and col.no_fraction("duration")):
-        return False
-    try:
-        for p in map(_PAYLOAD, steps):
-            m = p["media"]
-            if m is not None and not m["src"].strip():
-                return False
-            b = p["backgroundMedia"]
-            if b is not None and (not b["src"].strip() or type(b["duration"]) is float):
-                return False
-            vs = p["variants"]
-            if vs and (len(set(vs)) != len(vs) or not all(map(str.strip, vs))):
-                return False
-    except (KeyError, TypeError, AttributeError):
-        return False
-    return True
-
-
-@version_check("version-created")
-def created_content(base: str, version: dict, view: str, pkg_id: str | None,
-                    emit: Emit) -> None:
-    if version.get("published") is True and type(version.get("deletedAt")) is str:
-        emit(PUBLISHED_DELETED, f"{base}/published", "the version is published but deleted")
-    _validation_targets(base, version, None, None, emit)
-
-
-@doc_check("package-full")
-def package_content(doc: Any, emit: Emit) -> None:
-    if type(doc) is not dict:
-        return
-    if type(doc.get("versions")) is list and not doc["versions"]:
-        emit(EMPTY_PACKAGE, "/versions", "package has no versions")
-    meta = as_dict(doc, "meta")
-    if meta is not None:
-        _fractional(meta, "starts", "/meta", emit)
-        size = as_dict(meta, "size")
-        if size is not None:
-            for key in ("text", "images", "audio", "video"):
-                _fractional(size, key, "/meta/size", emit)
-    user = as_dict(doc, "user")
+@check(BAN_EXPIRY_WITHOUT_BAN, "package-full")
+def ban_expiry_without_ban(d: DocumentFacts, emit: Emit) -> None:
+    user = as_dict(d.doc, "user")
     if user is not None and user.get("banned") is False and \
             type(user.get("banExpiresAt")) is str:
         emit(BAN_EXPIRY_WITHOUT_BAN, "/user/banExpiresAt",
              "banExpiresAt is set but the user is not banned")
-
-
-@doc_check("game")
-def game_content(doc: Any, emit: Emit) -> None:
-    if type(doc) is not dict:
-        return
-    pkg = as_dict(doc, "pkg")
-    if pkg is not None and type(pkg.get("versions")) is list and not pkg["versions"]:
-        emit(EMPTY_PACKAGE, "/pkg/versions", "package has no versions")
-    settings = as_dict(doc, "settings")
-    if settings is not None:
-        _fractional(settings, "slots", "/settings", emit)
-    for i, entry in enumerate(as_list(doc, "history")):
-        if type(entry) is dict:
-            _fractional(entry, "duration", f"/history/{i}", emit)
-
-
-@doc_check("user-self")
-def user_content(doc: Any, emit: Emit) -> None:
-    user = as_dict(doc, "user")
-    if user is not None:
-        _fractional(user, "pkgCount", "/user", emit)
-
-
-@doc_check("banner", "banner-create")
-def banner_content(doc: Any, emit: Emit) -> None:
-    if type(doc) is dict:
-        _fractional(doc, "position", "", emit)

@@ -10,73 +10,24 @@ cannot be read is not judged.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from quizkit.findings import Severity, json_text
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, RawFinding, findings_check
-from quizkit.rules.version_index import index
+from quizkit.rules.version_index import VersionIndex
+from quizkit.rules.walk import VersionFacts
 from quizkit.service import (
     COLLECTIONS,
     DEFAULT_NAMES,
     VERSION_KINDS,
     ServiceNames,
     VersionSite,
-    versions_of,
 )
 
 GROUP = "service"
-
-STALE = rule(
-    "V001", "stale-validation", Severity.WARNING,
-    "A version's embedded validation claims no error, but quizkit finds errors in it.",
-    "Each version carries the service's own validation report. When that report lists no "
-    "result of level `error` (or no result at all) while quizkit finds errors inside the "
-    "version, the report is stale (the version changed since) or missing (never run). The "
-    "finding names quizkit's first error; findings about the report itself do not count.",
-    bad='{"id": "v1", "validation": {"results": [], "timestamp": 1762724272914}, '
-        '"questions": [{"price": -100, ...}], ...}',
-    good='{"id": "v1", "validation": {"results": [{"level": "error", "entity": "question", '
-         '"id": "q1", "message": "negative price"}], ...}, ...}',
-    group=GROUP,
-)
-UNCONFIRMED = rule(
-    "V002", "unconfirmed-validation-error", Severity.INFO,
-    "A version's embedded validation claims errors that quizkit does not find.",
-    "The reverse of `stale-validation`: the report lists errors, quizkit finds none in the "
-    "version. The service usually checks things quizkit cannot (a version without a final "
-    "round), so this check is off unless the profile's `[service]` table sets "
-    "`confirm-errors = true` (for a service whose validation checks no more than quizkit).",
-    bad='{"validation": {"results": [{"level": "error", ...}], ...}, ...}   # a clean version',
-    good='{"validation": {"results": [], ...}, ...}',
-    group=GROUP,
-)
-ENTITY_MISMATCH = rule(
-    "V003", "validation-entity-mismatch", Severity.WARNING,
-    "A validation result names an id of another kind of entity than its `entity` says.",
-    "A result's `id` exists in the version, but as another kind of entity: a `round` result "
-    "whose id is a theme's. The report points the author at the wrong place. (An id that "
-    "names nothing in the version is `unknown-validation-target`.) Collections a view does "
-    "not carry (steps in a game, every entity of a created version) are not checked.",
-    bad='{"themes": [{"id": "t1", ...}], "validation": {"results": [{"entity": "round", '
-        '"id": "t1", ...}], ...}, ...}',
-    good='{"themes": [{"id": "t1", ...}], "validation": {"results": [{"entity": "theme", '
-         '"id": "t1", ...}], ...}, ...}',
-    group=GROUP,
-)
-OLDER = rule(
-    "V004", "validation-older-than-version", Severity.INFO,
-    "The embedded validation's timestamp is older than the version's `updatedAt`.",
-    "The report was made before the version last changed, so it may not describe it. The "
-    "interface gives no unit for `timestamp`; quizkit reads it as epoch milliseconds (the "
-    "unit of the service's exports) and compares with `updatedAt` to the millisecond.",
-    bad='{"updatedAt": "2025-11-09T21:37:52.914Z", "validation": {"timestamp": '
-        '1762700000000, ...}, ...}',
-    good='{"updatedAt": "2025-11-09T21:37:52.914Z", "validation": {"timestamp": '
-         '1762724272914, ...}, ...}',
-    group=GROUP,
-)
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -133,27 +84,37 @@ def _ids_by_kind(site: VersionSite) -> dict[str, set[str]]:
     return out
 
 
-def _check_claims(site: VersionSite, results: list, raw: tuple[RawFinding, ...], emit: Emit,
-                  names: ServiceNames) -> None:
+def _claims(site: VersionSite, results: list, raw: tuple[RawFinding, ...],
+            names: ServiceNames) -> tuple[list[RawFinding], list[int]] | None:
+    """quizkit's errors in the version and the indexes of the results the report claims as
+    errors; None when a result's level cannot be read (the claim cannot be judged)."""
     levels = [names.read_level(r.get("level")) if type(r) is dict else None for r in results]
     if None in levels:
-        return  # a level we cannot read: the claim cannot be judged
-    errors = _quizkit_errors(site, raw)
-    claimed = [i for i, level in enumerate(levels) if level == "error"]
-    if errors and not claimed:
-        rule_, pointer, _ = errors[0]
-        more = f" and {len(errors) - 1} more" if len(errors) > 1 else ""
-        emit(STALE, f"{site.base}/validation",
-             f"stale or missing validation: the report claims no error, but quizkit finds "
-             f"{len(errors)} error{'s' if len(errors) > 1 else ''} in this version "
-             f"({rule_.name} at {pointer or '/'}{more})")
-    elif claimed and not errors and names.confirm_errors:
-        emit(UNCONFIRMED, f"{site.base}/validation/results/{claimed[0]}",
-             f"the report claims {len(claimed)} error{'s' if len(claimed) > 1 else ''}, but "
-             "quizkit finds none in this version")
+        return None
+    return _quizkit_errors(site, raw), [i for i, level in enumerate(levels) if level == "error"]
 
 
-def _held(site: VersionSite, entity: str) -> set[str] | None:
+def _reports(versions: list[VersionFacts]) -> Iterator[tuple[VersionSite, VersionIndex, dict]]:
+    """Every version that embeds a report (an object; a missing or mistyped report is the
+    schema's finding), with its index and the report."""
+    for v in versions:
+        validation = v.version.get("validation")
+        if type(validation) is not dict:
+            continue
+        package_id = v.package_id
+        if package_id is None and type(v.version.get("packageId")) is str:
+            package_id = v.version["packageId"]
+        yield VersionSite(v.base, v.version, package_id), v.index, validation
+
+
+def _results(versions: list[VersionFacts]) -> Iterator[tuple[VersionSite, VersionIndex, list]]:
+    for site, index, validation in _reports(versions):
+        results = validation.get("results")
+        if type(results) is list:
+            yield site, index, results
+
+
+def _held(site: VersionSite, index: VersionIndex, entity: str) -> set[str] | None:
     """``_ids_by_kind(site).get(entity)``, from the version's shared index when it is clean
     (the common case: no set is built per check)."""
     if entity == "package":
@@ -166,7 +127,7 @@ def _held(site: VersionSite, entity: str) -> set[str] | None:
     items = site.version.get(collection)
     if type(items) is not list:
         return None
-    col = index(site.version).get(collection)
+    col = index.get(collection)
     if col is not None and col.idset is not None:
         return col.idset
     return {i["id"] for i in items if type(i) is dict and type(i.get("id")) is str}
@@ -175,7 +136,91 @@ def _held(site: VersionSite, entity: str) -> set[str] | None:
 _COLLECTION_OF = {entity: collection for collection, entity in COLLECTIONS.items()}
 
 
-def _check_entities(site: VersionSite, results: list, emit: Emit, names: ServiceNames) -> None:
+STALE = rule(
+    "V001", "stale-validation", Severity.WARNING,
+    "A version's embedded validation claims no error, but quizkit finds errors in it.",
+    "Each version carries the service's own validation report. When that report lists no "
+    "result of level `error` (or no result at all) while quizkit finds errors inside the "
+    "version, the report is stale (the version changed since) or missing (never run). The "
+    "finding names quizkit's first error; findings about the report itself do not count.",
+    bad='{"id": "v1", "validation": {"results": [], "timestamp": 1762724272914}, '
+        '"questions": [{"price": -100, ...}], ...}',
+    good='{"id": "v1", "validation": {"results": [{"level": "error", "entity": "question", '
+         '"id": "q1", "message": "negative price"}], ...}, ...}',
+    group=GROUP,
+)
+
+
+@findings_check(*VERSION_KINDS, rules=(STALE,))
+def stale_validation(versions: list[VersionFacts], raw: tuple[RawFinding, ...], emit: Emit,
+                     names: ServiceNames | None) -> None:
+    for site, _index, results in _results(versions):
+        claims = _claims(site, results, raw, names or DEFAULT_NAMES)
+        if claims is None:
+            continue
+        errors, claimed = claims
+        if errors and not claimed:
+            rule_, pointer, _ = errors[0]
+            more = f" and {len(errors) - 1} more" if len(errors) > 1 else ""
+            emit(STALE, f"{site.base}/validation",
+                 f"stale or missing validation: the report claims no error, but quizkit finds "
+                 f"{len(errors)} error{'s' if len(errors) > 1 else ''} in this version "
+                 f"({rule_.name} at {pointer or '/'}{more})")
+
+
+UNCONFIRMED = rule(
+    "V002", "unconfirmed-validation-error", Severity.INFO,
+    "A version's embedded validation claims errors that quizkit does not find.",
+    "The reverse of `stale-validation`: the report lists errors, quizkit finds none in the "
+    "version. The service usually checks things quizkit cannot (a version without a final "
+    "round), so this check is off unless the profile's `[service]` table sets "
+    "`confirm-errors = true` (for a service whose validation checks no more than quizkit).",
+    bad='{"validation": {"results": [{"level": "error", ...}], ...}, ...}   # a clean version',
+    good='{"validation": {"results": [], ...}, ...}',
+    group=GROUP,
+)
+
+
+@findings_check(*VERSION_KINDS, rules=(UNCONFIRMED,))
+def unconfirmed_validation_error(versions: list[VersionFacts], raw: tuple[RawFinding, ...],
+                                 emit: Emit, names: ServiceNames | None) -> None:
+    if names is None or not names.confirm_errors:
+        return
+    for site, _index, results in _results(versions):
+        claims = _claims(site, results, raw, names)
+        if claims is None:
+            continue
+        errors, claimed = claims
+        if claimed and not errors:
+            emit(UNCONFIRMED, f"{site.base}/validation/results/{claimed[0]}",
+                 f"the report claims {len(claimed)} error{'s' if len(claimed) > 1 else ''}, "
+                 "but quizkit finds none in this version")
+
+
+ENTITY_MISMATCH = rule(
+    "V003", "validation-entity-mismatch", Severity.WARNING,
+    "A validation result names an id of another kind of entity than its `entity` says.",
+    "A result's `id` exists in the version, but as another kind of entity: a `round` result "
+    "whose id is a theme's. The report points the author at the wrong place. (An id that "
+    "names nothing in the version is `unknown-validation-target`.) Collections a view does "
+    "not carry (steps in a game, every entity of a created version) are not checked.",
+    bad='{"themes": [{"id": "t1", ...}], "validation": {"results": [{"entity": "round", '
+        '"id": "t1", ...}], ...}, ...}',
+    good='{"themes": [{"id": "t1", ...}], "validation": {"results": [{"entity": "theme", '
+         '"id": "t1", ...}], ...}, ...}',
+    group=GROUP,
+)
+
+
+@findings_check(*VERSION_KINDS, rules=(ENTITY_MISMATCH,))
+def validation_entity_mismatch(versions: list[VersionFacts], raw: tuple[RawFinding, ...],
+                               emit: Emit, names: ServiceNames | None) -> None:
+    for site, index, results in _results(versions):
+        _check_entities(site, index, results, emit, names or DEFAULT_NAMES)
+
+
+def _check_entities(site: VersionSite, index: VersionIndex, results: list, emit: Emit,
+                    names: ServiceNames) -> None:
     ids = None  # every kind's ids, built only for a result that names an id not held
     for i, r in enumerate(results):
         if type(r) is not dict or type(r.get("id")) is not str:
@@ -183,7 +228,7 @@ def _check_entities(site: VersionSite, results: list, emit: Emit, names: Service
         entity = names.read_entity(r.get("entity"))
         if entity is None:
             continue
-        held = _held(site, entity)
+        held = _held(site, index, entity)
         if held is None or r["id"] in held:
             continue
         if ids is None:
@@ -195,6 +240,27 @@ def _check_entities(site: VersionSite, results: list, emit: Emit, names: Service
                  f"{' and '.join(other)} of this version")
 
 
+OLDER = rule(
+    "V004", "validation-older-than-version", Severity.INFO,
+    "The embedded validation's timestamp is older than the version's `updatedAt`.",
+    "The report was made before the version last changed, so it may not describe it. The "
+    "interface gives no unit for `timestamp`; quizkit reads it as epoch milliseconds (the "
+    "unit of the service's exports) and compares with `updatedAt` to the millisecond.",
+    bad='{"updatedAt": "2025-11-09T21:37:52.914Z", "validation": {"timestamp": '
+        '1762700000000, ...}, ...}',
+    good='{"updatedAt": "2025-11-09T21:37:52.914Z", "validation": {"timestamp": '
+         '1762724272914, ...}, ...}',
+    group=GROUP,
+)
+
+
+@findings_check(*VERSION_KINDS, rules=(OLDER,))
+def validation_older_than_version(versions: list[VersionFacts], raw: tuple[RawFinding, ...],
+                                  emit: Emit, names: ServiceNames | None) -> None:
+    for site, _index, validation in _reports(versions):
+        _check_timestamp(site, validation, emit)
+
+
 def _check_timestamp(site: VersionSite, validation: dict, emit: Emit) -> None:
     stamp = validation.get("timestamp")
     updated = epoch_ms(site.version.get("updatedAt"))
@@ -204,32 +270,3 @@ def _check_timestamp(site: VersionSite, validation: dict, emit: Emit) -> None:
          f"the report ({stamp:.0f} ms) is older than the version's updatedAt "
          f"({json_text(site.version['updatedAt'])}, {updated} ms) by "
          f"{(updated - stamp) / 1000:.3f} s")
-
-
-def _embedded_reports(kind: str, doc: Any, raw: tuple[RawFinding, ...], emit: Emit,
-                      names: ServiceNames | None) -> None:
-    """Every version's embedded report against quizkit's findings and the version itself."""
-    names = names or DEFAULT_NAMES
-    for site in versions_of(kind, doc):
-        validation = site.version.get("validation")
-        if type(validation) is not dict:
-            continue  # a missing or mistyped report is the schema's finding
-        results = validation.get("results")
-        if type(results) is list:
-            _check_claims(site, results, raw, emit, names)
-            _check_entities(site, results, emit, names)
-        _check_timestamp(site, validation, emit)
-
-
-def _register(kind: str) -> None:
-    # One check per kind, so that each knows where its document's versions are.
-    def check(doc: Any, raw: tuple[RawFinding, ...], emit: Emit,
-              names: ServiceNames | None) -> None:
-        _embedded_reports(kind, doc, raw, emit, names)
-
-    check.__name__ = f"embedded_reports[{kind}]"
-    findings_check(kind)(check)
-
-
-for _kind in VERSION_KINDS:
-    _register(_kind)

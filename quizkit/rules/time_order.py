@@ -4,14 +4,54 @@ was created. Timestamps the schema reports as malformed are skipped (see ``walk.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 from quizkit.findings import Severity, json_text
 from quizkit.rules.catalog import rule
-from quizkit.rules.checks import Emit, doc_check
-from quizkit.rules.walk import as_dict, as_list, parse_time, version_check
+from quizkit.rules.checks import Emit, check
+from quizkit.rules.walk import (
+    VERSION_VIEWS,
+    DocumentFacts,
+    as_dict,
+    as_list,
+    as_str,
+    parse_time,
+)
+
+#: The kinds whose records carry timestamps.
+TIMED = (*VERSION_VIEWS, "banner")
 
 GROUP = "time"
+
+
+#: Records outside versions, per kind: (path to the record, its state timestamps).
+_RECORDS: dict[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = {
+    "package-full": (((), ("deletedAt",)), (("user",), ())),
+    "banner": (((), ()),),
+    "game": (((), ("completedAt", "stoppedAt")), (("pkg",), ("deletedAt",))),
+}
+
+
+def _records(d: DocumentFacts) -> Iterator[tuple[dict, str, tuple[str, ...], datetime]]:
+    """(record, pointer, state keys, createdAt) of every record of the document with a
+    readable ``createdAt``: the document's own, its versions and their ``changes``."""
+    found: list[tuple[Any, str, tuple[str, ...]]] = []
+    for path, states in _RECORDS.get(d.kind, ()):
+        record = d.doc
+        for key in path:
+            record = as_dict(record, key)
+        found.append((record, "".join(f"/{k}" for k in path), states))
+    for v in d.versions:
+        found.append((v.version, v.base, ("deletedAt",)))
+        found.append((v.version.get("changes"), f"{v.base}/changes", ("deletedAt",)))
+    for record, base, states in found:
+        if type(record) is dict:
+            created = parse_time(record.get("createdAt"))
+            if created is not None:
+                yield record, base, states, created
+
 
 UPDATED_BEFORE_CREATED = rule(
     "T001", "updated-before-created", Severity.ERROR,
@@ -22,6 +62,18 @@ UPDATED_BEFORE_CREATED = rule(
     good='{"createdAt": "2026-03-01T09:00:00Z", "updatedAt": "2026-03-02T10:00:00Z"}',
     group=GROUP,
 )
+
+
+@check(UPDATED_BEFORE_CREATED, *TIMED)
+def updated_before_created(d: DocumentFacts, emit: Emit) -> None:
+    for record, base, _states, created in _records(d):
+        updated = parse_time(record.get("updatedAt"))
+        if updated is not None and updated < created:
+            emit(UPDATED_BEFORE_CREATED, f"{base}/updatedAt",
+                 f"updatedAt {json_text(record['updatedAt'])} is before createdAt "
+                 f"{json_text(record['createdAt'])}")
+
+
 STATE_BEFORE_CREATED = rule(
     "T002", "state-before-created", Severity.ERROR,
     "A `deletedAt`, `completedAt` or `stoppedAt` earlier than the record's `createdAt`.",
@@ -31,6 +83,20 @@ STATE_BEFORE_CREATED = rule(
     good='{"createdAt": "2026-03-02T10:00:00Z", "completedAt": "2026-03-02T11:30:00Z", ...}',
     group=GROUP,
 )
+
+
+@check(STATE_BEFORE_CREATED, *TIMED)
+def state_before_created(d: DocumentFacts, emit: Emit) -> None:
+    for record, base, states, created in _records(d):
+        for key in states:
+            value = record.get(key)
+            t = parse_time(value) if value is not None else None
+            if t is not None and t < created:
+                emit(STATE_BEFORE_CREATED, f"{base}/{key}",
+                     f"{key} {json_text(value)} is before createdAt "
+                     f"{json_text(record['createdAt'])}")
+
+
 HISTORY_BEFORE_GAME = rule(
     "T003", "history-before-game", Severity.ERROR,
     "A game history entry is earlier than the game's creation.",
@@ -41,6 +107,21 @@ HISTORY_BEFORE_GAME = rule(
          '"2026-03-02T10:40:00Z", ...}], ...}',
     group=GROUP,
 )
+
+
+@check(HISTORY_BEFORE_GAME, "game")
+def history_before_game(d: DocumentFacts, emit: Emit) -> None:
+    created = parse_time(d.doc.get("createdAt")) if type(d.doc) is dict else None
+    if created is None:
+        return
+    for i, entry in enumerate(as_list(d.doc, "history")):
+        t = parse_time(entry.get("createdAt")) if type(entry) is dict else None
+        if t is not None and t < created:
+            emit(HISTORY_BEFORE_GAME, f"/history/{i}/createdAt",
+                 f"history entry createdAt {json_text(entry['createdAt'])} is before the "
+                 f"game's createdAt {json_text(d.doc['createdAt'])}")
+
+
 COMPLETED_AND_STOPPED = rule(
     "T004", "completed-and-stopped", Severity.WARNING,
     "A game is both completed and stopped.",
@@ -52,63 +133,8 @@ COMPLETED_AND_STOPPED = rule(
 )
 
 
-def record_times(record: Any, base: str, emit: Emit, states: tuple[str, ...] = ("deletedAt",),
-                 ) -> None:
-    """createdAt ≤ updatedAt, and createdAt ≤ each state timestamp of ``record``."""
-    if type(record) is not dict:
-        return
-    created = parse_time(record.get("createdAt"))
-    if created is None:
-        return
-    updated = parse_time(record.get("updatedAt"))
-    if updated is not None and updated < created:
-        emit(UPDATED_BEFORE_CREATED, f"{base}/updatedAt",
-             f"updatedAt {json_text(record['updatedAt'])} is before createdAt "
-             f"{json_text(record['createdAt'])}")
-    for key in states:
-        value = record.get(key)
-        if value is None:
-            continue
-        t = parse_time(value)
-        if t is not None and t < created:
-            emit(STATE_BEFORE_CREATED, f"{base}/{key}",
-                 f"{key} {json_text(value)} is before createdAt {json_text(record['createdAt'])}")
-
-
-@version_check("package-full", "version-list", "version", "version-created", "game")
-def version_times(base: str, version: dict, view: str, pkg_id: str | None,
-                  emit: Emit) -> None:
-    record_times(version, base, emit)
-    record_times(version.get("changes"), f"{base}/changes", emit)
-
-
-@doc_check("package-full")
-def package_times(doc: Any, emit: Emit) -> None:
-    record_times(doc, "", emit)
-    record_times(as_dict(doc, "user"), "/user", emit, states=())
-
-
-@doc_check("banner")
-def banner_times(doc: Any, emit: Emit) -> None:
-    record_times(doc, "", emit, states=())
-
-
-@doc_check("game")
-def game_times(doc: Any, emit: Emit) -> None:
-    if type(doc) is not dict:
-        return
-    record_times(doc, "", emit, states=("completedAt", "stoppedAt"))
-    record_times(as_dict(doc, "pkg"), "/pkg", emit)
-    if type(doc.get("completedAt")) is str and type(doc.get("stoppedAt")) is str:
+@check(COMPLETED_AND_STOPPED, "game")
+def completed_and_stopped(d: DocumentFacts, emit: Emit) -> None:
+    if as_str(d.doc, "completedAt") is not None and as_str(d.doc, "stoppedAt") is not None:
         emit(COMPLETED_AND_STOPPED, "/stoppedAt",
              "the game has both completedAt and stoppedAt set")
-    created = parse_time(doc.get("createdAt"))
-    if created is None:
-        return
-    for i, entry in enumerate(as_list(doc, "history")):
-        if type(entry) is dict:
-            t = parse_time(entry.get("createdAt"))
-            if t is not None and t < created:
-                emit(HISTORY_BEFORE_GAME, f"/history/{i}/createdAt",
-                     f"history entry createdAt {json_text(entry['createdAt'])} is before the "
-                     f"game's createdAt {json_text(doc['createdAt'])}")

@@ -2,47 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from quizkit.findings import Severity, json_text
 from quizkit.rules.catalog import rule
-from quizkit.rules.checks import Emit, doc_check
-from quizkit.rules.version_index import index
-from quizkit.rules.walk import as_dict, as_list, version_check
+from quizkit.rules.checks import Emit, check
+from quizkit.rules.walk import ENTITY_VIEWS, STEP_VIEWS, DocumentFacts, as_dict, as_list
 
 GROUP = "uniqueness"
 
-DUPLICATE_ID = rule(
-    "U001", "duplicate-id", Severity.ERROR,
-    "Two items of one collection share an id.",
-    "Ids are unique within their collection: the versions of a package or list, the rounds, "
-    "themes, questions and steps of a version, the categories of a package (`categoryId`) and "
-    "the history of a game. A second item with the same id makes references ambiguous.",
-    bad='{"rounds": [{"id": "r1", ...}, {"id": "r1", ...}]}',
-    good='{"rounds": [{"id": "r1", ...}, {"id": "r2", ...}]}',
-    group=GROUP,
-)
-DUPLICATE_POSITION = rule(
-    "U002", "duplicate-position", Severity.ERROR,
-    "Two siblings share a position.",
-    "Positions order siblings: the rounds of a version, the themes of a round, the questions of "
-    "a theme, the steps of a question. Two siblings at the same position have no defined order.",
-    bad='{"questions": [{"id": "q1", "themeId": "t1", "position": 0, ...}, '
-        '{"id": "q2", "themeId": "t1", "position": 0, ...}]}',
-    good='{"questions": [{"id": "q1", "themeId": "t1", "position": 0, ...}, '
-         '{"id": "q2", "themeId": "t1", "position": 1, ...}]}',
-    group=GROUP,
-)
-POSITION_GAP = rule(
-    "U003", "position-gap", Severity.WARNING,
-    "Sibling positions are not contiguous (0..n-1 or 1..n).",
-    "Siblings are expected at positions 0..n-1 or 1..n. A gap often means an item was deleted "
-    "without renumbering, or lost on export. The finding points at the first sibling (in "
-    "document order) outside the expected range.",
-    bad='{"rounds": [{"position": 0, ...}, {"position": 1, ...}, {"position": 3, ...}]}',
-    good='{"rounds": [{"position": 0, ...}, {"position": 1, ...}, {"position": 2, ...}]}',
-    group=GROUP,
-)
+
+_PARENT = {"rounds": None, "themes": "roundId", "questions": "themeId", "steps": "questionId"}
+_WHAT = {"rounds": "round", "themes": "theme", "questions": "question", "steps": "step"}
+
+#: Collections outside versions whose ids are unique: (path to the array, id key, what).
+_OUTER_IDS: dict[str, tuple[tuple[tuple[str, ...], str, str], ...]] = {
+    "package-full": ((("versions",), "id", "version"), (("categories",), "categoryId", "category")),
+    "version-list": (((), "id", "version"),),
+    "game": ((("pkg", "versions"), "id", "version"), (("history",), "id", "history entry")),
+}
+
+
+def _array(doc: Any, path: tuple[str, ...]) -> list:
+    if not path:
+        return doc if type(doc) is list else []
+    holder = doc
+    for key in path[:-1]:
+        holder = as_dict(holder, key)
+    return as_list(holder, path[-1])
 
 
 def unique_ids(items: list, base: str, key: str, what: str, emit: Emit) -> None:
@@ -58,9 +46,8 @@ def unique_ids(items: list, base: str, key: str, what: str, emit: Emit) -> None:
                          f"{what} {key} {json_text(x)} is also used by {base}/{first}")
 
 
-def _positions(items: list, parent_key: str | None, base: str, what: str,
-               emit: Emit) -> None:
-    """Duplicate and non-contiguous positions among siblings (grouped by ``parent_key``)."""
+def _groups(items: list, parent_key: str | None) -> dict[Any, list[tuple[int | float, int]]]:
+    """Numeric positions of the siblings (grouped by ``parent_key``) with their indexes."""
     groups: dict[Any, list[tuple[int | float, int]]] = {}
     for i, item in enumerate(items):
         if type(item) is not dict:
@@ -77,38 +64,25 @@ def _positions(items: list, parent_key: str | None, base: str, what: str,
             groups[parent] = [(p, i)]
         else:
             group.append((p, i))
-    for parent, entries in groups.items():
-        _one_group(entries, parent_key, parent, base, what, emit)
+    return groups
 
 
-def _one_group(entries: list[tuple[int | float, int]], parent_key: str | None, parent: Any,
-               base: str, what: str, emit: Emit) -> None:
-    seen: dict[int | float, int] = {}
-    dup = False
-    integral = True
-    for p, i in entries:
-        first = seen.setdefault(p, i)
-        if first != i:
-            dup = True
-            emit(DUPLICATE_POSITION, f"{base}/{i}/position",
-                 f"{what} position {p} is also used by {base}/{first}{_scope(parent_key, parent)}")
-        elif type(p) is float and not p.is_integer():
-            integral = False
-    if dup:
-        return
-    n = len(entries)
-    lo = min(seen)
-    hi = max(seen)
-    start = 0 if lo < 1 else 1
-    if integral and lo == start and hi == start + n - 1:
-        return
-    for p, i in entries:
-        if not (start <= p <= start + n - 1) or (type(p) is float and not p.is_integer()):
-            shown = ", ".join(_num(q) for q in sorted(seen)[:8]) + (", …" if n > 8 else "")
-            emit(POSITION_GAP, f"{base}/{i}/position",
-                 f"{what} positions {shown}{_scope(parent_key, parent)} are not contiguous "
-                 f"(expected {start}..{start + n - 1})")
-            return
+def _sibling_groups(d: DocumentFacts) -> Iterator[tuple[str, str, str | None, Any, list]]:
+    """(pointer to the collection, what, parent key, parent, positions) for every group of
+    siblings the fast path does not clear (the game view carries no positions)."""
+    for v in d.versions:
+        if v.view == "game":
+            continue
+        for collection, parent_key in _PARENT.items():
+            items = as_list(v.version, collection)
+            if not items:
+                continue
+            col = v.index.get(collection)
+            if col is not None and (parent_key is None or col.parents is not None) and \
+                    col.positions_clean():
+                continue
+            for parent, entries in _groups(items, parent_key).items():
+                yield f"{v.base}/{collection}", _WHAT[collection], parent_key, parent, entries
 
 
 def _num(v: int | float) -> str:
@@ -119,43 +93,82 @@ def _scope(parent_key: str | None, parent: Any) -> str:
     return f" (among siblings with {parent_key} {json_text(parent)})" if parent_key else ""
 
 
-_PARENT = {"rounds": None, "themes": "roundId", "questions": "themeId", "steps": "questionId"}
-_WHAT = {"rounds": "round", "themes": "theme", "questions": "question", "steps": "step"}
+DUPLICATE_ID = rule(
+    "U001", "duplicate-id", Severity.ERROR,
+    "Two items of one collection share an id.",
+    "Ids are unique within their collection: the versions of a package or list, the rounds, "
+    "themes, questions and steps of a version, the categories of a package (`categoryId`) and "
+    "the history of a game. A second item with the same id makes references ambiguous.",
+    bad='{"rounds": [{"id": "r1", ...}, {"id": "r1", ...}]}',
+    good='{"rounds": [{"id": "r1", ...}, {"id": "r2", ...}]}',
+    group=GROUP,
+)
 
 
-@version_check("package-full", "version-list", "version", "game")
-def entity_uniqueness(base: str, version: dict, view: str, pkg_id: str | None,
-                      emit: Emit) -> None:
-    ix = index(version)
-    for collection, parent_key in _PARENT.items():
-        items = as_list(version, collection)
-        if not items:
+@check(DUPLICATE_ID, *ENTITY_VIEWS)
+def duplicate_id(d: DocumentFacts, emit: Emit) -> None:
+    for path, key, what in _OUTER_IDS.get(d.kind, ()):
+        unique_ids(_array(d.doc, path), "".join(f"/{p}" for p in path), key, what, emit)
+    for v in d.versions:
+        for collection in _PARENT:
+            items = as_list(v.version, collection)
+            col = v.index.get(collection)
+            if items and (col is None or not col.unique_ids):
+                unique_ids(items, f"{v.base}/{collection}", "id", _WHAT[collection], emit)
+
+
+DUPLICATE_POSITION = rule(
+    "U002", "duplicate-position", Severity.ERROR,
+    "Two siblings share a position.",
+    "Positions order siblings: the rounds of a version, the themes of a round, the questions of "
+    "a theme, the steps of a question. Two siblings at the same position have no defined order.",
+    bad='{"questions": [{"id": "q1", "themeId": "t1", "position": 0, ...}, '
+        '{"id": "q2", "themeId": "t1", "position": 0, ...}]}',
+    good='{"questions": [{"id": "q1", "themeId": "t1", "position": 0, ...}, '
+         '{"id": "q2", "themeId": "t1", "position": 1, ...}]}',
+    group=GROUP,
+)
+
+
+@check(DUPLICATE_POSITION, *STEP_VIEWS)
+def duplicate_position(d: DocumentFacts, emit: Emit) -> None:
+    for base, what, parent_key, parent, entries in _sibling_groups(d):
+        seen: dict[int | float, int] = {}
+        for p, i in entries:
+            first = seen.setdefault(p, i)
+            if first != i:
+                emit(DUPLICATE_POSITION, f"{base}/{i}/position",
+                     f"{what} position {p} is also used by {base}/{first}"
+                     f"{_scope(parent_key, parent)}")
+
+
+POSITION_GAP = rule(
+    "U003", "position-gap", Severity.WARNING,
+    "Sibling positions are not contiguous (0..n-1 or 1..n).",
+    "Siblings are expected at positions 0..n-1 or 1..n. A gap often means an item was deleted "
+    "without renumbering, or lost on export. The finding points at the first sibling (in "
+    "document order) outside the expected range.",
+    bad='{"rounds": [{"position": 0, ...}, {"position": 1, ...}, {"position": 3, ...}]}',
+    good='{"rounds": [{"position": 0, ...}, {"position": 1, ...}, {"position": 2, ...}]}',
+    group=GROUP,
+)
+
+
+@check(POSITION_GAP, *STEP_VIEWS)
+def position_gap(d: DocumentFacts, emit: Emit) -> None:
+    for base, what, parent_key, parent, entries in _sibling_groups(d):
+        seen = {p for p, _ in entries}
+        n = len(entries)
+        if len(seen) != n:
+            continue  # a duplicate position (duplicate-position) leaves the order undefined
+        start = 0 if min(seen) < 1 else 1
+        integral = all(type(p) is not float or p.is_integer() for p in seen)
+        if integral and min(seen) == start and max(seen) == start + n - 1:
             continue
-        where = f"{base}/{collection}"
-        col = ix.get(collection)
-        if col is None or not col.unique_ids:
-            unique_ids(items, where, "id", _WHAT[collection], emit)
-        if view == "game":  # the game view carries no positions
-            continue
-        if col is not None and (parent_key is None or col.parents is not None) and \
-                col.positions_clean():
-            continue
-        _positions(items, parent_key, where, _WHAT[collection], emit)
-
-
-@doc_check("package-full")
-def package_uniqueness(doc: Any, emit: Emit) -> None:
-    unique_ids(as_list(doc, "versions"), "/versions", "id", "version", emit)
-    unique_ids(as_list(doc, "categories"), "/categories", "categoryId", "category", emit)
-
-
-@doc_check("version-list")
-def list_uniqueness(doc: Any, emit: Emit) -> None:
-    if type(doc) is list:
-        unique_ids(doc, "", "id", "version", emit)
-
-
-@doc_check("game")
-def game_uniqueness(doc: Any, emit: Emit) -> None:
-    unique_ids(as_list(as_dict(doc, "pkg"), "versions"), "/pkg/versions", "id", "version", emit)
-    unique_ids(as_list(doc, "history"), "/history", "id", "history entry", emit)
+        for p, i in entries:
+            if not (start <= p <= start + n - 1) or (type(p) is float and not p.is_integer()):
+                shown = ", ".join(_num(q) for q in sorted(seen)[:8]) + (", …" if n > 8 else "")
+                emit(POSITION_GAP, f"{base}/{i}/position",
+                     f"{what} positions {shown}{_scope(parent_key, parent)} are not "
+                     f"contiguous (expected {start}..{start + n - 1})")
+                break

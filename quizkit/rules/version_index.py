@@ -8,35 +8,32 @@ per-item path.
 
 The index holds, per entity collection, the columns the checks share (ids, parent references,
 positions, ...), each taken once (``map`` over an ``itemgetter``) and kept, with the set of its
-value types. The indexes are cached for the document being checked (``begin`` is called by
-every version check), since the checks of one document run one after another.
+value types. The engine builds one index per version (:func:`quizkit.rules.walk.versions_of`)
+and hands it to every version check.
 
-``FAST = False`` switches every fast path off (each says "look closer"): the tests compare the
-findings both ways.
+``fast=False`` switches every fast path of an index off (each says "look closer"): the tests
+compare the findings both ways.
 """
 
 from __future__ import annotations
 
 from itertools import compress
 from operator import eq, itemgetter, not_, sub
-from typing import Any
+from typing import NamedTuple
 
 from quizkit.model import VERSION_ENTITIES
-
-#: The fast paths are used (tests switch them off to compare with the exact paths).
-FAST = True
 
 _ID = itemgetter("id")
 _PARENT_KEY = {e.key: e.parent_field for e in VERSION_ENTITIES}
 _GETTERS = {v: itemgetter(v) for v in _PARENT_KEY.values() if v}
 _POSITION = itemgetter("position")
+_PAYLOAD = itemgetter("payload")
 _STR = {str}
 _INT = {int}
 _ONE = {1}
 _PLUS_ONE = (1).__add__
 _SECOND = itemgetter(1)
 _STARTS = {0, 1}
-_MISSING = object()
 
 
 def column(items: list, getter: itemgetter) -> list | None:
@@ -56,10 +53,11 @@ class Collection:
     """Columns of one entity collection: ids and parent references when they are clean
     strings, and any other column on demand (kept)."""
 
-    __slots__ = ("_clean", "_columns", "ids", "idset", "items", "parents", "parentset")
+    __slots__ = ("_clean", "_columns", "fast", "ids", "idset", "items", "parents", "parentset")
 
-    def __init__(self, items: list, parent_key: str | None) -> None:
+    def __init__(self, items: list, parent_key: str | None, fast: bool = True) -> None:
         self.items = items
+        self.fast = fast
         self._columns: dict[str, tuple[list | None, set | None]] = {}
         self._clean: bool | None = None
         ids = column(items, _ID)
@@ -72,7 +70,7 @@ class Collection:
 
     @property
     def unique_ids(self) -> bool:
-        return FAST and self.ids is not None and \
+        return self.fast and self.ids is not None and \
             len(self.idset) == len(self.ids)  # type: ignore[arg-type]
 
     def _column(self, key: str) -> tuple[list | None, set | None]:
@@ -91,7 +89,7 @@ class Collection:
         """Fast path: every item has ``key`` and no value is a float (integral floats are
         fine, but checking them is the exact path's job)."""
         types = self._column(key)[1]
-        return FAST and types is not None and float not in types
+        return self.fast and types is not None and float not in types
 
     def positions_clean(self) -> bool:
         """Fast path: positions are distinct integers, contiguous from 0 or 1 among the
@@ -99,72 +97,76 @@ class Collection:
         if self._clean is None:
             positions, types = self._column("position")
             self._clean = _positions_clean(positions, types, self.parents, self.parentset)
-        return FAST and self._clean
+        return self.fast and self._clean
+
+
+class Payloads(NamedTuple):
+    """Fast paths over the steps' payloads, each True when it proves there is nothing to
+    find (False: look closer)."""
+
+    #: No media or background media with an empty ``src``.
+    sources: bool
+    #: No background media duration is a float.
+    background_whole: bool
+    #: No step's answer variants repeat or are blank.
+    variants: bool
+
+
+_DOUBT = Payloads(False, False, False)
+
+
+def _payloads(steps: list) -> Payloads:
+    sources = background = variants = True
+    try:
+        for p in map(_PAYLOAD, steps):
+            m = p["media"]
+            if m is not None and not m["src"].strip():
+                sources = False
+            b = p["backgroundMedia"]
+            if b is not None:
+                if not b["src"].strip():
+                    sources = False
+                if type(b["duration"]) is float:
+                    background = False
+            vs = p["variants"]
+            if vs and (len(set(vs)) != len(vs) or not all(map(str.strip, vs))):
+                variants = False
+    except (KeyError, TypeError, AttributeError):  # an unexpected shape: look closer
+        return _DOUBT
+    return Payloads(sources, background, variants)
 
 
 class VersionIndex:
-    __slots__ = ("collections",)
+    __slots__ = ("_payloads", "collections", "fast")
 
-    def __init__(self, version: dict) -> None:
+    def __init__(self, version: dict, fast: bool = True) -> None:
+        self.fast = fast
+        self._payloads: Payloads | None = None
         self.collections: dict[str, Collection] = {}
         for name, parent_key in _PARENT_KEY.items():
             items = version.get(name)
             if type(items) is list:
-                self.collections[name] = Collection(items, parent_key)
+                self.collections[name] = Collection(items, parent_key, fast)
 
     def get(self, name: str) -> Collection | None:
         return self.collections.get(name)
 
-
-# The document whose versions are indexed, and their indexes by id(version). Holding the
-# document keeps its versions alive, so an id cannot be reused while it is cached.
-_doc: Any = None
-_indexes: dict[int, tuple[dict, VersionIndex]] = {}
-
-
-_memo: dict[Any, Any] = {}
-
-
-def begin(doc: Any) -> None:
-    """Called before each check of a document: a new document drops the old indexes."""
-    global _doc
-    if doc is not _doc:
-        _doc = doc
-        _indexes.clear()
-        _memo.clear()
+    def payloads(self) -> Payloads:
+        """The steps' payload fast paths, taken once for every rule that asks."""
+        if self._payloads is None:
+            steps = self.collections.get("steps")
+            self._payloads = _payloads(steps.items) if steps is not None and self.fast \
+                else _DOUBT
+        return self._payloads
 
 
-def forget() -> None:
-    """Drop every cached index (the engine calls this before each document: a document
-    changed in place since it was last checked is indexed afresh)."""
-    begin(None)
-
-
-def per_document(key: Any, make: Any) -> Any:
-    """``make()``, computed once for the document of :func:`begin`."""
-    hit = _memo.get(key, _MISSING)
-    if hit is _MISSING:
-        hit = _memo[key] = make()
-    return hit
-
-
-def index(version: dict) -> VersionIndex:
-    """The index of ``version``, built once per document (see :func:`begin`)."""
-    hit = _indexes.get(id(version))
-    if hit is not None and hit[0] is version:
-        return hit[1]
-    built = VersionIndex(version)
-    _indexes[id(version)] = (version, built)
-    return built
-
-
-def positions_clean(items: list, parents: list | None) -> bool:
+def positions_clean(items: list, parents: list | None, fast: bool = True) -> bool:
     """True when the siblings' positions (grouped by ``parents``, or all one group) are
     distinct integers, contiguous from 0 or 1 in each group. False means: look closer."""
     positions = column(items, _POSITION)
     types = set(map(type, positions)) if positions is not None else None
     parentset = set(parents) if parents is not None else None
-    return FAST and _positions_clean(positions, types, parents, parentset)
+    return fast and _positions_clean(positions, types, parents, parentset)
 
 
 def _positions_clean(positions: list | None, types: set | None, parents: list | None,
@@ -197,7 +199,7 @@ def _positions_clean(positions: list | None, types: set | None, parents: list | 
         set(map(_SECOND, heads)) <= _STARTS  # type: ignore[arg-type]
 
 
-def no_fraction(values: list | None) -> bool:
+def no_fraction(values: list | None, fast: bool = True) -> bool:
     """True when no value is a float (integral floats are fine, but checking them is the
     exact path's job)."""
-    return FAST and values is not None and float not in set(map(type, values))
+    return fast and values is not None and float not in set(map(type, values))

@@ -8,14 +8,14 @@ used rather than ``isinstance``: orjson builds exact types and the test is faste
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from quizkit.model import KINDS, VERSION_ENTITIES, Kind
 from quizkit.pointers import escape_token
-from quizkit.rules.checks import Emit, doc_check
-from quizkit.rules.version_index import begin, per_document
+from quizkit.rules.version_index import VersionIndex
 
 EMPTY: list = []
 
@@ -77,20 +77,48 @@ def parse_time(value: Any) -> datetime | None:
 
 # --- versions of each document kind -------------------------------------------------------
 
-#: A version in its document: (pointer to the version, the version, view, package id or None).
-#: Views: "full" (package-full, entities carry versionId), "list" (version-list, version),
-#: "created" (version-created, no entity arrays), "game" (a game's pkg.versions, reduced).
-VersionAt = tuple[str, dict, str, str | None]
+@dataclass(frozen=True, slots=True)
+class VersionFacts:
+    """One version in its document, as every version check sees it.
+
+    ``view``: "full" (package-full, entities carry versionId), "list" (version-list,
+    version), "created" (version-created, no entity arrays), "game" (a game's pkg.versions,
+    reduced). ``package_id``: the id of the object that holds the versions, if any.
+    ``index``: the version's columns, built once and shared by its checks.
+    """
+
+    base: str
+    version: dict
+    view: str
+    package_id: str | None
+    index: VersionIndex
 
 
-def _versions_of(kind: Kind) -> Callable[[Any], Iterator[VersionAt]]:
+#: Kinds by the versions they hold: every view; views with entity arrays; and those with
+#: steps and round ids (a game's reduced view has neither).
+VERSION_VIEWS = ("package-full", "version-list", "version", "version-created", "game")
+ENTITY_VIEWS = ("package-full", "version-list", "version", "game")
+STEP_VIEWS = ("package-full", "version-list", "version")
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentFacts:
+    """One document as every rule's check sees it: its kind, the parsed value, and its
+    versions, listed and indexed once (:func:`versions_of`)."""
+
+    kind: str
+    doc: Any
+    versions: list[VersionFacts]
+
+
+def _versions_of(kind: Kind) -> Callable[[Any, bool], list[VersionFacts]]:
     """The versions of a document of ``kind``, where :attr:`quizkit.model.Kind.versions`
     says they are; a package's id is the ``id`` of the object that holds its versions."""
     path = kind.versions or ()
     base = "".join("/" + escape_token(p) for p in path)
     view = kind.view or ""
 
-    def each(doc: Any) -> Iterator[VersionAt]:
+    def each(doc: Any, fast: bool) -> list[VersionFacts]:
         holder = doc
         for key in path[:-1]:
             holder = as_dict(holder, key)
@@ -99,39 +127,22 @@ def _versions_of(kind: Kind) -> Callable[[Any], Iterator[VersionAt]]:
                 items, pkg_id = as_list(holder, path[-1]), as_str(holder, "id")
             else:
                 items, pkg_id = (doc if type(doc) is list else EMPTY), None
-            for i, v in enumerate(items):
-                if type(v) is dict:
-                    yield f"{base}/{i}", v, view, pkg_id
-            return
+            return [VersionFacts(f"{base}/{i}", v, view, pkg_id, VersionIndex(v, fast))
+                    for i, v in enumerate(items) if type(v) is dict]
         one = as_dict(holder, path[-1]) if path else (doc if type(doc) is dict else None)
-        if one is not None:
-            yield base, one, view, None
+        if one is None:
+            return []
+        return [VersionFacts(base, one, view, None, VersionIndex(one, fast))]
 
     return each
 
 
-VERSIONS: dict[str, Callable[[Any], Iterator[VersionAt]]] = {
+_VERSIONS: dict[str, Callable[[Any, bool], list[VersionFacts]]] = {
     k.name: _versions_of(k) for k in KINDS if k.versions is not None}
 
-VersionCheck = Callable[[str, dict, str, str | None, Emit], None]
 
-
-def version_check(*kinds: str) -> Callable[[VersionCheck], VersionCheck]:
-    """Register ``fn(base, version, view, package_id, emit)`` for every version of these kinds."""
-
-    def register(fn: VersionCheck) -> VersionCheck:
-        for kind in kinds:
-            each = VERSIONS[kind]
-
-            def run(doc: Any, emit: Emit, _each=each, _kind=kind) -> None:
-                begin(doc)
-                # The versions are listed once per document, for all its version checks.
-                for base, version, view, pkg_id in per_document(
-                        _kind, lambda: list(_each(doc))):
-                    fn(base, version, view, pkg_id, emit)
-
-            run.__name__ = f"{fn.__name__}[{kind}]"
-            doc_check(kind)(run)
-        return fn
-
-    return register
+def versions_of(kind: str, doc: Any, fast: bool = True) -> list[VersionFacts]:
+    """Every version (an object) of a document of ``kind``, indexed (``fast``: the index's
+    fast paths are on; tests turn them off to compare with the exact paths)."""
+    each = _VERSIONS.get(kind)
+    return each(doc, fast) if each is not None else []
