@@ -53,7 +53,7 @@ from quizkit.enum_inference import infer as infer_values
 from quizkit.enums import dumps_schema
 from quizkit.findings import Report
 from quizkit.generate import Summary, generate_corpus
-from quizkit.output import atomic_write, make_directory, refuse_inputs
+from quizkit.output import atomic_write, check_directory, make_directory, refuse_inputs
 from quizkit.output import resolve as resolve_output
 from quizkit.reporters.html_summary import missing_charts
 from quizkit.runner import expand_paths, path_list, read_profile_file, settings, validate
@@ -251,7 +251,7 @@ def charts(out: str | os.PathLike[str], paths: Iterable[str] | str = (), *,
            by: Iterable[str] = (), every: str = "month") -> Charts:
     """Every chart of the summaries (``quizkit summary charts``) as ``summary.section.svg``
     and ``.png`` in the directory ``out``."""
-    make_directory(out)  # a bad directory fails now, not after loading
+    check_directory(out)  # a bad directory fails now, not after loading; made when written
     groups, loaded = _summaries(summaries.SUMMARIES_ORDER, path_list(paths), db, parquet,
                                 top=top, by=by, every=every)
     return Charts(write_charts(groups, out), loaded, missing_charts(groups))

@@ -7,8 +7,10 @@ starts without loading the corpus generator, enum profiles or DuckDB.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from importlib import import_module
 from typing import Any, NoReturn
 
@@ -60,11 +62,16 @@ class LazyGroup(click.Group):
         # CliRunner) there is none, and a KeyboardInterrupt is still Ctrl-C.
         signals = ctx.find_object(StopSignals) or StopSignals()
         try:
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            finally:
+                if sys.stdout is not None:  # None: closed (`>&-`)
+                    sys.stdout.flush()  # a write error is met here, not at exit
         except (KeyboardInterrupt, Terminated):
             _stop_by(signals, EXIT_SIGINT)
         except OutputError as exc:
             _stop_by(signals)
+            _quiet_stdout()
             _stop(f"error: {exc}", EXIT_USAGE)
         except BrokenPipeError:
             _stop_by(signals)
@@ -75,6 +82,25 @@ class LazyGroup(click.Group):
             # interrupted"), and a command may end with its own exit code meanwhile.
             _stop_by(signals)
             raise
+
+
+def _quiet_stdout() -> None:
+    """After an output failed: if it was standard output, what its buffer still holds is
+    dropped now (a failed output takes no more bytes), not at exit with another error."""
+    if sys.stdout is not None:
+        with contextlib.suppress(OSError, OutputError, ValueError):
+            sys.stdout.flush()
+
+
+@contextlib.contextmanager
+def stop_on_output_error() -> Iterator[None]:
+    """Outside a command (``--help``, usage errors): standard output failing is one line and
+    exit 2 too."""
+    try:
+        yield
+    except OutputError as exc:
+        _quiet_stdout()
+        _stop(f"error: {exc}", EXIT_USAGE)
 
 
 def _stop_by(signals: StopSignals, default: int | None = None) -> None:

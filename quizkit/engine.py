@@ -26,7 +26,7 @@ from quizkit.findings import FileResult, Finding, Report, Severity
 from quizkit.interrupts import signals_deferred, stop_workers, worker_started
 from quizkit.kinds import detect_kind, unknown_kind_message
 from quizkit.limits import Limits
-from quizkit.parsing import LineIndex, byte_view
+from quizkit.parsing import LineIndex
 from quizkit.pointers import unescape_token
 from quizkit.positions import Positions
 from quizkit.reporters.base import Reporter
@@ -168,9 +168,9 @@ class _Text:
         """Line (in the file) and column of the value at ``pointer``, or of its nearest
         existing ancestor."""
         if self._positions is None:
-            text = byte_view(self.chunk)  # one byte a character, whatever the text holds
-            self._index = LineIndex(text, byte_view=True)
-            self._positions = Positions(text, self.indented, True)
+            # In the bytes themselves: a decoded copy of a large file would cost 1-4x its size.
+            self._index = LineIndex(self.chunk)
+            self._positions = Positions(self.chunk, self.indented)
         assert self._index is not None
         while True:
             offset = self._positions.locate(pointer)
@@ -214,8 +214,8 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
         if kind in VERSION_KINDS:
             pointers = {f.pointer for f in outcome.findings[mine:]} | {p for _, p, _ in raw}
             outcome.outlines.append((path, record, outline(kind, doc, pointers)))
-        # The document is not needed for positions: free it before the text view is made,
-        # so that a large file does not hold both at once.
+        # The document is not needed for positions: free it first, so that a large file
+        # does not hold both at once.
         doc = None
         if raw or facts:
             _place(outcome, path, record, _Text(chunk, record, indented), raw, facts)

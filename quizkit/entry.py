@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from types import FrameType
 
 
@@ -26,8 +27,12 @@ def main() -> None:
     # Imported here, after the handlers: importing the CLI (click and the rest) takes a
     # while, and a Ctrl-C meanwhile must not end in a traceback.
     from quizkit.cli import main as cli
+    from quizkit.cli import stop_on_output_error
     from quizkit.interrupts import StopSignals
+    from quizkit.output import standard_output
 
+    sys.stdout = standard_output(sys.stdout)
     signals = StopSignals()
     signals.install()
-    cli(obj=signals)
+    with stop_on_output_error():  # help and usage text are written before any command runs
+        cli(obj=signals)

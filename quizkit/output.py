@@ -143,17 +143,27 @@ def refuse_inputs(outputs: Iterable[str | os.PathLike[str] | None],
 class _GuardedRaw(io.RawIOBase):
     """A file descriptor whose write errors become :class:`OutputError` naming the target."""
 
-    def __init__(self, fd: int, name: str) -> None:
+    def __init__(self, fd: int, name: str, owned: bool = True) -> None:
         self.fd = fd
         self.name_shown = name
+        self.owned = owned
+        self.failed = False
 
     def writable(self) -> bool:
         return True
 
+    def isatty(self) -> bool:
+        return os.isatty(self.fd)
+
     def write(self, data: Any) -> int:  # type: ignore[override]
+        if self.failed:  # said once; what is still buffered is dropped (the exit flushes)
+            return len(data)
         try:
             return os.write(self.fd, data)
+        except BrokenPipeError:
+            raise  # the reader went away (`| head`): not a failure of the output
         except OSError as exc:
+            self.failed = True
             raise _fail(self.name_shown, _reason(exc)) from None
 
     def fileno(self) -> int:
@@ -162,7 +172,8 @@ class _GuardedRaw(io.RawIOBase):
     def close(self) -> None:
         if not self.closed:
             try:
-                os.close(self.fd)
+                if self.owned:
+                    os.close(self.fd)
             finally:
                 super().close()
 
@@ -174,6 +185,53 @@ def _stream(fd: int, name: str, binary: bool, encoding: str,
         return buffered
     return io.TextIOWrapper(buffered, encoding=encoding, newline=newline,
                             write_through=False)
+
+
+class _ClosedRaw(io.RawIOBase):
+    """Standard output that was closed when the program started: writing is an error."""
+
+    def writable(self) -> bool:
+        return True
+
+    failed = False
+
+    def write(self, data: Any) -> int:  # type: ignore[override]
+        if self.failed:
+            return len(data)
+        self.failed = True
+        raise OutputError("cannot write standard output: it is closed")
+
+
+def _hold_descriptor(fd: int) -> None:
+    """Open /dev/null as descriptor ``fd`` if it is free, so that no file opened later gets
+    it (and the bytes meant for standard output)."""
+    try:
+        os.fstat(fd)
+    except OSError:
+        held = os.open(os.devnull, os.O_WRONLY)
+        if held != fd:
+            os.close(held)
+
+
+def standard_output(current: IO[str] | None) -> IO[str]:
+    """Standard output (``current``: ``sys.stdout``) as a stream whose write errors (a disk
+    full, ``/dev/full``, an I/O error) are :class:`OutputError` naming it, like any output's.
+
+    A reader that went away stays ``BrokenPipeError`` (exit 141, as a shell expects). Closed
+    (``>&-``), every write is that error; a stream without a descriptor (a test runner's) is
+    kept as it is.
+    """
+    if current is None:  # started with standard output closed (`>&-`)
+        _hold_descriptor(1)
+        return io.TextIOWrapper(io.BufferedWriter(_ClosedRaw()), encoding="utf-8")
+    try:
+        fd = current.fileno()
+    except (AttributeError, OSError, ValueError):
+        return current
+    raw = _GuardedRaw(fd, "standard output", owned=False)
+    buffered = io.BufferedWriter(raw, buffer_size=1 << 16)
+    return io.TextIOWrapper(buffered, encoding=current.encoding, errors=current.errors,
+                            newline=None, line_buffering=raw.isatty(), write_through=False)
 
 
 class AtomicFile:
@@ -341,6 +399,30 @@ def written_together() -> Iterator[Together]:
         together.commit()
     finally:
         together.discard()
+
+
+def check_directory(path: str | os.PathLike[str]) -> None:
+    """Raise :class:`OutputError` when :func:`make_directory` would fail for ``path``, without
+    creating anything: checked before a long run, made when its files are written."""
+    out = Path(path)
+    probe = out
+    while True:
+        try:
+            mode = os.stat(probe).st_mode
+        except FileNotFoundError:
+            if probe.parent == probe:
+                raise _fail(out, "no directory on the way exists") from None
+            probe = probe.parent
+            continue
+        except OSError as exc:
+            raise _fail(out, _reason(exc)) from None
+        break
+    where = "it" if probe == out else str(probe)
+    if not stat.S_ISDIR(mode):
+        raise _fail(out, f"{where} exists and is not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise _fail(out, "the directory is not writable" if probe == out
+                    else f"the directory {probe} is not writable")
 
 
 def make_directory(path: str | os.PathLike[str]) -> Path:

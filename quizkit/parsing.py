@@ -23,34 +23,25 @@ from quizkit.pointers import join_pointer, split_pointer
 BOM = b"\xef\xbb\xbf"
 
 
-def byte_view(chunk: bytes) -> str:
-    """``chunk`` as text of one character per byte (Latin-1), for finding positions.
-
-    JSON's structure is ASCII, so brackets, quotes and newlines are where they are in the
-    UTF-8 text, and offsets are byte offsets. It costs one byte per byte, where decoding UTF-8
-    costs four per byte as soon as the text holds one emoji (a 458 MB export: 1.8 GB). A
-    :class:`LineIndex` with ``byte_view`` counts its columns in characters all the same.
-    """
-    return chunk.decode("latin-1")
-
-
 class LineIndex:
-    """Offsets → (line, column), 1-based.
+    """Offsets → (line, column), 1-based, in a text or in the bytes of a file.
 
-    The first few positions are counted directly (``str.count`` and ``str.rfind`` run in C):
-    a file has one or two findings far more often than many. The table of line starts (an
-    array of 8-byte offsets: a list of ints costs 36 bytes a line) is built only when more are
-    asked for. ``byte_view``: ``text`` is :func:`byte_view`'s; columns still count characters.
+    The first few positions are counted directly (``count`` and ``rfind`` run in C): a file
+    has one or two findings far more often than many. The table of line starts (an array of
+    8-byte offsets: a list of ints costs 36 bytes a line) is built only when more are asked
+    for. In bytes (UTF-8), offsets are byte offsets and columns still count characters:
+    positions are found in the file's bytes themselves, where a decoded copy would cost up to
+    four bytes a character as soon as the text holds one emoji (a 458 MB export: 1.8 GB).
     """
 
     #: Positions answered by counting before the table is built.
     COUNTED = 6
 
-    __slots__ = ("_asked", "_starts", "byte_view", "text")
+    __slots__ = ("_asked", "_newline", "_starts", "text")
 
-    def __init__(self, text: str, byte_view: bool = False) -> None:
+    def __init__(self, text: str | bytes) -> None:
         self.text = text
-        self.byte_view = byte_view
+        self._newline: Any = b"\n" if isinstance(text, bytes) else "\n"
         self._starts: array[int] | None = None
         self._asked = 0
 
@@ -58,23 +49,23 @@ class LineIndex:
     def starts(self) -> array[int]:
         if self._starts is None:
             self._starts = array("q", [0])
-            self._starts.extend(m.end() for m in re.finditer("\n", self.text))
+            self._starts.extend(m.end() for m in re.finditer(self._newline, self.text))
         return self._starts
 
     def position(self, offset: int) -> tuple[int, int]:
         if self._starts is None and self._asked < self.COUNTED and offset >= 0:
             self._asked += 1
             text = self.text
-            line = text.count("\n", 0, offset) + 1
-            column = offset - text.rfind("\n", 0, offset)
+            line = text.count(self._newline, 0, offset) + 1
+            column = offset - text.rfind(self._newline, 0, offset)
         else:
             starts = self.starts
             line = bisect_right(starts, offset)
             column = offset - starts[line - 1] + 1
-        if self.byte_view and column > 1:
+        if column > 1 and isinstance(self.text, bytes):
             before = self.text[offset - column + 1 : offset]
             if not before.isascii():  # bytes of UTF-8 characters: count the characters
-                column = len(before.encode("latin-1").decode("utf-8", errors="replace")) + 1
+                column = len(before.decode("utf-8", errors="replace")) + 1
         return line, column
 
 
@@ -195,5 +186,5 @@ def _pointer(stack: list[list[Any]]) -> str:
     return join_pointer(frame[2] for frame in stack)
 
 
-__all__ = ["BOM", "LineIndex", "Token", "byte_view", "decode_key", "join_pointer", "scan",
+__all__ = ["BOM", "LineIndex", "Token", "decode_key", "join_pointer", "scan",
            "split_pointer", "string_end"]

@@ -16,37 +16,78 @@ the last of duplicate keys.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
 from quizkit.pointers import split_pointer
 
-# Everything up to the next bracket outside strings, then the bracket (possessive: no
-# backtracking, linear in the text).
-_TO_BRACKET = re.compile(r'(?:"[^"\\]*+(?:\\.[^"\\]*+)*+"|[^"\[\]{}])*+([\[\]{}])', re.DOTALL)
-_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
-_SCALAR = re.compile(r"[^\s,\]}]*+")
-_WS = re.compile(r"[ \t\r\n]*+")
+
+@dataclass(frozen=True, slots=True)
+class _Syntax:
+    """The patterns and characters of JSON text, for ``str`` text or for the bytes of a file
+    (UTF-8: JSON's structure is ASCII, so brackets, quotes and newlines are single bytes)."""
+
+    # Everything up to the next bracket outside strings, then the bracket (possessive: no
+    # backtracking, linear in the text).
+    to_bracket: re.Pattern[Any]
+    string: re.Pattern[Any]
+    scalar: re.Pattern[Any]
+    ws: re.Pattern[Any]
+    quote: Any
+    colon: Any
+    comma: Any
+    opening: Any  # "[{"
+    empty: Any  # ""
+    newline: Any
+    indent: Any  # two spaces
+    object_open: Any
+    array_open: Any
+    object_close: Any
+    array_close: Any
+    backslash: Any
+
+
+def _syntax(kind: type) -> _Syntax:
+    def lit(text: str) -> Any:
+        return text.encode() if kind is bytes else text
+
+    def pattern(text: str) -> re.Pattern[Any]:
+        return re.compile(lit(text), re.DOTALL)
+
+    return _Syntax(
+        to_bracket=pattern(r'(?:"[^"\\]*+(?:\\.[^"\\]*+)*+"|[^"\[\]{}])*+([\[\]{}])'),
+        string=pattern(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'),
+        scalar=pattern(r"[^\s,\]}]*+"), ws=pattern(r"[ \t\r\n]*+"),
+        quote=lit('"'), colon=lit(":"), comma=lit(","), opening=lit("[{"), empty=lit(""),
+        newline=lit("\n"), indent=lit("  "), object_open=lit("{"), array_open=lit("["),
+        object_close=lit("}"), array_close=lit("]"), backslash=lit("\\"))
+
+
+_SYNTAX = {str: _syntax(str), bytes: _syntax(bytes)}
 
 
 class Positions:
-    """Pointer → character offset in ``text`` (the JSON text of one document)."""
+    """Pointer → offset in ``text`` (the JSON text of one document, or its bytes)."""
 
-    __slots__ = ("_arrays", "_brackets", "_close", "_objects", "_open", "byte_view", "indented",
+    __slots__ = ("_arrays", "_brackets", "_close", "_objects", "_open", "indented", "syntax",
                  "text")
 
-    def __init__(self, text: str, indented: bool = False, byte_view: bool = False) -> None:
-        """``indented``: the text is exactly what orjson writes indented by two spaces (the
+    def __init__(self, text: str | bytes, indented: bool = False) -> None:
+        """``text``: the document's text, or its bytes (UTF-8; offsets are then byte offsets
+        and keys are decoded), which spares a decoded copy of a large file.
+
+        ``indented``: the text is exactly what orjson writes indented by two spaces (the
         intake proved it; the service's exports are). Then a non-empty container at depth
         ``d`` ends at the first line after it that is ``2d`` spaces and its closing bracket
-        (a string holds no raw newline, deeper lines are indented more): one ``str.find``
-        skips it, however big, with no bracket matching. ``byte_view``: ``text`` is
-        :func:`quizkit.parsing.byte_view`'s (offsets are byte offsets; keys are decoded).
+        (a string holds no raw newline, deeper lines are indented more): one ``find`` skips
+        it, however big, with no bracket matching.
         """
         self.text = text
         self.indented = indented
-        self.byte_view = byte_view
-        self._brackets = _TO_BRACKET.finditer(text)
+        self.syntax = _SYNTAX[bytes if isinstance(text, bytes) else str]
+        self._brackets = self.syntax.to_bracket.finditer(text)
         self._open: list[int] = []
         self._close: dict[int, int] = {}
         self._objects: dict[int, dict[str, int]] = {}
@@ -65,7 +106,7 @@ class Positions:
         opened = self._open
         for m in self._brackets:
             at = m.end() - 1
-            if m.group(1) in "[{":
+            if m.group(1) in self.syntax.opening:
                 opened.append(at)
             elif opened:
                 begin = opened.pop()
@@ -75,24 +116,26 @@ class Positions:
         return len(self.text)
 
     def _ws(self, i: int) -> int:
-        return _WS.match(self.text, i).end()  # type: ignore[union-attr]
+        return self.syntax.ws.match(self.text, i).end()  # type: ignore[union-attr]
 
     def _skip(self, i: int, depth: int) -> int:
         """The offset just past the value starting at ``i`` (at nesting ``depth``)."""
         text = self.text
+        syn = self.syntax
         c = text[i : i + 1]
-        if c == '"':
-            m = _STRING.match(text, i)
+        if c == syn.quote:
+            m = syn.string.match(text, i)
             return m.end() if m else len(text)
-        if c in ("[", "{"):
+        if c in (syn.array_open, syn.object_open):
             if self.indented:
-                if text[i + 1 : i + 2] in ("]", "}"):
+                if text[i + 1 : i + 2] in (syn.array_close, syn.object_close):
                     return i + 2  # empty: written "[]" or "{}"
-                closing = "\n" + "  " * depth + ("]" if c == "[" else "}")
+                closing = syn.newline + syn.indent * depth + (
+                    syn.array_close if c == syn.array_open else syn.object_close)
                 at = text.find(closing, i)
                 return at + len(closing) if at >= 0 else len(text)
             return self._end(i)
-        return _SCALAR.match(text, i).end()  # type: ignore[union-attr]
+        return syn.scalar.match(text, i).end()  # type: ignore[union-attr]
 
     def _members(self, start: int, depth: int) -> dict[str, int]:
         """Key → value offset of the object opening at ``start`` (the last duplicate wins);
@@ -101,23 +144,27 @@ class Positions:
         if cached is not None:
             return cached
         text = self.text
+        syn = self.syntax
         members: dict[str, int] = {}
         i = self._ws(start + 1)
-        while text[i : i + 1] == '"':
-            m = _STRING.match(text, i)
+        while text[i : i + 1] == syn.quote:
+            m = syn.string.match(text, i)
             if m is None:
                 break
             raw = m.group()
-            if self.byte_view and not raw.isascii():
-                raw = raw.encode("latin-1").decode("utf-8", errors="replace")
-            name = orjson.loads(raw) if "\\" in raw else raw[1:-1]
+            if syn.backslash in raw:
+                name = orjson.loads(raw)
+            else:
+                name = raw[1:-1]
+                if not isinstance(name, str):
+                    name = name.decode("utf-8", errors="replace")
             i = self._ws(m.end())
-            if text[i : i + 1] != ":":
+            if text[i : i + 1] != syn.colon:
                 break
             i = self._ws(i + 1)
             members[name] = i
             i = self._ws(self._skip(i, depth))
-            if text[i : i + 1] == ",":
+            if text[i : i + 1] == syn.comma:
                 i = self._ws(i + 1)
         self._objects[start] = members
         return members
@@ -129,12 +176,13 @@ class Positions:
         if cached is not None:
             return cached
         text = self.text
+        syn = self.syntax
         elements: list[int] = []
         i = self._ws(start + 1)
-        while text[i : i + 1] not in ("]", ""):
+        while text[i : i + 1] not in (syn.array_close, syn.empty):
             elements.append(i)
             i = self._ws(self._skip(i, depth))
-            if text[i : i + 1] != ",":
+            if text[i : i + 1] != syn.comma:
                 break
             i = self._ws(i + 1)
         self._arrays[start] = elements
@@ -147,16 +195,17 @@ class Positions:
         array or object cost one pass over it, not one pass each.
         """
         text = self.text
+        syn = self.syntax
         parts = split_pointer(pointer)
         i = self._ws(0)
         for depth, part in enumerate(parts, start=1):  # depth: of the values in the container
             c = text[i : i + 1]
-            if c == "{":
+            if c == syn.object_open:
                 found = self._members(i, depth).get(part)
                 if found is None:
                     return None
                 i = found
-            elif c == "[":
+            elif c == syn.array_open:
                 if not part.isdigit():
                     return None
                 elements = self._elements(i, depth)

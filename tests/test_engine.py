@@ -61,9 +61,9 @@ def _distinct(banner: dict, i: int) -> dict:
 class _CountingIndex(engine.LineIndex):
     made = 0
 
-    def __init__(self, text: str, byte_view: bool = False) -> None:
+    def __init__(self, text: str | bytes) -> None:
         type(self).made += 1
-        super().__init__(text, byte_view)
+        super().__init__(text)
 
 
 def test_positions_are_computed_only_for_files_with_findings_or_facts(monkeypatch, tmp_path):

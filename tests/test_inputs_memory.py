@@ -47,7 +47,7 @@ def test_a_large_export_with_findings_stays_within_the_promised_memory(tmp_path:
     report = json.loads(done.stdout)
     unknown = [f for f in report["findings"] if f["rule"] == "unknown-field"]
     assert unknown and done.returncode == 0
-    # docs/limits.md promises at most 6 times the file (measured: about 5). The interpreter
+    # docs/limits.md promises at most 6 times the file (measured: about 4). The interpreter
     # and its modules are ~35 MB of the peak. The peak is the command's own: measured from
     # pytest directly, it would start at pytest's own high-water mark (see peak_rss), which
     # is what once made this 7.5x inside the whole suite.

@@ -1,10 +1,13 @@
 """Issue 14: no Python traceback reaches a user from any command: every command that
 ``quizkit --help`` lists runs with hostile arguments (bad paths, a directory as output, a
-device as input or output, a missing or foreign database, impossible values)."""
+device as input or output, a missing or foreign database, impossible values), and with its
+standard output on a full device."""
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -106,3 +109,25 @@ def test_no_traceback_from_hostile_arguments(place: dict[str, str], command: tup
     assert (Path(place["json"]).read_bytes(), Path(GAME).read_bytes()) == before
     for name in ("full", "null"):
         assert Path(place[name]).is_char_device()
+
+
+#: Commands that print to standard output, run for real with it on a full device.
+PRINTING = [
+    ["validate", GAME], ["rules"], ["schema", "show", "game"], ["enums", "infer", GAME],
+    ["summary", "all", GAME], ["query", "SELECT * FROM range(100000)", GAME],
+]
+
+
+@pytest.mark.parametrize("args", [[*c, "--help"] for c in _commands()] + PRINTING,
+                         ids=" ".join)
+def test_standard_output_on_a_full_device_is_one_line(place: dict[str, str],
+                                                      args: list[str]) -> None:
+    with open(place["full"], "w") as full:
+        done = subprocess.run([sys.executable, "-m", "quizkit", *args], stdout=full,
+                              stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                              timeout=60)
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, \
+        done.stderr
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "quizkit: error: cannot write standard output: No space left on " \
+                          "device\n"

@@ -213,3 +213,17 @@ def test_schema_export_follows_a_link_inside_its_directory(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert (out / "records" / "enums.json").is_symlink()
     assert json.loads(elsewhere.read_text())["$defs"]
+
+
+@pytest.mark.parametrize(("out", "reason"), [
+    ("new/charts", "is not a DuckDB database"),  # fails on the database: nothing made
+    ("file/charts", "Not a directory"),  # fails before reading anything
+])
+def test_charts_make_their_directory_only_when_they_write(tmp_path: Path, out: str,
+                                                          reason: str) -> None:
+    (tmp_path / "notes.json").write_text('{"keep": true}')
+    (tmp_path / "file").write_text("a file")
+    before = snapshot(tmp_path)
+    done = quizkit("summary", "charts", "--db", "notes.json", "--out", out, cwd=tmp_path)
+    assert reason in one_line_error(done)
+    assert snapshot(tmp_path) == before

@@ -138,6 +138,9 @@ def test_interrupted_load_leaves_the_database_before_or_after(
     assert done.returncode == 0, done.stderr
     proc = _start("load", corpus, "--db", db, "--no-findings")
     try:
+        # From when DuckDB runs: before quizkit's code does, the interpreter itself is still
+        # starting and a signal ends it as the signal's default action does (slow when loaded).
+        _wait_for(lambda: _threads(proc.pid) > 3, "DuckDB to start")
         time.sleep(delay)
         proc.send_signal(signum)
         _, stderr = proc.communicate(timeout=60)
@@ -156,7 +159,7 @@ def test_interrupted_first_load_leaves_no_database(tmp_path: Path, corpus: Path)
     db = tmp_path / "new.duckdb"
     proc = _start("load", corpus, "--db", db, "--no-findings")
     try:
-        time.sleep(0.5)
+        _wait_for(lambda: _threads(proc.pid) > 3, "DuckDB to start")
         proc.send_signal(signal.SIGTERM)
         _, stderr = proc.communicate(timeout=60)
     finally:
