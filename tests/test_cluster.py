@@ -344,6 +344,24 @@ def test_load_reads_object_storage(corpus: Path, bucket: str, s3_env: dict[str, 
         assert mapped == rows(con_db, t), t
 
 
+def test_load_into_a_database_reads_object_storage(corpus: Path, bucket: str,
+                                                   s3_env: dict[str, str], local_db: Path,
+                                                   tmp_path: Path) -> None:
+    """``load s3://... --db``: the tables of the local load, the objects named by URL."""
+    db = tmp_path / "s3.duckdb"
+    proc = quizkit("load", bucket, "--db", str(db), env=s3_env)
+    assert proc.returncode == 3, proc.stderr  # the broken files, as locally
+    con_s3 = duckdb.connect(str(db), read_only=True)
+    con_db = duckdb.connect(str(local_db), read_only=True)
+    prefix = str(corpus) + "/"
+    for t in TABLE_NAMES:
+        mapped = sorted((tuple(v.replace(bucket, prefix) if isinstance(v, str) else v
+                               for v in row) for row in rows(con_s3, t)), key=repr)
+        assert mapped == rows(con_db, t), t
+    (n,) = con_s3.execute("SELECT count(*) FROM files WHERE file LIKE 's3://%'").fetchone()
+    assert n == len(rows(con_s3, "files"))
+
+
 def test_a_missing_bucket_prefix_is_reported(s3_env: dict[str, str], bucket: str) -> None:
     proc = quizkit("validate", f"s3://{BUCKET}/no-such-prefix/", env=s3_env)
     assert proc.returncode == 2
