@@ -37,13 +37,17 @@ class LineIndex:
     #: Positions answered by counting before the table is built.
     COUNTED = 6
 
-    __slots__ = ("_asked", "_newline", "_starts", "text")
+    __slots__ = ("_asked", "_last", "_newline", "_starts", "text")
 
     def __init__(self, text: str | bytes) -> None:
         self.text = text
         self._newline: Any = b"\n" if isinstance(text, bytes) else "\n"
         self._starts: array[int] | None = None
         self._asked = 0
+        # The last column counted in bytes: (line start, offset, characters before it). On
+        # one long line (compact text: the whole document) positions asked in order then
+        # cost the bytes between them, not the whole line each time.
+        self._last: tuple[int, int, int] = (-1, 0, 0)
 
     @property
     def starts(self) -> array[int]:
@@ -63,11 +67,23 @@ class LineIndex:
             line = bisect_right(starts, offset)
             column = offset - starts[line - 1] + 1
         if column > 1 and isinstance(self.text, bytes):
-            before = self.text[offset - column + 1 : offset]
-            if not before.isascii():  # bytes of UTF-8 characters: count the characters
-                column = len(before.decode("utf-8", errors="replace")) + 1
+            column = self._characters(offset - column + 1, offset) + 1
         return line, column
 
+    def _characters(self, start: int, offset: int) -> int:
+        """Characters of the UTF-8 bytes from ``start`` (a line start) to ``offset``."""
+        line_start, counted_to, counted = self._last
+        if line_start != start or counted_to > offset:
+            counted_to, counted = start, 0
+        part = self.text[counted_to:offset]
+        # Every byte but a continuation byte (0b10xxxxxx) starts a character.
+        counted += len(part) if part.isascii() else \
+            len(part.translate(None, _CONTINUATION))  # type: ignore[arg-type]
+        self._last = (start, offset, counted)
+        return counted
+
+
+_CONTINUATION = bytes(range(0x80, 0xC0))
 
 _SCALAR = re.compile(r"[^\s,\]}:]*")
 # One token of valid JSON after optional whitespace: group 1 is the token's first character.
