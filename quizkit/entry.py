@@ -8,6 +8,7 @@ would otherwise print the traceback of whatever module it was importing.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -34,5 +35,22 @@ def main() -> None:
     sys.stdout = standard_output(sys.stdout)
     signals = StopSignals()
     signals.install()
-    with stop_on_output_error():  # help and usage text are written before any command runs
-        cli(obj=signals)
+    try:
+        with stop_on_output_error():  # help and usage text are written before any command runs
+            cli(obj=signals)
+    except SystemExit as done:
+        if signals.signum is None:
+            raise
+        # Stopped by a signal: the run's clean-up has run and its line is written. Exit now,
+        # without the interpreter's exit handlers: the process pool's would wake a manager
+        # thread through a pipe the stop already closed, and print a traceback after our
+        # one line ("Exception ignored in: <module 'threading'>").
+        _flush()
+        os._exit(done.code if isinstance(done.code, int) else 1)
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
