@@ -291,14 +291,20 @@ def test_chart_axes_speak_human_units_and_media_have_one_colour(
     assert [row[column] for row in cells] == [human_bytes(r["size_total"]) for r in largest]
 
 
-def test_sections_without_values_say_so_instead_of_an_empty_chart(
-        browser: Browser, tmp_path: Path) -> None:
+def _corpus_without_games(tmp_path: Path) -> Path:
+    """A small generated corpus with its game records removed (no games over time)."""
     corpus = tmp_path / "corpus"
     made = quizkit("samples", "generate", "--packages", "3", "--seed", "5", "--out",
                    str(corpus))
     assert made.returncode == 0, made.stderr
     for game in (corpus / "games").glob("*.json"):
         game.unlink()
+    return corpus
+
+
+def test_sections_without_values_say_so_instead_of_an_empty_chart(
+        browser: Browser, tmp_path: Path) -> None:
+    corpus = _corpus_without_games(tmp_path)
     for package in (corpus / "packages").glob("*.json"):
         doc = json.loads(package.read_text())
         doc["meta"]["starts"] = 0
@@ -322,12 +328,7 @@ def test_sections_without_values_say_so_instead_of_an_empty_chart(
 def test_summary_charts_says_which_charts_it_could_not_draw(tmp_path: Path) -> None:
     """A section whose values are all 0 (or which has no rows) writes no chart file; the
     command says so on stderr instead of leaving the user to count files."""
-    corpus = tmp_path / "corpus"
-    made = quizkit("samples", "generate", "--packages", "3", "--seed", "5", "--out",
-                   str(corpus))
-    assert made.returncode == 0, made.stderr
-    for game in (corpus / "games").glob("*.json"):
-        game.unlink()
+    corpus = _corpus_without_games(tmp_path)
     out = tmp_path / "charts"
     proc = quizkit("summary", "charts", str(corpus), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
