@@ -149,7 +149,9 @@ def test_interrupted_load_leaves_the_database_before_or_after(
     assert proc.returncode in (0, code), stderr
     if proc.returncode == code:
         assert stderr == line + "\n"
-        assert _files(db) == 1
+        # The promise (docs/safety.md): as it was, or fully loaded when the signal came
+        # after the commit (seen on an idle machine), never half.
+        assert _files(db) in (1, fully_loaded)
     else:
         assert _files(db) == fully_loaded
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.duckdb"]
