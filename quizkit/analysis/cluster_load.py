@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from quizkit.analysis.load import Candidates, Input, candidates_of, offset_of
-from quizkit.cluster import ordered
+from quizkit.cluster import ordered, tune_worker_allocator
 from quizkit.findings import Report
 
 #: Bytes of input in one task of a cluster load: smaller than a local batch, so that every
@@ -21,6 +21,7 @@ TASK_BYTES = 32 << 20
 
 def _candidates_task(task: tuple[int, list[Input]]) -> tuple[int, Candidates]:
     """On a worker: the candidate rows of one batch of a load."""
+    tune_worker_allocator()
     batch_no, batch = task
     return batch_no, candidates_of(batch, offset_of(batch_no), threads=1)
 
