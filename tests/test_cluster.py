@@ -215,32 +215,41 @@ def test_an_unreadable_input_on_a_worker_is_the_local_finding(corpus: Path, clus
     assert [f for f in findings(local.stdout) if f[0] == str(gone)]
 
 
-def test_a_worker_killed_mid_run_changes_nothing(corpus: Path, cluster: str,
-                                                 local_report: subprocess.CompletedProcess
-                                                 ) -> None:
-    """SIGKILL a worker process while it runs a task: Dask runs it again elsewhere."""
-    local = local_report
+def _run_killing_a_worker(cluster: str, args: list[str], *, doing: str = "",
+                          timeout: float) -> tuple[int | None, int, str, str]:
+    """Run ``quizkit ARGS --scheduler CLUSTER`` and SIGKILL the first worker seen running a
+    task (whose key holds ``doing``): (the killed pid or None, exit code, stdout, stderr)."""
     client = distributed.Client(cluster, timeout=30)
     try:
         pids = client.run(os.getpid)
-        run = subprocess.Popen([sys.executable, "-m", "quizkit", "validate", str(corpus),
-                                "--format", "jsonl", "--scheduler", cluster],
+        run = subprocess.Popen([sys.executable, "-m", "quizkit", *args, "--scheduler", cluster],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "CI": "true"})
         killed = None
         deadline = time.monotonic() + 60
         while killed is None and time.monotonic() < deadline and run.poll() is None:
-            busy = [w for w, tasks in client.processing().items() if tasks]
+            busy = [w for w, tasks in client.processing().items()
+                    if any(doing in str(t) for t in tasks)]
             if busy:
                 killed = pids[busy[0]]
                 os.kill(killed, signal.SIGKILL)
             else:
-                time.sleep(0.02)
-        out, err = run.communicate(timeout=120)
+                time.sleep(0.01)
+        out, err = run.communicate(timeout=timeout)
     finally:
         client.close()
+    return killed, run.returncode, out, err
+
+
+def test_a_worker_killed_mid_run_changes_nothing(corpus: Path, cluster: str,
+                                                 local_report: subprocess.CompletedProcess
+                                                 ) -> None:
+    """SIGKILL a worker process while it runs a task: Dask runs it again elsewhere."""
+    local = local_report
+    killed, returncode, out, err = _run_killing_a_worker(
+        cluster, ["validate", str(corpus), "--format", "jsonl"], timeout=120)
     assert killed is not None, "the run ended before a worker could be killed"
-    assert run.returncode == local.returncode, err
+    assert returncode == local.returncode, err
     assert out == local.stdout
     wait_for_workers(cluster)  # the nanny has started a new one
 
@@ -250,28 +259,11 @@ def test_a_worker_killed_during_a_load_changes_nothing(corpus: Path, cluster: st
     """SIGKILL the worker that stages a batch of a cluster load: the batch is staged again
     elsewhere and the dataset holds the tables of a local load."""
     ds = tmp_path / "ds"
-    client = distributed.Client(cluster, timeout=30)
-    try:
-        pids = client.run(os.getpid)
-        run = subprocess.Popen([sys.executable, "-m", "quizkit", "load", str(corpus),
-                                "--parquet", str(ds), "--no-findings", "--scheduler", cluster],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "CI": "true"})
-        killed = None
-        deadline = time.monotonic() + 60
-        while killed is None and time.monotonic() < deadline and run.poll() is None:
-            busy = [w for w, tasks in client.processing().items()
-                    if any("candidates" in str(t) for t in tasks)]
-            if busy:
-                killed = pids[busy[0]]
-                os.kill(killed, signal.SIGKILL)
-            else:
-                time.sleep(0.01)
-        _, err = run.communicate(timeout=180)
-    finally:
-        client.close()
+    killed, returncode, _, err = _run_killing_a_worker(
+        cluster, ["load", str(corpus), "--parquet", str(ds), "--no-findings"],
+        doing="candidates", timeout=180)
     assert killed is not None, "the load ended before a worker could be killed"
-    assert run.returncode == 3, err  # the broken files, as locally
+    assert returncode == 3, err  # the broken files, as locally
     con_db, con_ds = duckdb.connect(str(local_db), read_only=True), dataset_con(ds)
     for t in TABLE_NAMES:
         if t != "findings":

@@ -137,15 +137,7 @@ def test_interrupted_load_leaves_the_database_before_or_after(
     done = quizkit("load", SAMPLES / "game.json", "--db", db, "--no-findings")
     assert done.returncode == 0, done.stderr
     proc = _start("load", corpus, "--db", db, "--no-findings")
-    try:
-        # From when DuckDB runs: before quizkit's code does, the interpreter itself is still
-        # starting and a signal ends it as the signal's default action does (slow when loaded).
-        _wait_for(lambda: _threads(proc.pid) > 3, "DuckDB to start")
-        time.sleep(delay)
-        proc.send_signal(signum)
-        _, stderr = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
+    _, stderr = _stop_once_duckdb_runs(proc, signum, delay=delay)
     assert proc.returncode in (0, code), stderr
     if proc.returncode == code:
         assert stderr == line + "\n"
@@ -160,12 +152,7 @@ def test_interrupted_load_leaves_the_database_before_or_after(
 def test_interrupted_first_load_leaves_no_database(tmp_path: Path, corpus: Path) -> None:
     db = tmp_path / "new.duckdb"
     proc = _start("load", corpus, "--db", db, "--no-findings")
-    try:
-        _wait_for(lambda: _threads(proc.pid) > 3, "DuckDB to start")
-        proc.send_signal(signal.SIGTERM)
-        _, stderr = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
+    _, stderr = _stop_once_duckdb_runs(proc, signal.SIGTERM)
     assert proc.returncode == 143, stderr
     assert stderr == "quizkit: terminated\n"
     assert list(tmp_path.iterdir()) == []
@@ -195,6 +182,23 @@ def _threads(pid: int) -> int:
         return 0
 
 
+def _stop_once_duckdb_runs(proc: subprocess.Popen[str], signum: int, *, delay: float = 0.0,
+                           running: bool = False) -> tuple[str, str]:
+    """Send ``signum`` once DuckDB's threads are up (and ``delay`` seconds more): from then on
+    quizkit's own code runs; before, the interpreter itself is still starting and a signal
+    ends it as the signal's default action does (slow when loaded). ``running``: the process
+    must still be running then. Its (stdout, stderr)."""
+    try:
+        _wait_for(lambda: _threads(proc.pid) > 3, "DuckDB to start")
+        if running:
+            assert proc.poll() is None
+        time.sleep(delay)
+        proc.send_signal(signum)
+        return proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+
+
 @pytest.fixture(scope="module")
 def large_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Big enough that reading it takes seconds: a signal comes in the middle."""
@@ -211,14 +215,8 @@ def test_a_summary_stopped_leaves_the_previous_output(tmp_path: Path, large_corp
     out = tmp_path / "summary.txt"
     out.write_text("previous summary")
     proc = _start("summary", "all", large_corpus, "-o", out)
-    try:
-        # DuckDB's threads are up: the files are being read.
-        _wait_for(lambda: _threads(proc.pid) > 3, "DuckDB to start")
-        assert proc.poll() is None
-        proc.send_signal(signum)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
+    # DuckDB's threads are up: the files are being read.
+    stdout, stderr = _stop_once_duckdb_runs(proc, signum, running=True)
     assert proc.returncode == code, stderr
     assert stderr == line + "\n"
     assert stdout == ""
