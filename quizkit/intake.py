@@ -244,11 +244,8 @@ class _Pieces:
             self.canonical = False
         if self.canonical:
             return doc, True, False
-        colons = self.chunk.count(b":")
-        if b"\\u003" in self.chunk:
-            colons += self.chunk.count(b"\\u003a") + self.chunk.count(b"\\u003A")
         written_colons = self.colons + written.count(b":")
-        return doc, False, colons > written_colons or self.big_float
+        return doc, False, _input_colons(self.chunk) > written_colons or self.big_float
 
     def _skip(self, pos: int) -> int:
         chunk = self.chunk
@@ -437,11 +434,16 @@ def _suspicious(chunk: bytes, written: bytes | None) -> bool:
         return True
     if len(written) == len(chunk) and written == chunk:
         return False  # canonical compact text (typical of services): nothing was dropped
+    return _input_colons(chunk) > written.count(b":") or (b"+" in written and b"e+" in written)
+
+
+def _input_colons(chunk: bytes) -> int:
+    """The ``:`` of the input text, escaped ones (``\\u003a``) included: at least one per key."""
     # Single-byte searches first: memchr is several times faster than a substring search.
     colons = chunk.count(b":")
     if b"\\" in chunk and b"\\u003" in chunk:
         colons += chunk.count(b"\\u003a") + chunk.count(b"\\u003A")
-    return colons > written.count(b":") or (b"+" in written and b"e+" in written)
+    return colons
 
 
 def _silent_problems(chunk: bytes) -> list[Problem]:
