@@ -58,6 +58,9 @@ class Options:
     #: Source lines either side of each finding to keep with it (0: no snippets); set from
     #: the reporter (``Reporter.snippet_lines``), for reports that show them.
     snippet_lines: int = 0
+    #: Outline each document that holds versions (``FileOutcome.outlines``, for the service's
+    #: blocks); off for a run whose reporter makes no blocks.
+    outlines: bool = True
 
 
 #: A fact and where a finding about it would point.
@@ -211,7 +214,7 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
             continue
         if kind:
             result.kinds[kind] += 1
-        if kind in VERSION_KINDS:
+        if options.outlines and kind in VERSION_KINDS:
             pointers = {f.pointer for f in outcome.findings[mine:]} | {p for _, p, _ in raw}
             outcome.outlines.append((path, record, outline(kind, doc, pointers)))
         # The document is not needed for positions: free it first, so that a large file
@@ -457,6 +460,8 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     options = options or Options()
     if reporter is not None and reporter.snippet_lines > options.snippet_lines:
         options = dataclasses.replace(options, snippet_lines=reporter.snippet_lines)
+    if reporter is not None and not reporter.needs_outlines:
+        options = dataclasses.replace(options, outlines=False)
     sources = list(sources)
     jobs = default_jobs(sources) if jobs is None else jobs
     report = Report(keep_findings=reporter is None or reporter.needs_findings,

@@ -122,6 +122,7 @@ class ReporterSet(Reporter):
         self.needs_findings = any(r.needs_findings for r in reporters)
         self.needs_files = any(r.needs_files for r in reporters)
         self.snippet_lines = max((r.snippet_lines for r in reporters), default=0)
+        self.needs_outlines = any(r.needs_outlines for r in reporters)
         self.progress = progress
         self.finished = False
         self._on_terminal = any(_isatty(r.stream) for r in reporters)

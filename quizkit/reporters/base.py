@@ -62,6 +62,9 @@ class Reporter:
     #: Source lines either side of each finding that the reporter shows (``Finding.snippet``);
     #: 0 for none, so the engine does not cut them.
     snippet_lines = 0
+    #: True when the reporter makes the service's blocks (``Report.outlines``), so the engine
+    #: outlines every document that holds versions.
+    needs_outlines = False
 
     def __init__(self, stream: TextIO, options: ReportOptions | None = None) -> None:
         self.stream = stream

@@ -24,6 +24,7 @@ class ServiceReporter(Reporter):
     name = "service"
     description = "The service's validation blocks, one per version (JSON array)."
     needs_findings = True
+    needs_outlines = True
 
     def __init__(self, stream: TextIO, options: ReportOptions | None = None) -> None:
         super().__init__(stream, options)
