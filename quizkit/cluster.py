@@ -36,8 +36,17 @@ from quizkit.sources import Source
 CONNECT_TIMEOUT = 5
 #: Tasks in flight per worker thread.
 WINDOW_PER_THREAD = 4
+#: Bytes of input in one validation task, at most: every task costs the client, the scheduler
+#: and the worker a round trip of a few milliseconds of CPU each, so tasks are as large as
+#: they can be while every worker still has work until the end of the run.
+MAX_TASK_BYTES = 32 << 20
+#: Tasks per worker thread, at least, when the inputs are too few for :data:`MAX_TASK_BYTES`.
+TASKS_PER_THREAD = 8
+#: What a file counts for in a task's bytes besides its size (opening and stating it, its
+#: outcome); also what a file of unknown size (object storage) counts for.
+FILE_BYTES = 16 << 10
 #: Most files in one validation task.
-MAX_FILES_PER_TASK = 64
+MAX_FILES_PER_TASK = 1024
 
 #: glibc's ``mallopt`` parameters, and the values a worker task sets (see
 #: :func:`tune_worker_allocator`).
@@ -139,7 +148,7 @@ def tune_worker_allocator() -> None:
     parsing documents, which allocates and frees large blocks all the time, then pays for the
     system calls and page faults: the checks of a 189 MB corpus took 1.62 CPU s under that
     setting against 1.29 s without it (``docs/performance.md``). A task is bounded (at most
-    64 files or 32 MB), so keeping up to 64 MB of freed heap costs little. Elsewhere than glibc
+    32 MB of input), so keeping up to 64 MB of freed heap costs little. Elsewhere than glibc
     this does nothing.
     """
     if not sys.platform.startswith("linux"):
@@ -153,20 +162,36 @@ def tune_worker_allocator() -> None:
 
 
 def _check_task(sources: list[Source], options: engine.Options) -> list[engine.FileOutcome]:
-    """On a worker: check the sources (reading them there)."""
+    """On a worker: check the sources (reading them there), as a local worker does."""
     tune_worker_allocator()
-    return [engine.check_source(s, options) for s in sources]
+    with engine._fewer_collections():  # as in a local run's workers (engine.GC_THRESHOLD)
+        return [engine.check_source(s, options) for s in sources]
 
 
-def _groups(items: list[T], size: int) -> list[list[T]]:
-    return [items[i:i + size] for i in range(0, len(items), size)]
+def task_groups(sources: list[Source], threads: int) -> list[list[Source]]:
+    """Consecutive runs of ``sources`` of about equal bytes: at most :data:`MAX_TASK_BYTES`
+    (or one larger file) and :data:`MAX_FILES_PER_TASK` files, and at least
+    :data:`TASKS_PER_THREAD` runs per worker thread while there are files for them."""
+    weights = [s.size() + FILE_BYTES for s in sources]
+    target = min(MAX_TASK_BYTES, sum(weights) // (max(1, threads) * TASKS_PER_THREAD) + 1)
+    out: list[list[Source]] = []
+    current: list[Source] = []
+    size = 0
+    for source, weight in zip(sources, weights, strict=True):
+        if current and (size + weight > target or len(current) >= MAX_FILES_PER_TASK):
+            out.append(current)
+            current, size = [], 0
+        current.append(source)
+        size += weight
+    if current:
+        out.append(current)
+    return out
 
 
 def check_many(client: Any) -> engine.CheckMany:
     """An ``engine.run(check_many=...)`` that checks the files on the cluster."""
     def run(sources: list[Source], options: engine.Options) -> Iterator[engine.FileOutcome]:
-        size = max(1, min(MAX_FILES_PER_TASK, len(sources) // (_threads(client) * 8)))
-        for outcomes in ordered(client, _check_task, _groups(sources, size),
-                                 options=options):
+        groups = task_groups(sources, _threads(client))
+        for outcomes in ordered(client, _check_task, groups, options=options):
             yield from outcomes
     return run
