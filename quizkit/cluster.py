@@ -73,6 +73,7 @@ def connect(address: str) -> Iterator[Any]:
     except ImportError:
         raise ClusterError("--scheduler needs Dask: pip install 'quizkit[cluster]'") from None
     _probe(address)
+    _ask_identity(distributed, address)
     try:
         client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except Exception as exc:  # e.g. MemoryError from a peer that does not speak Dask
@@ -105,6 +106,46 @@ def _probe(address: str) -> None:
     except OSError as exc:
         raise ClusterError(f"cannot reach the Dask scheduler at {address}: "
                            f"{exc.strerror or _one_line(exc)}") from None
+
+
+def _ask_identity(distributed: Any, address: str) -> None:
+    """Fail within ``CONNECT_TIMEOUT`` unless a Dask scheduler answers at ``address``.
+
+    A ``Client`` whose peer accepts the connection but does not speak Dask (a web server,
+    anything else listening there) either waits for a handshake that never comes, or fails
+    and then, when the half-made client is collected, waits 10 s more to close and prints
+    Dask's own traceback. One plain request (the scheduler's ``identity``) on a connection
+    of our own, bounded in time, tells first; no ``Client`` is made for such a peer.
+    """
+    import asyncio
+
+    async def ask() -> object:
+        comm = await distributed.comm.connect(
+            address, timeout=CONNECT_TIMEOUT,
+            **distributed.Security().get_connection_args("client"))
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    async def bounded() -> object:
+        return await asyncio.wait_for(ask(), CONNECT_TIMEOUT)
+
+    not_dask = "what answers there is not a Dask scheduler"
+    try:
+        reply = asyncio.run(bounded())
+    except TimeoutError:
+        why = f"no Dask scheduler answered within {CONNECT_TIMEOUT} s"
+    except OSError as exc:  # refused, reset, closed (Dask's CommClosedError)
+        why = _one_line(exc)
+    except Exception:  # a peer that does not speak Dask: its bytes fail in many ways
+        why = not_dask
+    else:
+        if isinstance(reply, dict) and reply.get("type") == "Scheduler":
+            return
+        why = not_dask
+    raise ClusterError(f"cannot reach the Dask scheduler at {address}: {why}")
 
 
 def _one_line(exc: BaseException) -> str:

@@ -202,6 +202,56 @@ def test_an_unreachable_scheduler_is_exit_2_naming_it(corpus: Path) -> None:
     assert proc.returncode == 2 and address in proc.stderr
 
 
+@contextlib.contextmanager
+def not_a_scheduler(answer: bytes | None) -> Iterator[str]:
+    """A plain TCP listener on 127.0.0.1 that accepts connections and sends ``answer`` to
+    each (``None``: says nothing), until the block ends; its address."""
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    stop = threading.Event()
+    accepted: list[socket.socket] = []
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            accepted.append(conn)
+            if answer is not None:
+                with contextlib.suppress(OSError):
+                    conn.sendall(answer)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        for conn in accepted:
+            conn.close()
+        server.close()
+
+
+@pytest.mark.parametrize("answer", [b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n",
+                                    b"\xff" * 64, None], ids=["http", "garbage", "silent"])
+def test_a_listener_that_is_not_a_scheduler_is_one_line_and_exit_2(
+        corpus: Path, answer: bytes | None) -> None:
+    with not_a_scheduler(answer) as address:
+        for args in (["validate", str(corpus)], ["load", str(corpus), "--parquet", "unused"]):
+            started = time.monotonic()
+            proc = quizkit(*args, "--scheduler", address, timeout=60)
+            assert time.monotonic() - started < 10
+            assert proc.returncode == 2
+            lines = proc.stderr.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith("quizkit: error:"), proc.stderr
+            assert address in lines[0]
+            assert proc.stdout == ""
+
+
 def test_an_unreadable_input_on_a_worker_is_the_local_finding(corpus: Path, cluster: str,
                                                                 tmp_path: Path) -> None:
     gone = tmp_path / "gone.json"
