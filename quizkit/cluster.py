@@ -153,32 +153,46 @@ def _one_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def _threads(client: Any) -> int:
+def threads_of(client: Any) -> int:
+    """Worker threads of the cluster (at least 1)."""
     return max(1, sum(client.nthreads().values()))
 
 
-def ordered(client: Any, fn: Callable[..., R], tasks: Iterable[T], **kwargs: Any
-             ) -> Iterator[R]:
+def ordered(client: Any, fn: Callable[..., R], tasks: Iterable[T], *, priority: int = 0,
+            **kwargs: Any) -> Iterator[R]:
     """``fn(task, **kwargs)`` on the cluster for every task, results in task order, with a
-    bounded window of tasks in flight."""
-    window = _threads(client) * WINDOW_PER_THREAD
+    bounded window of tasks in flight.
+
+    The first window is submitted at once (not when the results are first asked for), so
+    that work started early runs while the client does something else. Among queued tasks
+    the scheduler runs those of the higher ``priority`` first: a lower one fills the
+    workers' idle moments.
+    """
+    window = threads_of(client) * WINDOW_PER_THREAD
     it = iter(tasks)
-    pending: deque[Any] = deque(client.submit(fn, t, pure=False, **kwargs)
-                                for t in itertools.islice(it, window))
-    try:
-        while pending:
-            future = pending.popleft()
-            try:
-                result = future.result()
-            except Exception as exc:  # a task that failed for good (workers killed 3 times)
-                raise ClusterError(f"the cluster failed a task: {_one_line(exc)}") from None
-            nxt = next(it, None)
-            if nxt is not None:
-                pending.append(client.submit(fn, nxt, pure=False, **kwargs))
-            yield result
-    finally:
-        for future in pending:
-            future.cancel()
+
+    def submit(task: T) -> Any:
+        return client.submit(fn, task, pure=False, priority=priority, **kwargs)
+
+    pending: deque[Any] = deque(submit(t) for t in itertools.islice(it, window))
+
+    def results() -> Iterator[R]:
+        try:
+            while pending:
+                future = pending.popleft()
+                try:
+                    result = future.result()
+                except Exception as exc:  # a task that failed for good (workers killed 3x)
+                    raise ClusterError(f"the cluster failed a task: {_one_line(exc)}") from None
+                future.release()
+                nxt = next(it, None)
+                if nxt is not None:
+                    pending.append(submit(nxt))
+                yield result
+        finally:
+            for future in pending:
+                future.cancel()
+    return results()
 
 
 def tune_worker_allocator() -> None:
@@ -232,7 +246,7 @@ def task_groups(sources: list[Source], threads: int) -> list[list[Source]]:
 def check_many(client: Any) -> engine.CheckMany:
     """An ``engine.run(check_many=...)`` that checks the files on the cluster."""
     def run(sources: list[Source], options: engine.Options) -> Iterator[engine.FileOutcome]:
-        groups = task_groups(sources, _threads(client))
+        groups = task_groups(sources, threads_of(client))
         for outcomes in ordered(client, _check_task, groups, options=options):
             yield from outcomes
     return run

@@ -115,7 +115,14 @@ class Runner(Protocol):
 
     def report(self, paths: list[str]) -> Report: ...
 
-    def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]: ...
+    def batch_bytes(self, total_bytes: int, most: int) -> int:
+        """Bytes of input per batch (at most ``most``) for a load of ``total_bytes``."""
+        ...
+
+    def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
+        """Stage ``batches``: the candidate rows of each, in order. A runner may start the
+        work when called, before the result is iterated (after :meth:`report`)."""
+        ...
 
 
 class _Clock:
@@ -217,6 +224,9 @@ class LocalRunner:
     def report(self, paths: list[str]) -> Report:
         return validate_run(paths, self.settings)
 
+    def batch_bytes(self, total_bytes: int, most: int) -> int:
+        return most
+
     def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
         for batch_no, batch in enumerate(batches):
             skipped = stage_batch(self.con, batch, offset_of(batch_no))
@@ -286,15 +296,16 @@ def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[
     ``new_files`` and ``new_findings`` (and the ``win_*`` tables :data:`transform.DIRECT`
     reads). Returns the inputs."""
     inputs = list_inputs(paths, result.skipped)
+    total_bytes = sum(i.size for i in inputs)
+    groups = batches(inputs, runner.batch_bytes(total_bytes, batch_bytes))
+    create_candidates(con)
+    staged = runner.candidates(groups)  # a cluster starts staging now, beside the validation
     clock.tick("discover")
     report_rows = None
     if findings:
         report_rows = _findings_columns(runner.report([os.fspath(p) for p in paths]))
         clock.tick("validate")
-    groups = batches(inputs, batch_bytes)
-    total_bytes = sum(i.size for i in inputs)
-    create_candidates(con)
-    for batch_no, cands in runner.candidates(groups):
+    for batch_no, cands in staged:
         add_candidates(con, cands)
         result.skipped.extend(cands.skipped)
         clock.tick("read")
@@ -426,7 +437,7 @@ def candidates_of(batch: list[Input], offset: int, *, memory_limit: str | None =
         with configured(con, memory_limit=memory_limit, threads=threads):
             create_candidates(con)
             skipped = stage_batch(con, batch, offset)
-            tables = {t: con.execute(f"SELECT * FROM cand_{t}").to_arrow_table()
+            tables = {t: con.sql(f"SELECT * FROM cand_{t}").to_arrow_table()
                       for t in (*transform.CANDIDATES, "files")}
         return Candidates(tables, skipped)
     except duckdb.Error as exc:
