@@ -21,6 +21,7 @@ from __future__ import annotations
 import ctypes
 import importlib
 import itertools
+import pickle
 import socket
 import sys
 from collections import deque
@@ -216,11 +217,17 @@ def tune_worker_allocator() -> None:
     mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
 
 
-def _check_task(sources: list[Source], options: engine.Options) -> list[engine.FileOutcome]:
-    """On a worker: check the sources (reading them there), as a local worker does."""
+def _check_task(sources: list[Source], options: engine.Options) -> bytes:
+    """On a worker: check the sources (reading them there), as a local worker does; their
+    outcomes pickled as one blob.
+
+    Dask would serialize a list of outcomes item by item, one frame and one socket read per
+    file on the client (1.7 s of the client's CPU for 13,000 files); a blob is one frame.
+    """
     tune_worker_allocator()
     with engine._fewer_collections():  # as in a local run's workers (engine.GC_THRESHOLD)
-        return [engine.check_source(s, options) for s in sources]
+        outcomes = [engine.check_source(s, options) for s in sources]
+    return pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def task_groups(sources: list[Source], threads: int) -> list[list[Source]]:
@@ -247,6 +254,6 @@ def check_many(client: Any) -> engine.CheckMany:
     """An ``engine.run(check_many=...)`` that checks the files on the cluster."""
     def run(sources: list[Source], options: engine.Options) -> Iterator[engine.FileOutcome]:
         groups = task_groups(sources, threads_of(client))
-        for outcomes in ordered(client, _check_task, groups, options=options):
-            yield from outcomes
+        for blob in ordered(client, _check_task, groups, options=options):
+            yield from pickle.loads(blob)
     return run
