@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ctypes
 import importlib
-import itertools
 import pickle
 import socket
 import sys
@@ -160,14 +159,14 @@ def threads_of(client: Any) -> int:
 
 
 def ordered(client: Any, fn: Callable[..., R], tasks: Iterable[T], *, priority: int = 0,
-            **kwargs: Any) -> Iterator[R]:
+            submitted: Callable[[], None] | None = None, **kwargs: Any) -> Iterator[R]:
     """``fn(task, **kwargs)`` on the cluster for every task, results in task order, with a
     bounded window of tasks in flight.
 
     The first window is submitted at once (not when the results are first asked for), so
     that work started early runs while the client does something else. Among queued tasks
     the scheduler runs those of the higher ``priority`` first: a lower one fills the
-    workers' idle moments.
+    workers' idle moments. ``submitted()`` is called once the last task is submitted.
     """
     window = threads_of(client) * WINDOW_PER_THREAD
     it = iter(tasks)
@@ -175,7 +174,22 @@ def ordered(client: Any, fn: Callable[..., R], tasks: Iterable[T], *, priority: 
     def submit(task: T) -> Any:
         return client.submit(fn, task, pure=False, priority=priority, **kwargs)
 
-    pending: deque[Any] = deque(submit(t) for t in itertools.islice(it, window))
+    pending: deque[Any] = deque()
+    left = [True]  # tasks may be left to submit
+
+    def submit_next() -> None:
+        if not left[0]:
+            return
+        nxt = next(it, None)
+        if nxt is not None:
+            pending.append(submit(nxt))
+            return
+        left[0] = False
+        if submitted is not None:
+            submitted()
+
+    for _ in range(window):
+        submit_next()
 
     def results() -> Iterator[R]:
         try:
@@ -186,9 +200,7 @@ def ordered(client: Any, fn: Callable[..., R], tasks: Iterable[T], *, priority: 
                 except Exception as exc:  # a task that failed for good (workers killed 3x)
                     raise ClusterError(f"the cluster failed a task: {_one_line(exc)}") from None
                 future.release()
-                nxt = next(it, None)
-                if nxt is not None:
-                    pending.append(submit(nxt))
+                submit_next()
                 yield result
         finally:
             for future in pending:
@@ -250,10 +262,12 @@ def task_groups(sources: list[Source], threads: int) -> list[list[Source]]:
     return out
 
 
-def check_many(client: Any) -> engine.CheckMany:
-    """An ``engine.run(check_many=...)`` that checks the files on the cluster."""
+def check_many(client: Any, submitted: Callable[[], None] | None = None) -> engine.CheckMany:
+    """An ``engine.run(check_many=...)`` that checks the files on the cluster;
+    ``submitted()`` is called once every file is on its way (see :func:`ordered`)."""
     def run(sources: list[Source], options: engine.Options) -> Iterator[engine.FileOutcome]:
         groups = task_groups(sources, threads_of(client))
-        for blob in ordered(client, _check_task, groups, options=options):
+        for blob in ordered(client, _check_task, groups, options=options,
+                            submitted=submitted):
             yield from pickle.loads(blob)
     return run

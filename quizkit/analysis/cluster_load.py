@@ -4,10 +4,11 @@ Each task stages one batch of files on a worker, in a DuckDB connection of its o
 back the batch's candidate rows (flat rows, never documents); the client picks the winners
 among all of them, as a local load does, and writes the Parquet dataset.
 
-The batches are started as soon as they are known, before the validation that gives the
-findings, at a lower priority than its tasks: the workers check files first and stage
-batches whenever the checks leave them idle (while the client runs the cross-file checks, at
-the end of a run), and the client then finds the first batches done.
+With findings, the staging starts as soon as the validation's last task is submitted, at a
+lower priority than the validation's tasks: the workers stage batches while the validation's
+last tasks leave them idle and while the client runs the cross-file checks, and the client
+then finds the first batches done. (Started earlier, a staging task that a worker picks up
+in a moment without checks to run holds the checks back for its whole length.)
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from quizkit.analysis.load import Candidates, Input, candidates_of, offset_of
-from quizkit.cluster import ordered, threads_of, tune_worker_allocator
+from quizkit.cluster import check_many, ordered, threads_of, tune_worker_allocator
+from quizkit.engine import CheckMany
 from quizkit.findings import Report
 
 #: Bytes of input in one task of a cluster load, at most (the batch of a local load: larger
@@ -38,15 +40,44 @@ def _candidates_task(task: tuple[int, list[Input]]) -> tuple[int, Candidates]:
     return batch_no, candidates_of(batch, offset_of(batch_no), threads=1)
 
 
-class ClusterRunner:
-    """The per-file work of a load (``quizkit.analysis.load.Runner``) on a cluster."""
+class _Staging:
+    """The staged batches, in order; the tasks start at :meth:`start` or when first asked."""
 
-    def __init__(self, client: Any, validate: Callable[[list[str]], Report]) -> None:
+    def __init__(self, client: Any, batches: list[list[Input]]) -> None:
+        self.client = client
+        self.batches = batches
+        self.results: Iterator[tuple[int, Candidates]] | None = None
+
+    def start(self) -> None:
+        if self.results is None:
+            self.results = ordered(self.client, _candidates_task, enumerate(self.batches),
+                                   priority=STAGING_PRIORITY)
+
+    def __iter__(self) -> Iterator[tuple[int, Candidates]]:
+        return self
+
+    def __next__(self) -> tuple[int, Candidates]:
+        self.start()
+        assert self.results is not None
+        return next(self.results)
+
+
+class ClusterRunner:
+    """The per-file work of a load (``quizkit.analysis.load.Runner``) on a cluster.
+
+    ``validate(paths, check_many)`` runs the validation with ``check_many``
+    (:func:`quizkit.runner.run`).
+    """
+
+    def __init__(self, client: Any,
+                 validate: Callable[[list[str], CheckMany], Report]) -> None:
         self.client = client
         self.validate = validate
+        self.staging: _Staging | None = None
 
     def report(self, paths: list[str]) -> Report:
-        return self.validate(paths)
+        then = self.staging.start if self.staging is not None else None
+        return self.validate(paths, check_many(self.client, submitted=then))
 
     def batch_bytes(self, total_bytes: int, most: int) -> int:
         """Bytes per task: at least TASKS_PER_THREAD tasks per worker thread."""
@@ -54,5 +85,5 @@ class ClusterRunner:
         return max(MIN_TASK_BYTES, min(most, TASK_BYTES, share))
 
     def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
-        return ordered(self.client, _candidates_task, enumerate(batches),
-                       priority=STAGING_PRIORITY)
+        self.staging = _Staging(self.client, batches)
+        return self.staging
