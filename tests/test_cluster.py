@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -169,8 +170,11 @@ def dataset_con(root: Path) -> duckdb.DuckDBPyConnection:
 def test_cluster_load_gives_the_tables_of_a_local_load(corpus: Path, cluster: str,
                                                         local_db: Path, tmp_path: Path) -> None:
     db, ds = local_db, tmp_path / "ds"
-    remote = quizkit("load", str(corpus), "--parquet", str(ds), "--scheduler", cluster)
+    remote = quizkit("load", str(corpus), "--parquet", str(ds), "--scheduler", cluster,
+                     "--timings")
     assert remote.returncode == 3  # broken files are skipped, exit 3
+    # staged in several batches (one "read" step each), as a larger dump is
+    assert len(re.findall(r"^\s+read\s", remote.stderr, re.M)) > 1, remote.stderr
     con_db, con_ds = duckdb.connect(str(db), read_only=True), dataset_con(ds)
     for t in TABLE_NAMES:
         assert rows(con_ds, t) == rows(con_db, t), t

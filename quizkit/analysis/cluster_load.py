@@ -24,8 +24,9 @@ from quizkit.findings import Report
 #: Bytes of input in one task of a cluster load, at most (the batch of a local load: larger
 #: batches cost less per byte to stage).
 TASK_BYTES = 128 << 20
-#: Bytes of input in one task, at least (below, a task's fixed costs dominate).
-MIN_TASK_BYTES = 8 << 20
+#: Bytes of input in one task, at least (below, a task's fixed costs, a DuckDB connection
+#: and its statements, ~30 ms, dominate).
+MIN_TASK_BYTES = 2 << 20
 #: Tasks per worker thread, at least, while the batches are not below MIN_TASK_BYTES: every
 #: worker has work until the end.
 TASKS_PER_THREAD = 3
