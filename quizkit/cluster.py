@@ -40,8 +40,12 @@ WINDOW_PER_THREAD = 4
 #: and the worker a round trip of a few milliseconds of CPU each, so tasks are as large as
 #: they can be while every worker still has work until the end of the run.
 MAX_TASK_BYTES = 32 << 20
-#: Tasks per worker thread, at least, when the inputs are too few for :data:`MAX_TASK_BYTES`.
-TASKS_PER_THREAD = 8
+#: Bytes of input in one validation task, at least (the last tasks of a run, or all of a
+#: small one).
+MIN_TASK_BYTES = 1 << 20
+#: A task takes at most 1/TASKS_PER_THREAD of the bytes left per worker thread: tasks shrink
+#: towards the end of a run, so that the workers finish close together.
+TASKS_PER_THREAD = 2
 #: What a file counts for in a task's bytes besides its size (opening and stating it, its
 #: outcome); also what a file of unknown size (object storage) counts for.
 FILE_BYTES = 16 << 10
@@ -243,20 +247,27 @@ def _check_task(sources: list[Source], options: engine.Options) -> bytes:
 
 
 def task_groups(sources: list[Source], threads: int) -> list[list[Source]]:
-    """Consecutive runs of ``sources`` of about equal bytes: at most :data:`MAX_TASK_BYTES`
-    (or one larger file) and :data:`MAX_FILES_PER_TASK` files, and at least
-    :data:`TASKS_PER_THREAD` runs per worker thread while there are files for them."""
+    """Consecutive runs of ``sources`` for the tasks of a run, in order: each of at most
+    :data:`MAX_TASK_BYTES` (or one larger file) and :data:`MAX_FILES_PER_TASK` files, and of
+    at most 1/:data:`TASKS_PER_THREAD` of the bytes left per worker thread, so that the
+    tasks shrink towards the end (to :data:`MIN_TASK_BYTES`)."""
     weights = [s.size() + FILE_BYTES for s in sources]
-    target = min(MAX_TASK_BYTES, sum(weights) // (max(1, threads) * TASKS_PER_THREAD) + 1)
+    left = sum(weights)
+    per_task = max(1, threads) * TASKS_PER_THREAD
+
+    def target() -> int:
+        return max(MIN_TASK_BYTES, min(MAX_TASK_BYTES, left // per_task))
+
     out: list[list[Source]] = []
     current: list[Source] = []
-    size = 0
+    size, limit = 0, target()
     for source, weight in zip(sources, weights, strict=True):
-        if current and (size + weight > target or len(current) >= MAX_FILES_PER_TASK):
+        if current and (size + weight > limit or len(current) >= MAX_FILES_PER_TASK):
             out.append(current)
-            current, size = [], 0
+            current, size, limit = [], 0, target()
         current.append(source)
         size += weight
+        left -= weight
     if current:
         out.append(current)
     return out
