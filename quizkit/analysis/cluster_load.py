@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from quizkit.analysis.load import Candidates, Input, candidates_of, offset_of
+from quizkit.analysis.load import Candidates, Input, batches, candidates_of, offset_of
 from quizkit.cluster import check_many, ordered, threads_of, tune_worker_allocator
 from quizkit.engine import CheckMany
 from quizkit.findings import Report
@@ -27,9 +27,10 @@ TASK_BYTES = 128 << 20
 #: Bytes of input in one task, at least (below, a task's fixed costs, a DuckDB connection
 #: and its statements, ~30 ms, dominate).
 MIN_TASK_BYTES = 2 << 20
-#: Tasks per worker thread, at least, while the batches are not below MIN_TASK_BYTES: every
-#: worker has work until the end.
-TASKS_PER_THREAD = 3
+#: A task stages at most 1/TASKS_PER_THREAD of the bytes left per worker thread: tasks
+#: shrink towards the end of the load, so that the workers finish close together and the
+#: client has little left to add once the last one is done.
+TASKS_PER_THREAD = 2
 #: Priority of the staging tasks against the validation's (0).
 STAGING_PRIORITY = -1
 
@@ -80,10 +81,10 @@ class ClusterRunner:
         then = self.staging.start if self.staging is not None else None
         return self.validate(paths, check_many(self.client, submitted=then))
 
-    def batch_bytes(self, total_bytes: int, most: int) -> int:
-        """Bytes per task: at least TASKS_PER_THREAD tasks per worker thread."""
-        share = total_bytes // (threads_of(self.client) * TASKS_PER_THREAD) + 1
-        return max(MIN_TASK_BYTES, min(most, TASK_BYTES, share))
+    def batches(self, inputs: list[Input], most: int) -> list[list[Input]]:
+        """One batch per task, shrinking towards the end of the load."""
+        return batches(inputs, min(most, TASK_BYTES), min_bytes=MIN_TASK_BYTES,
+                       parts=threads_of(self.client) * TASKS_PER_THREAD)
 
     def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
         self.staging = _Staging(self.client, batches)

@@ -115,8 +115,9 @@ class Runner(Protocol):
 
     def report(self, paths: list[str]) -> Report: ...
 
-    def batch_bytes(self, total_bytes: int, most: int) -> int:
-        """Bytes of input per batch (at most ``most``) for a load of ``total_bytes``."""
+    def batches(self, inputs: list[Input], most: int) -> list[list[Input]]:
+        """The batches of ``inputs`` to stage, of at most ``most`` bytes each (or one larger
+        file)."""
         ...
 
     def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
@@ -170,18 +171,27 @@ def list_inputs(paths: Sequence[str | os.PathLike[str]],
 
 
 def batches(inputs: list[Input], max_bytes: int = BATCH_BYTES,
-            max_files: int = BATCH_FILES) -> list[list[Input]]:
+            max_files: int = BATCH_FILES, *, parts: int = 0,
+            min_bytes: int = 0) -> list[list[Input]]:
     """Consecutive runs of ``inputs`` of at most ``max_bytes`` (or one larger file) and at
-    most ``max_files`` files."""
+    most ``max_files`` files. With ``parts``, each run also holds at most 1/``parts`` of the
+    bytes left (but ``min_bytes`` at least): the runs shrink towards the end, so that
+    ``parts`` workers taking them in turn finish close together."""
+    left = sum(i.size for i in inputs)
+
+    def limit() -> int:
+        return max(min_bytes, min(max_bytes, left // parts)) if parts else max_bytes
+
     out: list[list[Input]] = []
     current: list[Input] = []
-    size = 0
+    size, most = 0, limit()
     for i in inputs:
-        if current and (size + i.size > max_bytes or len(current) >= max_files):
+        if current and (size + i.size > most or len(current) >= max_files):
             out.append(current)
-            current, size = [], 0
+            current, size, most = [], 0, limit()
         current.append(i)
         size += i.size
+        left -= i.size
     if current:
         out.append(current)
     return out
@@ -224,8 +234,8 @@ class LocalRunner:
     def report(self, paths: list[str]) -> Report:
         return validate_run(paths, self.settings)
 
-    def batch_bytes(self, total_bytes: int, most: int) -> int:
-        return most
+    def batches(self, inputs: list[Input], most: int) -> list[list[Input]]:
+        return batches(inputs, most)
 
     def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
         for batch_no, batch in enumerate(batches):
@@ -297,7 +307,7 @@ def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[
     reads). Returns the inputs."""
     inputs = list_inputs(paths, result.skipped)
     total_bytes = sum(i.size for i in inputs)
-    groups = batches(inputs, runner.batch_bytes(total_bytes, batch_bytes))
+    groups = runner.batches(inputs, batch_bytes)
     create_candidates(con)
     staged = runner.candidates(groups)  # a cluster starts staging now, beside the validation
     clock.tick("discover")
