@@ -24,13 +24,14 @@ from quizkit.findings import Report
 #: Bytes of input in one task of a cluster load, at most (the batch of a local load: larger
 #: batches cost less per byte to stage).
 TASK_BYTES = 128 << 20
-#: Bytes of input in one task, at least (below, a task's fixed costs, a DuckDB connection
-#: and its statements, ~30 ms, dominate).
-MIN_TASK_BYTES = 2 << 20
-#: A task stages at most 1/TASKS_PER_THREAD of the bytes left per worker thread: tasks
-#: shrink towards the end of the load, so that the workers finish close together and the
-#: client has little left to add once the last one is done.
-TASKS_PER_THREAD = 2
+#: Bytes of input in one task, at least: a task costs ~0.1 CPU s whatever its size (a DuckDB
+#: connection, its candidate tables and ~20 statements per batch), as much as staging ~6 MB.
+MIN_TASK_BYTES = 4 << 20
+#: A task stages at most 1/TASKS_PER_THREAD of the bytes left per worker thread (guided
+#: self-scheduling): tasks halve towards the end of the load, so that the workers finish
+#: close together and the client has little left to add once the last one is done, in a
+#: few tasks, each with its fixed cost.
+TASKS_PER_THREAD = 1
 #: Priority of the staging tasks against the validation's (0).
 STAGING_PRIORITY = -1
 
