@@ -56,6 +56,7 @@ from quizkit.generate import Summary, generate_corpus
 from quizkit.output import atomic_write, check_directory, make_directory, refuse_inputs
 from quizkit.output import resolve as resolve_output
 from quizkit.reporters.html_summary import missing_charts
+from quizkit.rules import REGISTRY
 from quizkit.runner import expand_paths, path_list, read_profile_file, settings, validate
 from quizkit.runner import run as run_validation
 from quizkit.schemas import BASE_URI, KINDS, bundled, schema_id, schema_set
@@ -378,9 +379,9 @@ def rules(rule: str | None = None, *, format: str = "text") -> str:
     if format not in rule_docs.FORMATS:
         raise ConfigError(f"unknown format {format!r} (use {', '.join(rule_docs.FORMATS)})")
     if rule is None:
-        return rule_docs.render(rule_docs.catalog.all_rules(), format)
+        return rule_docs.render(REGISTRY.rules, format)
     try:
-        return rule_docs.render_one(rule_docs.find(rule), format)
+        return rule_docs.render_one(REGISTRY.get(rule), format)
     except KeyError:
         raise ConfigError(f"no rule {rule!r} (see `quizkit rules`)") from None
 
