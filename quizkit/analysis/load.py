@@ -468,16 +468,16 @@ def _stage(con: duckdb.DuckDBPyConnection,
             whole = []
     typed = {file for (file,) in run(con, "SELECT DISTINCT file FROM raw")}
     rest = [f for f in files if f.path not in typed]
+    bad: list[Skipped] = []
     try:
-        _read_objects(con, rest, first_doc_no=(len(whole) + 1) << 32)
-        return files, []
+        bad += _read_objects(con, rest, first_doc_no=(len(whole) + 1) << 32)
     except duckdb.Error as first_error:
         good, bad = _screen(con, rest)
         if not bad:
             raise LoadError(one_line(first_error)) from None
-        _read_objects(con, good, first_doc_no=(len(whole) + 1) << 32)
-        skipped = {b.path for b in bad}
-        return [f for f in files if f.path not in skipped], bad
+        bad += _read_objects(con, good, first_doc_no=(len(whole) + 1) << 32)
+    skipped = {b.path for b in bad}
+    return [f for f in files if f.path not in skipped], bad
 
 
 # Files up to this size are typed in batches (see _read_whole).
@@ -583,9 +583,20 @@ def _lanes(name: str, files: list[ExportFile], threads: int) -> tuple[str, dict[
     return f"({union})", params
 
 
+#: Why a ``.json`` file that holds several documents one after the other is skipped:
+#: ``validate`` reads such a file as one document with text after its end (invalid JSON),
+#: where DuckDB's splitter would return each document.
+SEVERAL_DOCUMENTS = ("malformed JSON: more text after the end of the first document (only a "
+                     "JSON Lines file, named .jsonl or .ndjson, holds several documents)")
+
+
 def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
-                  first_doc_no: int, clock: _Clock | None = None) -> None:
-    """Split the files into documents, then type them into ``raw`` (numbered in file order)."""
+                  first_doc_no: int, clock: _Clock | None = None) -> list[Skipped]:
+    """Split the files into documents, then type them into ``raw`` (numbered in file order).
+
+    A file that is not JSON Lines holds one JSON value, as ``validate`` reads it: one that
+    splits into several is skipped (returned), never loaded in part.
+    """
     params: dict[str, list[str]] = {}
     parts = []
     for container in FORMATS:
@@ -596,10 +607,16 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
             parts.append(f"SELECT filename AS file, json, '{container}' AS container "
                          f"FROM {objects_sql(container, name, _max_object(chosen))}")
     if not parts:
-        return
+        return []
     union = "\nUNION ALL\n".join(parts)
     # Two statements on purpose: see quizkit.analysis.readers.
     run(con, f"CREATE OR REPLACE TEMP TABLE docs AS {union}", params)
+    several = [file for (file,) in run(con, """
+        SELECT file FROM docs WHERE container = 'json' GROUP BY file HAVING count(*) > 1
+        ORDER BY file""")]
+    if several:
+        run(con, "DELETE FROM docs WHERE file IN (SELECT unnest($several))",
+            {"several": several})
     if clock is not None:
         clock.tick("read:split")
     run(con, f"""
@@ -612,6 +629,7 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
     run(con, "DROP TABLE docs")
     if clock is not None:
         clock.tick("read:type")
+    return [Skipped(file, SEVERAL_DOCUMENTS) for file in several]
 
 
 def _max_object(files: list[ExportFile]) -> int:
