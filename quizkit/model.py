@@ -58,6 +58,8 @@ THEMES = Entity("themes", "theme", parent_field="roundId", parent="rounds")
 QUESTIONS = Entity("questions", "question", parent_field="themeId", parent="themes")
 STEPS = Entity("steps", "step", parent_field="questionId", parent="questions")
 VERSION_ENTITIES: tuple[Entity, ...] = (ROUNDS, THEMES, QUESTIONS, STEPS)
+#: A version's entity collections and the entity kind of their items (``rounds`` → ``round``).
+COLLECTIONS: dict[str, str] = {e.key: e.name for e in VERSION_ENTITIES}
 
 #: A game's reduced view of a version (2.9): rounds and themes carry only id and name, questions
 #: only id, price and themeId, and there are no steps.

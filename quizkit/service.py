@@ -44,9 +44,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from quizkit.findings import Finding, Report, Severity
-from quizkit.model import VersionSite, package_pointer, version_sites
+from quizkit.model import COLLECTIONS, VersionSite, package_pointer, version_sites
 from quizkit.rules import REGISTRY
-from quizkit.service_names import COLLECTIONS, DEFAULT_NAMES, ServiceNames
+from quizkit.service_names import DEFAULT_NAMES, ServiceNames
 
 
 class FindingLike(Protocol):

@@ -14,12 +14,10 @@ from typing import Any
 
 from quizkit.configfiles import ConfigError, read_toml
 from quizkit.findings import Severity
-from quizkit.model import VERSION_ENTITIES
+from quizkit.model import COLLECTIONS
 
 LEVELS = ("error", "warning", "info")
-ENTITIES = ("package", "version", *(e.name for e in VERSION_ENTITIES))
-#: A version's entity collections and the entity kind of their items.
-COLLECTIONS = {e.key: e.name for e in VERSION_ENTITIES}
+ENTITIES = ("package", "version", *COLLECTIONS.values())
 #: The options of a profile's ``[service]`` table.
 SERVICE_KEYS = {"level", "entity", "confirm-errors"}
 

@@ -15,12 +15,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from quizkit.findings import Severity, json_text
-from quizkit.model import VERSION_KINDS, VersionSite
+from quizkit.model import COLLECTIONS, VERSION_KINDS, VersionSite
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, RawFinding, findings_check
 from quizkit.rules.version_index import VersionIndex
 from quizkit.rules.walk import VersionFacts
-from quizkit.service_names import COLLECTIONS, DEFAULT_NAMES, ServiceNames
+from quizkit.service_names import DEFAULT_NAMES, ServiceNames
 
 GROUP = "service"
 
