@@ -23,27 +23,20 @@ ENTITIES = tuple(e.key for e in VERSION_ENTITIES)
 
 def as_list(obj: Any, key: str) -> list:
     """``obj[key]`` when ``obj`` is an object and the value is an array, else ``[]``."""
-    if type(obj) is dict:
-        v = obj.get(key)
-        if type(v) is list:
-            return v
-    return EMPTY
+    v = obj.get(key) if type(obj) is dict else None
+    return v if type(v) is list else EMPTY
 
 
 def as_dict(obj: Any, key: str) -> dict | None:
-    if type(obj) is dict:
-        v = obj.get(key)
-        if type(v) is dict:
-            return v
-    return None
+    """``obj[key]`` when ``obj`` is an object and the value is an object, else ``None``."""
+    v = obj.get(key) if type(obj) is dict else None
+    return v if type(v) is dict else None
 
 
 def as_str(obj: Any, key: str) -> str | None:
-    if type(obj) is dict:
-        v = obj.get(key)
-        if type(v) is str:
-            return v
-    return None
+    """``obj[key]`` when ``obj`` is an object and the value is a string, else ``None``."""
+    v = obj.get(key) if type(obj) is dict else None
+    return v if type(v) is str else None
 
 
 def is_number(v: Any) -> bool:
