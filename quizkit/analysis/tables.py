@@ -45,6 +45,13 @@ def _c(name: str, type_: str, doc: str) -> Column:
 
 
 FILE = _c("file", "VARCHAR", "absolute path of the export the row was loaded from")
+#: The times of a record that can be deleted (packages, versions).
+LIFETIME = (
+    _c("created_at", "TIMESTAMP", "createdAt"),
+    _c("updated_at", "TIMESTAMP", "updatedAt"),
+    _c("deleted_at", "TIMESTAMP", "deletedAt (NULL unless deleted)"),
+    _c("deleted", "BOOLEAN", "deletedAt is set"),
+)
 
 
 def _snake(name: str) -> str:
@@ -86,10 +93,7 @@ TABLES: tuple[Table, ...] = (
         _c("rating", "DOUBLE", "rating"),
         _c("explicit", "BOOLEAN", "explicit content flag"),
         _c("verified", "BOOLEAN", "verified flag"),
-        _c("created_at", "TIMESTAMP", "createdAt"),
-        _c("updated_at", "TIMESTAMP", "updatedAt"),
-        _c("deleted_at", "TIMESTAMP", "deletedAt (NULL unless deleted)"),
-        _c("deleted", "BOOLEAN", "deletedAt is set"),
+        *LIFETIME,
         _c("user_id", "VARCHAR", "author's user id (`userId`)"),
         _c("author_username", "VARCHAR", "author's username (`user.username`)"),
         _c("starts", "BIGINT", "`meta.starts`"),
@@ -111,10 +115,7 @@ TABLES: tuple[Table, ...] = (
         _c("package_id", "VARCHAR", "the enclosing package's id in a `package-full` "
                                     "document, else the version's `packageId`"),
         _c("kind", "VARCHAR", "kind of the document the row came from"),
-        _c("created_at", "TIMESTAMP", "createdAt"),
-        _c("updated_at", "TIMESTAMP", "updatedAt"),
-        _c("deleted_at", "TIMESTAMP", "deletedAt (NULL unless deleted)"),
-        _c("deleted", "BOOLEAN", "deletedAt is set"),
+        *LIFETIME,
         _c("published", "BOOLEAN", "published"),
         _c("validation_results", "BIGINT", "entries in `validation.results`"),
         _c("validation_errors", "BIGINT", "entries in `validation.results` with level `error`"),
