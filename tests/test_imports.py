@@ -172,8 +172,21 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def import_graph(sources: dict[str, str]) -> dict[str, set[str]]:
+    """Module → the modules importing it runs. Importing ``a.b.c`` first runs the package
+    ``a.b`` (its ``__init__``), unless the importer is inside that package already."""
     modules = set(sources)
-    return {m: top_imports(text, modules) - {m} for m, text in sources.items()}
+    graph = {}
+    for m, text in sources.items():
+        direct = top_imports(text, modules)
+        packages = {p for d in direct for p in _packages(d)
+                    if p in modules and not m.startswith(p + ".")}
+        graph[m] = (direct | packages) - {m}
+    return graph
+
+
+def _packages(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(2, len(parts))]
 
 
 def test_modules_import_each_other_in_one_direction() -> None:
@@ -187,3 +200,10 @@ def test_the_cycle_check_can_fail() -> None:
                "quizkit.c": "import quizkit.a\n",
                "quizkit.d": "def g():\n    import quizkit.a\n"}
     assert _cycles(import_graph(sources)) == [["quizkit.a", "quizkit.b", "quizkit.c"]]
+    # a module that a package's own modules import, importing a module of that package
+    sources = {"quizkit.rules": "from quizkit.rules import embedded\n",
+               "quizkit.rules.embedded": "from quizkit.service import names\n",
+               "quizkit.rules.walk": "x = 1\n",
+               "quizkit.service": "from quizkit.rules.walk import x\n"}
+    assert _cycles(import_graph(sources)) == [
+        ["quizkit.rules", "quizkit.rules.embedded", "quizkit.service"]]
