@@ -71,6 +71,7 @@ def _errors(load_failed: str = "could not load the files") -> Iterator[None]:
 
 
 def _warn_loaded(result: LoadResult) -> None:
+    warn_unmatched(result.unmatched)
     _warn_skipped(result.skipped)
     _warn_unknown(result)
 
@@ -154,9 +155,7 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
                           memory_limit=memory_limit, threads=threads, scheduler=scheduler,
                           timings=show_step if timings else None, on_batch=on_batch,
                           config=config_file, exclude=exclude, include_hidden=include_hidden)
-    warn_unmatched(result.unmatched)
-    _warn_skipped(result.skipped)
-    _warn_unknown(result)
+    _warn_loaded(result)
     if not quiet:
         rows = ", ".join(f"{thousands(n)} {t}" for t, n in result.rows.items() if t != "files")
         click.echo(f"Loaded {plural(result.files, 'file')} "
