@@ -25,7 +25,8 @@ The mapping (docs/service.md has the table):
 * ``timestamp`` is the run's time in epoch milliseconds (the unit the service's samples use
   and quizkit reads embedded timestamps in).
 
-A profile's ``[service]`` table renames levels and entities to the service's enum values.
+A profile's ``[service]`` table renames levels and entities to the service's enum values
+(:mod:`quizkit.service_names`).
 
 >>> from quizkit.engine import check_document
 >>> doc = {"id": "v1", "packageId": "p1", "rounds": [{"id": "r1", "name": 5}]}
