@@ -39,7 +39,7 @@ WINDOW_PER_THREAD = 4
 #: Bytes of input in one validation task, at most: every task costs the client, the scheduler
 #: and the worker a round trip of a few milliseconds of CPU each, so tasks are as large as
 #: they can be while every worker still has work until the end of the run.
-MAX_TASK_BYTES = 32 << 20
+MAX_TASK_BYTES = 64 << 20
 #: Bytes of input in one validation task, at least (the last tasks of a run, or all of a
 #: small one).
 MIN_TASK_BYTES = 1 << 20
@@ -50,7 +50,7 @@ TASKS_PER_THREAD = 2
 #: outcome); also what a file of unknown size (object storage) counts for.
 FILE_BYTES = 16 << 10
 #: Most files in one validation task.
-MAX_FILES_PER_TASK = 1024
+MAX_FILES_PER_TASK = 4096
 
 #: glibc's ``mallopt`` parameters, and the values a worker task sets (see
 #: :func:`tune_worker_allocator`).
@@ -220,7 +220,8 @@ def tune_worker_allocator() -> None:
     parsing documents, which allocates and frees large blocks all the time, then pays for the
     system calls and page faults: the checks of a 189 MB corpus took 1.62 CPU s under that
     setting against 1.29 s without it (``docs/performance.md``). A task is bounded (at most
-    32 MB of input), so keeping up to 64 MB of freed heap costs little. Elsewhere than glibc
+    64 MB of input to check, or 128 MB to stage), so keeping up to 64 MB of freed heap costs
+    little. Elsewhere than glibc
     this does nothing.
     """
     if not sys.platform.startswith("linux"):
