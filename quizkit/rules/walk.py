@@ -63,6 +63,13 @@ def parse_time(value: Any) -> datetime | None:
     """
     if type(value) is not str or len(value) < 20:
         return None
+    if value[-1] == "Z" and value[10] == "T":  # the service's form: read as it is
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            pass  # read below, as any other (the answer is the same)
+        else:
+            return parsed if parsed.tzinfo is not None else None
     text = value
     if text[-1] in "zZ":
         text = text[:-1] + "+00:00"
