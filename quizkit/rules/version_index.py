@@ -12,7 +12,9 @@ value types. The engine builds one index per version (:func:`quizkit.rules.walk.
 and hands it to every version check.
 
 ``fast=False`` switches every fast path of an index off (each says "look closer"): the tests
-compare the findings both ways.
+compare the findings both ways. ``typed=True`` says the document passed its schema: ids and
+parent references are then strings (every view's schema requires them so), and their type
+test is skipped.
 """
 
 from __future__ import annotations
@@ -53,16 +55,18 @@ class Collection:
 
     __slots__ = ("_clean", "_columns", "fast", "ids", "idset", "items", "parents", "parentset")
 
-    def __init__(self, items: list, parent_key: str | None, fast: bool = True) -> None:
+    def __init__(self, items: list, parent_key: str | None, fast: bool = True,
+                 typed: bool = False) -> None:
         self.items = items
         self.fast = fast
         self._columns: dict[str, tuple[list | None, set | None]] = {}
         self._clean: bool | None = None
         ids = column(items, _ID)
-        self.ids = ids if ids is not None and all_str(ids) else None
+        self.ids = ids if ids is not None and (typed or all_str(ids)) else None
         self.idset: set[str] | None = set(self.ids) if self.ids is not None else None
         parents = column(items, _GETTERS[parent_key]) if parent_key else None
-        self.parents = parents if parents is not None and all_str(parents) else None
+        self.parents = parents if parents is not None and (typed or all_str(parents)) \
+            else None
         self.parentset: set[str] | None = set(self.parents) if self.parents is not None \
             else None
 
@@ -137,14 +141,14 @@ def _payloads(steps: list) -> Payloads:
 class VersionIndex:
     __slots__ = ("_payloads", "collections", "fast")
 
-    def __init__(self, version: dict, fast: bool = True) -> None:
+    def __init__(self, version: dict, fast: bool = True, typed: bool = False) -> None:
         self.fast = fast
         self._payloads: Payloads | None = None
         self.collections: dict[str, Collection] = {}
         for name, parent_key in _PARENT_KEY.items():
             items = version.get(name)
             if type(items) is list:
-                self.collections[name] = Collection(items, parent_key, fast)
+                self.collections[name] = Collection(items, parent_key, fast, typed)
 
     def get(self, name: str) -> Collection | None:
         return self.collections.get(name)

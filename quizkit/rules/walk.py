@@ -118,14 +118,14 @@ class DocumentFacts:
     versions: list[VersionFacts]
 
 
-def _versions_of(kind: Kind) -> Callable[[Any, bool], list[VersionFacts]]:
+def _versions_of(kind: Kind) -> Callable[[Any, bool, bool], list[VersionFacts]]:
     """The versions of a document of ``kind``, where :attr:`quizkit.model.Kind.versions`
     says they are; a package's id is the ``id`` of the object that holds its versions."""
     path = kind.versions or ()
     base = "".join("/" + escape_token(p) for p in path)
     view = kind.view or ""
 
-    def each(doc: Any, fast: bool) -> list[VersionFacts]:
+    def each(doc: Any, fast: bool, typed: bool) -> list[VersionFacts]:
         holder = doc
         for key in path[:-1]:
             holder = as_dict(holder, key)
@@ -134,22 +134,24 @@ def _versions_of(kind: Kind) -> Callable[[Any, bool], list[VersionFacts]]:
                 items, pkg_id = as_list(holder, path[-1]), as_str(holder, "id")
             else:
                 items, pkg_id = (doc if type(doc) is list else EMPTY), None
-            return [VersionFacts(f"{base}/{i}", v, view, pkg_id, VersionIndex(v, fast))
+            return [VersionFacts(f"{base}/{i}", v, view, pkg_id, VersionIndex(v, fast, typed))
                     for i, v in enumerate(items) if type(v) is dict]
         one = as_dict(holder, path[-1]) if path else (doc if type(doc) is dict else None)
         if one is None:
             return []
-        return [VersionFacts(base, one, view, None, VersionIndex(one, fast))]
+        return [VersionFacts(base, one, view, None, VersionIndex(one, fast, typed))]
 
     return each
 
 
-_VERSIONS: dict[str, Callable[[Any, bool], list[VersionFacts]]] = {
+_VERSIONS: dict[str, Callable[[Any, bool, bool], list[VersionFacts]]] = {
     k.name: _versions_of(k) for k in KINDS if k.versions is not None}
 
 
-def versions_of(kind: str, doc: Any, fast: bool = True) -> list[VersionFacts]:
+def versions_of(kind: str, doc: Any, fast: bool = True,
+                typed: bool = False) -> list[VersionFacts]:
     """Every version (an object) of a document of ``kind``, indexed (``fast``: the index's
-    fast paths are on; tests turn them off to compare with the exact paths)."""
+    fast paths are on; tests turn them off to compare with the exact paths; ``typed``: the
+    document passed the schema of ``kind``, see :class:`VersionIndex`)."""
     each = _VERSIONS.get(kind)
-    return each(doc, fast) if each is not None else []
+    return each(doc, fast, typed) if each is not None else []
