@@ -26,7 +26,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -56,6 +56,7 @@ from quizkit.generate import Summary, generate_corpus
 from quizkit.output import atomic_write, check_directory, make_directory, refuse_inputs
 from quizkit.output import resolve as resolve_output
 from quizkit.reporters.html_summary import missing_charts
+from quizkit.rules import REGISTRY
 from quizkit.runner import expand_paths, path_list, read_profile_file, settings, validate
 from quizkit.runner import run as run_validation
 from quizkit.schemas import BASE_URI, KINDS, bundled, schema_id, schema_set
@@ -127,13 +128,16 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
          scheduler: str | None = None,
          timings: Callable[[str, float], None] | None = None,
          on_batch: OnBatch | None = None, config: ConfigSource = None,
+         exclude: Iterable[str] = (), include_hidden: bool = False,
          **options: object) -> LoadResult:
     """Load exports (files, directories, ``s3://`` URLs) into the DuckDB database ``db`` or
     the Parquet dataset ``parquet`` (one of them; ``quizkit load``); the rows per table.
 
-    With ``findings``, the files are also validated and the findings table holds what
-    ``quizkit validate`` would report with the same configuration (``config`` and
-    ``options`` as for :func:`validate`: select, ignore, severity, per-path ignores, profile).
+    Directories are walked as ``quizkit validate`` walks them, with the configuration's and
+    ``options``' ``exclude`` patterns and ``include_hidden``. With ``findings``, the files are
+    also validated and the findings table holds what ``quizkit validate`` would report with
+    the same configuration (``config`` and ``options`` as for :func:`validate`: select,
+    ignore, severity, per-path ignores, profile, exclude, include_hidden).
     ``memory_limit`` and ``threads`` are DuckDB's (memory stays bounded whatever the dump's
     size); ``scheduler`` (``tcp://host:8786``) runs the per-file work on that Dask cluster
     (``parquet`` only). ``timings(step, seconds)`` is called after each step
@@ -144,7 +148,7 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
         raise ConfigError("give --db FILE or --parquet DIR (one of them)")
     if scheduler and parquet is None:
         raise ConfigError("--scheduler loads into a Parquet dataset: give --parquet DIR")
-    s = replace(settings(config, **options), exclude=())
+    s = settings(config, exclude=exclude, include_hidden=include_hidden, **options)
     paths = path_list(paths)
     refuse_inputs([db], paths)
     common = dict(findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
@@ -192,7 +196,7 @@ def _tables(paths: Sequence[str], db: str | os.PathLike[str] | None, *, findings
     else:
         con = connect(None)
         try:
-            s = replace(settings(config), exclude=()) if findings else None
+            s = settings(config)
             loaded = load_into(con, list(paths), findings=findings, settings=s)
         except BaseException:
             con.close()
@@ -378,9 +382,9 @@ def rules(rule: str | None = None, *, format: str = "text") -> str:
     if format not in rule_docs.FORMATS:
         raise ConfigError(f"unknown format {format!r} (use {', '.join(rule_docs.FORMATS)})")
     if rule is None:
-        return rule_docs.render(rule_docs.catalog.all_rules(), format)
+        return rule_docs.render(REGISTRY.rules, format)
     try:
-        return rule_docs.render_one(rule_docs.find(rule), format)
+        return rule_docs.render_one(REGISTRY.get(rule), format)
     except KeyError:
         raise ConfigError(f"no rule {rule!r} (see `quizkit rules`)") from None
 

@@ -28,7 +28,7 @@ from typing import Any
 from quizkit.configfiles import ConfigError, read_toml, type_name
 from quizkit.findings import Finding, Report, Severity
 from quizkit.limits import Limits
-from quizkit.rules import catalog
+from quizkit.rules import REGISTRY
 from quizkit.schemas import KINDS
 
 INPUT_PREFIX = "P"
@@ -311,7 +311,7 @@ class Selectors:
     """Rule selectors → rule names, each selector resolved once (per run or per check)."""
 
     def __init__(self) -> None:
-        self.rules = catalog.all_rules()
+        self.rules = REGISTRY.rules
         self.all = frozenset(r.name for r in self.rules)
         self._known: dict[str, frozenset[str]] = {}
 
@@ -327,7 +327,7 @@ class Selectors:
         if key.upper() == "ALL":
             return self.all
         try:
-            return frozenset({catalog.get(key).name})
+            return frozenset({REGISTRY.get(key).name})
         except KeyError:
             pass
         if key[:1].isalpha() and key.isalnum():

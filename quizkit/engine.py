@@ -26,6 +26,7 @@ from quizkit.findings import FileResult, Finding, Report, Severity
 from quizkit.interrupts import signals_deferred, stop_workers, worker_started
 from quizkit.kinds import detect_kind, unknown_kind_message
 from quizkit.limits import Limits
+from quizkit.model import VERSION_KINDS
 from quizkit.parsing import LineIndex
 from quizkit.pointers import unescape_token
 from quizkit.positions import Positions
@@ -36,7 +37,8 @@ from quizkit.rules.checks import RawFinding, Registry
 from quizkit.rules.facts import Below, Fact, Located, Place
 from quizkit.rules.walk import DocumentFacts, versions_of
 from quizkit.schemas import Profile, schema_findings, warm
-from quizkit.service import VERSION_KINDS, Outline, ServiceNames, outline
+from quizkit.service import Outline, outline
+from quizkit.service_names import ServiceNames
 from quizkit.sources import ReadError, Source
 
 if TYPE_CHECKING:

@@ -34,7 +34,8 @@ def enum_names() -> list[str]:
 def read_profile(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The tables of a TOML profile file, read safely (see :mod:`quizkit.configfiles`)."""
     data = read_toml(path, "profile")
-    # [service] names validation levels and entities (read by quizkit.service.names_from_table).
+    # [service] names validation levels and entities (read by
+    # quizkit.service_names.names_from_table).
     unknown_tables = set(data) - {"enums", "service"}
     if unknown_tables:
         raise ProfileError(f"profile {path}: unknown table(s) {', '.join(sorted(unknown_tables))}"

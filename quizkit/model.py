@@ -29,8 +29,11 @@ field) never decide anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
+
+from quizkit.pointers import escape_token
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,8 @@ THEMES = Entity("themes", "theme", parent_field="roundId", parent="rounds")
 QUESTIONS = Entity("questions", "question", parent_field="themeId", parent="themes")
 STEPS = Entity("steps", "step", parent_field="questionId", parent="questions")
 VERSION_ENTITIES: tuple[Entity, ...] = (ROUNDS, THEMES, QUESTIONS, STEPS)
+#: A version's entity collections and the entity kind of their items (``rounds`` → ``round``).
+COLLECTIONS: dict[str, str] = {e.key: e.name for e in VERSION_ENTITIES}
 
 #: A game's reduced view of a version (2.9): rounds and themes carry only id and name, questions
 #: only id, price and themeId, and there are no steps.
@@ -174,3 +179,77 @@ RECOGNISED: tuple[str, ...] = tuple(dict.fromkeys(f for k in KINDS for f in k.sh
 def kind(name: str) -> Kind:
     """The kind called ``name`` (KeyError for an unknown name)."""
     return BY_NAME[name]
+
+
+# --- where a document's versions are ------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class VersionSite:
+    """One version in its document: where it is (a JSON Pointer), the version, and the id of
+    the object that holds it (the package of a ``package-full`` document or of a game's
+    ``pkg``; ``None`` for the other kinds)."""
+
+    base: str
+    version: dict
+    holder_id: str | None
+
+    @property
+    def version_id(self) -> str | None:
+        vid = self.version.get("id")
+        return vid if type(vid) is str else None
+
+    @property
+    def package_id(self) -> str | None:
+        """The version's package: its holder's id, else the version's own ``packageId``."""
+        if self.holder_id is not None:
+            return self.holder_id
+        pid = self.version.get("packageId")
+        return pid if type(pid) is str else None
+
+
+def _member(obj: Any, key: str) -> Any:
+    return obj.get(key) if type(obj) is dict else None
+
+
+def _walker(kind: Kind) -> Callable[[Any], list[VersionSite]]:
+    """The walk to the versions of a document of ``kind``, where :attr:`Kind.versions` says
+    they are. Anything of the wrong type on the way gives no version (the schema reports it)."""
+    path = kind.versions or ()
+    base = "".join("/" + escape_token(p) for p in path)
+
+    def walk(doc: Any) -> list[VersionSite]:
+        holder = doc
+        for key in path[:-1]:
+            holder = _member(holder, key)
+        found = _member(holder, path[-1]) if path else doc
+        if not kind.many_versions:
+            return [VersionSite(base, found, None)] if type(found) is dict else []
+        if type(found) is not list:
+            return []
+        hid = _member(holder, "id") if path else None
+        hid = hid if type(hid) is str else None
+        return [VersionSite(f"{base}/{i}", v, hid) for i, v in enumerate(found)
+                if type(v) is dict]
+
+    return walk
+
+
+_WALKS: dict[str, Callable[[Any], list[VersionSite]]] = {
+    k.name: _walker(k) for k in KINDS if k.versions is not None}
+
+
+def package_pointer(kind_name: str) -> str | None:
+    """Pointer to the object that holds a document's versions, its package (``""`` for a
+    ``package-full`` document, ``/pkg`` in a game); ``None`` when no object holds them."""
+    k = BY_NAME.get(kind_name)
+    if k is None or not k.many_versions or not k.versions:
+        return None
+    return "".join("/" + escape_token(p) for p in k.versions[:-1])
+
+
+def version_sites(kind_name: str, doc: Any) -> list[VersionSite]:
+    """Every version (an object) of a document of kind ``kind_name``, in document order: the
+    one walk of a document's versions (the structural checks index each, the service's blocks
+    name them)."""
+    walk = _WALKS.get(kind_name)
+    return walk(doc) if walk is not None else []

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import orjson
 
-from quizkit.rules import catalog
 from quizkit.rules.catalog import Rule
 
 FORMATS = ("text", "json", "markdown")
@@ -66,7 +67,7 @@ def markdown(rules: list[Rule]) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def render(rules: list[Rule], fmt: str) -> str:
+def render(rules: Sequence[Rule], fmt: str) -> str:
     """The whole catalog (or a part of it) in ``fmt``: a table, a JSON array, the rules page."""
     if fmt == "json":
         return orjson.dumps([_rule_dict(r) for r in rules], option=orjson.OPT_INDENT_2).decode() \
@@ -84,7 +85,3 @@ def render_one(rule: Rule, fmt: str) -> str:
         return _md_one(rule)
     return _text_one(rule)
 
-
-def find(rule_id: str) -> Rule:
-    """A rule by code or name; KeyError when there is none."""
-    return catalog.get(rule_id)

@@ -25,7 +25,7 @@ from quizkit.reporters import open_reporters, parse_reports
 from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.reporters.service import configure as configure_service
 from quizkit.schemas import Profile
-from quizkit.service import DEFAULT_NAMES, ServiceNames, names_from_table
+from quizkit.service_names import DEFAULT_NAMES, ServiceNames, names_from_table
 from quizkit.sources import Source
 from quizkit.walk import WalkRules, expand, unmatched_lines
 

@@ -6,6 +6,7 @@ copied from the loader's output.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 import shutil
@@ -414,36 +415,59 @@ def test_load_errors_are_load_errors(tmp_path: Path) -> None:
     con.close()
 
 
-def test_every_reader_path_gives_the_same_tables(fixture_corpus: Path, tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    """Small files are typed in batches, large ones alone, odd ones by the splitter."""
-    import importlib
-
-    load_module = importlib.import_module("quizkit.analysis.load")
-
+def test_every_reader_path_gives_the_same_tables(fixture_corpus: Path, tmp_path: Path) -> None:
+    """The same documents give the same rows whichever reader takes them: small plain files
+    are typed in batches, large ones (over 64 kB) alone, and compressed or odd ones (a BOM)
+    go through DuckDB's splitter; so the corpus and a copy of it with every file gzipped load
+    alike. A file of two documents that is not JSON Lines is skipped by every path
+    (``validate`` reads it as invalid JSON); the same two as JSON Lines are loaded."""
     pkg = fixture_corpus / "packages" / "pkg-002.json"
     odd = fixture_corpus / "odd"
     odd.mkdir()
     (odd / "bom.json").write_bytes(b"\xef\xbb\xbf" + pkg.read_bytes())
-    (odd / "two.json").write_bytes(b'{"id": "b1", "slot": "top"}\n{"id": "b2", "slot": "top"}')
+    big = orjson.loads((fixture_corpus / "packages" / "pkg-003.json").read_bytes())
+    big["id"], big["description"] = "b" * 24, "x" * (80 << 10)
+    (odd / "big.json").write_bytes(orjson.dumps(big))
+    two = b'{"id": "b1", "slot": "top"}\n{"id": "b2", "slot": "top"}'
+    (odd / "two.json").write_bytes(two)
+    (odd / "two.jsonl").write_bytes(two.replace(b"b1", b"b4").replace(b"b2", b"b5"))
     (odd / "latin1.json").write_bytes(b'{"id": "b3", "slot": "caf\xe9"}')
+    zipped = tmp_path / "zipped"
+    for path in sorted(p for p in fixture_corpus.rglob("*") if p.is_file()):
+        target = zipped / path.relative_to(fixture_corpus)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = path.read_bytes()
+        if path.suffix == ".gz":
+            target.write_bytes(data)
+        else:
+            target.with_name(target.name + ".gz").write_bytes(gzip.compress(data))
 
-    def tables(db: Path) -> dict[str, list[tuple]]:
-        code, _, err = cli("load", str(fixture_corpus), "--db", str(db), "--no-findings")
-        assert code in (0, 3), err
-        snap = snapshot(db)
-        snap["files"] = [r[:-1] for r in snap["files"]]  # without loaded_at
+    def tables(root: Path, db: Path) -> dict[str, list[tuple]]:
+        """Every table's rows, with file names relative to ``root`` and without ``.gz``."""
+        code, _, err = cli("load", str(root), "--db", str(db), "--no-findings")
+        assert code == 3, err  # the files it skipped: two.json and latin1.json
+        assert "odd/two.json" in err and "odd/latin1.json" in err
+
+        def name(value: object) -> object:
+            if isinstance(value, str) and value.startswith(str(root) + "/"):
+                return value[len(str(root)) + 1:].removesuffix(".gz")
+            return value
+
+        snap = {table: sorted((tuple(map(name, row)) for row in rows), key=repr)
+                for table, rows in snapshot(db).items()}
+        # without compressed, bytes and loaded_at
+        snap["files"] = sorted((r[:2] + r[4:-1] for r in snap["files"]), key=repr)
         return snap
 
-    batched = tables(tmp_path / "batched.duckdb")
-    monkeypatch.setattr(load_module, "_SMALL_FILE", -1)
-    alone = tables(tmp_path / "alone.duckdb")
-    assert batched == alone
-    files = {Path(r[0]).name: r for r in batched["files"]}
-    assert files["two.json"][4] == 2  # two documents
-    assert files["bom.json"][5] == "package-full"
-    banners = {r[0] for r in batched["banners"]}
-    assert {"b1", "b2"} <= banners
+    plain = tables(fixture_corpus, tmp_path / "plain.duckdb")
+    assert plain == tables(zipped, tmp_path / "zipped.duckdb")
+    files = {r[0]: r for r in plain["files"]}
+    assert "odd/two.json" not in files and "odd/latin1.json" not in files
+    assert files["odd/two.jsonl"][2] == 2  # two documents
+    assert files["odd/bom.json"][3] == files["odd/big.json"][3] == "package-full"
+    assert {r[0] for r in plain["packages"]} >= {"b" * 24}
+    banners = {r[0] for r in plain["banners"]}
+    assert {"b4", "b5"} <= banners and not {"b1", "b2", "b3"} & banners
 
 
 def test_a_version_in_two_packages_goes_to_the_later_file(fixture_corpus: Path,

@@ -189,3 +189,48 @@ def test_load_applies_select_severity_and_per_path_ignores(tmp_path, monkeypatch
     assert not [row for row in from_cli
                 if row["file"].startswith("game-") and row["code"].startswith("T")]
     assert [row for row in from_cli if row["code"].startswith("T")]
+
+
+def test_load_walks_directories_as_validate_does(tmp_path, monkeypatch):
+    """The project's `exclude` (and `--exclude`, `exclude=`) leave the same files out of
+    `validate`, `load` (rows and findings) and a query straight on the files."""
+    work = tmp_path / "work"
+    (work / "dump" / "invalid").mkdir(parents=True)
+    (work / "dump" / "ok").mkdir()
+    shutil.copy(SAMPLES / "version.json", work / "dump" / "ok" / "version.json")
+    shutil.copy(INVALID / "rules" / "banner-updated-before-created.json",
+                work / "dump" / "invalid" / "banner.json")
+    (work / "quizkit.toml").write_text('exclude = ["invalid/"]\n')
+
+    def loaded_files(db: str) -> set[str]:
+        out = run_script("query", "SELECT file FROM files UNION ALL SELECT file FROM findings",
+                         "--db", db, "--format", "json", cwd=work)
+        return {row["file"].rsplit("/", 2)[-2] for row in json.loads(out.stdout)}
+
+    validated = run_script("validate", "--format", "json", "dump", cwd=work)
+    assert {f["path"].split("/")[1] for f in json.loads(validated.stdout)["files"]} == {"ok"}
+    loaded = run_script("load", "dump", "--db", str(tmp_path / "a.duckdb"), cwd=work)
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded_files(str(tmp_path / "a.duckdb")) == {"ok"}
+    straight = run_script("query", "SELECT count(*) AS n FROM banners", "dump",
+                          "--format", "json", cwd=work)
+    assert json.loads(straight.stdout) == [{"n": 0}]
+    # without the config every file is loaded; the option and the API parameter exclude too
+    everything = run_script("load", "dump", "--db", str(tmp_path / "b.duckdb"),
+                            "--config", str(tmp_path / "none.toml"), cwd=work)
+    assert everything.returncode == 2  # a config file that does not exist is an error
+    (tmp_path / "empty.toml").write_text("")
+    everything = run_script("load", "dump", "--db", str(tmp_path / "b.duckdb"),
+                            "--config", str(tmp_path / "empty.toml"), cwd=work)
+    assert loaded_files(str(tmp_path / "b.duckdb")) == {"ok", "invalid"}
+    option = run_script("load", "dump", "--db", str(tmp_path / "c.duckdb"), "--config",
+                        str(tmp_path / "empty.toml"), "--exclude", "ok/", "--exclude", "nope/",
+                        cwd=work)
+    assert "exclude pattern 'nope/' matched nothing" in option.stderr.decode()
+    assert loaded_files(str(tmp_path / "c.duckdb")) == {"invalid"}
+    monkeypatch.chdir(work)
+    api.load(["dump"], str(tmp_path / "d.duckdb"), config=False, exclude=["invalid/"])
+    assert loaded_files(str(tmp_path / "d.duckdb")) == {"ok"}
+    bad = run_script("load", "dump", "--db", str(tmp_path / "e.duckdb"), "--exclude", "!x",
+                     cwd=work)
+    assert bad.returncode == 2 and b"negation" in bad.stderr and b"Traceback" not in bad.stderr

@@ -170,6 +170,36 @@ def test_a_json_lines_line_holding_a_version_list_is_one_in_both(tmp_path: Path)
                                        "unknown": 0}]
 
 
+@pytest.mark.parametrize("name,text", [
+    ("two-objects.json", orjson.dumps(BANNER) + b"\n" + orjson.dumps({**BANNER, "id": "b2"})),
+    ("two-objects.json.gz", gzip.compress(orjson.dumps(BANNER) + orjson.dumps(BANNER))),
+    ("list-then-object.json", orjson.dumps(VERSIONS) + b" " + orjson.dumps(BANNER)),
+    ("object-then-list.json", orjson.dumps(VERSION) + b"\n" + orjson.dumps(VERSIONS)),
+])
+def test_a_json_file_of_several_documents_is_unreadable_to_both(tmp_path: Path, name: str,
+                                                                 text: bytes) -> None:
+    """Not JSON Lines, so one JSON value: ``validate`` finds text after its end, and
+    ``load`` (whose reader would split it) skips the file, loading nothing of it; both exit 3."""
+    path = tmp_path / name
+    path.write_bytes(text)
+    code, report = cli_json(str(path))
+    assert code == 3
+    assert (report["files"][0]["readable"], report["files"][0]["kind"]) == (False, None)
+    assert [f["rule"] for f in report["findings"]] == ["invalid-json"]
+    db = tmp_path / "several.duckdb"
+    loaded = cli("load", str(path), "--db", str(db))
+    assert loaded.exit_code == 3, loaded.output
+    assert f"skipped {path}: " in loaded.output
+    out = cli("query", "SELECT (SELECT count(*) FROM files) AS files, "
+              "(SELECT count(*) FROM banners) + (SELECT count(*) FROM versions) AS rows, "
+              "(SELECT list(rule) FROM findings) AS findings",
+              "--db", str(db), "--format", "json")
+    assert json.loads(out.output) == [{"files": 0, "rows": 0, "findings": ["invalid-json"]}]
+    lines = tmp_path / (name.split(".")[0] + ".jsonl")  # the same documents as JSON Lines
+    lines.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in (BANNER, VERSIONS)))
+    assert cli_json(str(lines))[1]["files"][0]["documents"] == 2
+
+
 def test_a_record_missing_its_identifying_fields_is_that_record(tmp_path: Path) -> None:
     doc = tmp_path / "banner.json"
     doc.write_bytes(orjson.dumps(_without(BANNER, "id", "createdAt")))

@@ -18,7 +18,7 @@ from quizkit import __version__
 from quizkit.findings import Finding, Report, Severity
 from quizkit.reporters import ReportOptions
 from quizkit.reporters.sarif import FINGERPRINT_KEY, SarifReporter
-from quizkit.rules.catalog import all_rules
+from quizkit.rules import REGISTRY
 
 SCHEMA_PATH = Path(__file__).parent / "data" / "sarif-2.1.0.json"
 
@@ -75,7 +75,7 @@ def test_driver_carries_the_rule_catalog(in_tmp: Path) -> None:
     assert driver["name"] == "quizkit"
     assert driver["version"] == __version__
     assert driver["informationUri"].startswith("https://")
-    catalog = all_rules()
+    catalog = list(REGISTRY.rules)
     assert [r["id"] for r in driver["rules"]] == [r.code for r in catalog]
     for desc, rule in zip(driver["rules"], catalog, strict=True):
         assert desc["name"] == rule.name

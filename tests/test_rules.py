@@ -27,7 +27,7 @@ def rule_cases() -> list[dict]:
 
 
 def structural_rules() -> list[catalog.Rule]:
-    return [r for r in catalog.all_rules() if r.group in STRUCTURAL_GROUPS]
+    return [r for r in REGISTRY.rules if r.group in STRUCTURAL_GROUPS]
 
 
 def test_every_structural_rule_has_a_case():
@@ -51,13 +51,13 @@ def test_rule_fires_where_expected(case):
     hits = [f for f in report["findings"]
             if f["rule"] == case["rule"] and f["pointer"] == case["pointer"]]
     assert len(hits) == 1, (case["what"], report["findings"])
-    rule = catalog.get(case["rule"])
+    rule = REGISTRY.get(case["rule"])
     assert hits[0]["code"] == rule.code and hits[0]["severity"] == str(rule.severity)
     assert hits[0]["record"] == case.get("record")
     assert hits[0]["line"] >= 1 and hits[0]["column"] >= 1  # batch findings are located too
     # The case has its one fault: nothing else of that rule, and the exit code follows it.
     assert [f for f in report["findings"] if f["rule"] == case["rule"]] == hits
-    worst = max(catalog.get(f["rule"]).severity for f in report["findings"])
+    worst = max(REGISTRY.get(f["rule"]).severity for f in report["findings"])
     assert code == (1 if worst == catalog.Severity.ERROR else 0)
 
 
@@ -170,7 +170,7 @@ def test_no_check_raises_on_damaged_samples(name, data):
 # --- the catalog and its page ----------------------------------------------------------------
 
 def test_catalog_is_complete_and_consistent():
-    rules = catalog.all_rules()
+    rules = REGISTRY.rules
     assert len({r.code for r in rules}) == len(rules)
     for r in rules:
         assert r.name == r.name.lower() and " " not in r.name and "_" not in r.name
@@ -191,10 +191,10 @@ def test_rules_page_is_generated_from_the_catalog():
 def test_rules_lists_and_explains():
     listing = cli("rules")
     assert listing.exit_code == 0
-    assert len(listing.output.splitlines()) == len(catalog.all_rules())
+    assert len(listing.output.splitlines()) == len(REGISTRY.rules)
     assert "U002  duplicate-position" in listing.output
     as_json = json.loads(cli("rules", "--format", "json").output)
-    assert {r["code"] for r in as_json} == {r.code for r in catalog.all_rules()}
+    assert {r["code"] for r in as_json} == {r.code for r in REGISTRY.rules}
     by_code = cli("rules", "r001")
     by_name = cli("rules", "unknown-round")
     assert by_code.exit_code == 0 and by_code.output == by_name.output

@@ -11,18 +11,16 @@ import pytest
 
 from quizkit.engine import check_document
 from quizkit.findings import Severity
+from quizkit.model import version_sites
 from quizkit.schemas import BASE_URI, registry
 from quizkit.service import (
-    ServiceNames,
-    ServiceTableError,
     SimpleFinding,
     blocks_for_document,
     merge_blocks,
-    names_from_table,
     raw_findings,
     resolve,
-    versions_of,
 )
+from quizkit.service_names import ServiceNames, ServiceTableError, names_from_table
 from tests.conftest import SAMPLES
 
 VALIDATION_ID = f"{BASE_URI}records/validation.json"
@@ -112,7 +110,7 @@ RESOLUTION = [
 @pytest.mark.parametrize("kind,doc,pointer,entity,path,versions", RESOLUTION,
                          ids=[f"{r[0]}:{r[2] or '/'}" for r in RESOLUTION])
 def test_pointer_resolves_to_its_entity(kind, doc, pointer, entity, path, versions):
-    sites = versions_of(kind, doc)
+    sites = version_sites(kind, doc)
     got = resolve(kind, doc, pointer, sites)
     assert [sites.index(s) for s, _, _ in got] == versions
     for site, got_entity, got_id in got:

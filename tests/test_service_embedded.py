@@ -13,7 +13,7 @@ from quizkit.engine import check_document
 from quizkit.rules import REGISTRY, catalog
 from quizkit.rules.embedded import epoch_ms
 from quizkit.rules.walk import versions_of
-from quizkit.service import ServiceNames
+from quizkit.service_names import ServiceNames
 from tests.conftest import INVALID, SAMPLES, cli, cli_json, valid_samples
 
 CASES_DIR = INVALID / "service"
@@ -36,7 +36,7 @@ def embedded_findings(doc, kind: str | None = None, names: ServiceNames | None =
 
 
 def test_rules_are_catalogued_in_their_own_range():
-    rules = [r for r in catalog.all_rules() if r.group == "service"]
+    rules = [r for r in REGISTRY.rules if r.group == "service"]
     assert {r.name for r in rules} == EMBEDDED
     assert sorted(r.code for r in rules) == ["V001", "V002", "V003", "V004"]
     assert {r.name: str(r.severity) for r in rules} == {
@@ -57,7 +57,7 @@ def test_case_fires_its_rule_where_the_manifest_says(case):
     ours = [f for f in report["findings"] if f["rule"] in EMBEDDED]
     assert [(f["rule"], f["pointer"]) for f in ours] == [(case["rule"], case["pointer"])], \
         report["findings"]
-    rule = catalog.get(case["rule"])
+    rule = REGISTRY.get(case["rule"])
     assert ours[0]["code"] == rule.code and ours[0]["severity"] == str(rule.severity)
     assert ours[0]["line"] >= 1 and ours[0]["column"] >= 1
 

@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 import quizkit
+from quizkit.rules import REGISTRY
 from tests.conftest import (
     SAMPLES,
     cli,
@@ -272,8 +273,6 @@ def test_a_duplicate_is_reported_on_the_later_file_in_input_order(tmp_path):
     assert reported_on(first, later) == [(str(later), str(first))]
     assert reported_on(later, first) == [(str(first), str(later))]
     assert reported_on(root) == [(str(first), str(later))]  # b.json is walked before a/
-    from quizkit.rules import catalog
-
     for name in ("conflicting-duplicate", "identical-duplicate"):
         assert "later of the two documents in input order" in \
-            catalog.get(name).explanation
+            REGISTRY.get(name).explanation

@@ -56,6 +56,7 @@ from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
 from quizkit.config import Settings
 from quizkit.findings import Report
 from quizkit.runner import run as validate_run
+from quizkit.walk import WalkRules
 
 Progress = Callable[[str, float], None]
 #: Called after each batch with its files, and the files and bytes of the whole load
@@ -90,6 +91,8 @@ class LoadResult:
     rows: dict[str, int] = field(default_factory=dict)
     findings: int | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    #: The exclude patterns (of the settings) that excluded nothing.
+    unmatched: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,15 +137,20 @@ class _Clock:
 
 
 def list_inputs(paths: Sequence[str | os.PathLike[str]],
-                skipped: list[Skipped] | None = None) -> list[Input]:
+                skipped: list[Skipped] | None = None, rules: WalkRules | None = None,
+                unmatched: list[str] | None = None) -> list[Input]:
     """Export files under ``paths`` (files, directories, object-storage URLs), unique.
 
-    Directories are walked as every command walks them (:mod:`quizkit.walk`); what the walk
-    found unreadable (never opened) is added to ``skipped``.
+    Directories are walked as every command walks them (:mod:`quizkit.walk`), with ``rules``
+    (the settings' excludes and hidden-entry policy, as ``validate`` walks); what the walk
+    found unreadable (never opened) is added to ``skipped``, the exclude patterns that
+    excluded nothing under any path to ``unmatched``.
 
     Raises :class:`InputError` for a path or URL that does not exist.
     """
     found: dict[str, int] = {}
+    local = [os.fspath(raw) for raw in paths if not remote.is_url(os.fspath(raw))]
+    never = set(rules.exclude if rules is not None and local else ())
     for raw in paths:
         text = os.fspath(raw)
         if remote.is_url(text):
@@ -151,7 +159,8 @@ def list_inputs(paths: Sequence[str | os.PathLike[str]],
             except remote.RemoteError as exc:
                 raise InputError(str(exc)) from None
         else:
-            files, unreadable, _unmatched = expand([text])
+            files, unreadable, unmatched_here = expand([text], rules)
+            never &= set(unmatched_here)
             for path in files:
                 try:
                     found[path] = os.stat(path).st_size
@@ -159,6 +168,8 @@ def list_inputs(paths: Sequence[str | os.PathLike[str]],
                     found[path] = 0  # reading it says why
             if skipped is not None:  # the walk's own finds: a broken link, a FIFO, ...
                 skipped.extend(unreadable)
+    if unmatched is not None and rules is not None:
+        unmatched.extend(p for p in rules.exclude if p in never)
     return [Input(name, size) for name, size in sorted(found.items())]
 
 
@@ -232,7 +243,9 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     """Load the export files under ``paths`` into the tables of ``con``.
 
     ``settings`` (rule selection, severities, per-path ignores, profile, limits) shape the
-    findings table as they shape ``quizkit validate``'s report; ``None``: the defaults.
+    findings table as they shape ``quizkit validate``'s report, and its excludes and
+    hidden-entry policy the walk of directories, as ``validate`` walks; ``None``: the
+    defaults.
 
     ``progress(step, seconds)`` is called after each step and ``on_batch(batch, total_files,
     total_bytes)`` after each batch staged; an exception either raises aborts the load like
@@ -266,12 +279,14 @@ def _staged(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[st
     :class:`LoadError`, and the temp tables go when the block ends."""
     result = LoadResult()
     clock = _Clock(result, progress)
+    settings = settings or Settings()
     with configured(con, memory_limit=memory_limit, threads=threads):
         try:
             inputs = stage_all(con, paths, findings=findings, result=result, clock=clock,
                                on_batch=on_batch,
-                               runner=runner or LocalRunner(con, settings or Settings()),
-                               batch_bytes=batch_bytes)
+                               runner=runner or LocalRunner(con, settings),
+                               batch_bytes=batch_bytes,
+                               walk=WalkRules(settings.exclude, settings.include_hidden))
             yield result, clock, inputs
         except duckdb.Error as exc:
             raise LoadError(one_line(exc)) from None
@@ -281,11 +296,13 @@ def _staged(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[st
 
 def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
               findings: bool, result: LoadResult, clock: _Clock, on_batch: OnBatch | None,
-              runner: Runner, batch_bytes: int = BATCH_BYTES) -> list[Input]:
+              runner: Runner, batch_bytes: int = BATCH_BYTES,
+              walk: WalkRules | None = None) -> list[Input]:
     """Validate, stage every batch and pick the winners: temp tables ``new_<table>``,
     ``new_files`` and ``new_findings`` (and the ``win_*`` tables :data:`transform.DIRECT`
-    reads). Returns the inputs."""
-    inputs = list_inputs(paths, result.skipped)
+    reads). Directories are walked with ``walk`` (the settings' excludes, as the validation
+    of the findings walks them). Returns the inputs."""
+    inputs = list_inputs(paths, result.skipped, walk, result.unmatched)
     clock.tick("discover")
     report_rows = None
     if findings:
@@ -468,16 +485,16 @@ def _stage(con: duckdb.DuckDBPyConnection,
             whole = []
     typed = {file for (file,) in run(con, "SELECT DISTINCT file FROM raw")}
     rest = [f for f in files if f.path not in typed]
+    bad: list[Skipped] = []
     try:
-        _read_objects(con, rest, first_doc_no=(len(whole) + 1) << 32)
-        return files, []
+        bad += _read_objects(con, rest, first_doc_no=(len(whole) + 1) << 32)
     except duckdb.Error as first_error:
         good, bad = _screen(con, rest)
         if not bad:
             raise LoadError(one_line(first_error)) from None
-        _read_objects(con, good, first_doc_no=(len(whole) + 1) << 32)
-        skipped = {b.path for b in bad}
-        return [f for f in files if f.path not in skipped], bad
+        bad += _read_objects(con, good, first_doc_no=(len(whole) + 1) << 32)
+    skipped = {b.path for b in bad}
+    return [f for f in files if f.path not in skipped], bad
 
 
 # Files up to this size are typed in batches (see _read_whole).
@@ -583,9 +600,20 @@ def _lanes(name: str, files: list[ExportFile], threads: int) -> tuple[str, dict[
     return f"({union})", params
 
 
+#: Why a ``.json`` file that holds several documents one after the other is skipped:
+#: ``validate`` reads such a file as one document with text after its end (invalid JSON),
+#: where DuckDB's splitter would return each document.
+SEVERAL_DOCUMENTS = ("malformed JSON: more text after the end of the first document (only a "
+                     "JSON Lines file, named .jsonl or .ndjson, holds several documents)")
+
+
 def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
-                  first_doc_no: int, clock: _Clock | None = None) -> None:
-    """Split the files into documents, then type them into ``raw`` (numbered in file order)."""
+                  first_doc_no: int, clock: _Clock | None = None) -> list[Skipped]:
+    """Split the files into documents, then type them into ``raw`` (numbered in file order).
+
+    A file that is not JSON Lines holds one JSON value, as ``validate`` reads it: one that
+    splits into several is skipped (returned), never loaded in part.
+    """
     params: dict[str, list[str]] = {}
     parts = []
     for container in FORMATS:
@@ -596,10 +624,16 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
             parts.append(f"SELECT filename AS file, json, '{container}' AS container "
                          f"FROM {objects_sql(container, name, _max_object(chosen))}")
     if not parts:
-        return
+        return []
     union = "\nUNION ALL\n".join(parts)
     # Two statements on purpose: see quizkit.analysis.readers.
     run(con, f"CREATE OR REPLACE TEMP TABLE docs AS {union}", params)
+    several = [file for (file,) in run(con, """
+        SELECT file FROM docs WHERE container = 'json' GROUP BY file HAVING count(*) > 1
+        ORDER BY file""")]
+    if several:
+        run(con, "DELETE FROM docs WHERE file IN (SELECT unnest($several))",
+            {"several": several})
     if clock is not None:
         clock.tick("read:split")
     run(con, f"""
@@ -612,6 +646,7 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
     run(con, "DROP TABLE docs")
     if clock is not None:
         clock.tick("read:type")
+    return [Skipped(file, SEVERAL_DOCUMENTS) for file in several]
 
 
 def _max_object(files: list[ExportFile]) -> int:

@@ -9,7 +9,10 @@ date-time is ``NULL`` (the findings table says why). Counts, sizes, positions an
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+from quizkit.model import QUESTIONS, ROUNDS, STEPS, THEMES, Entity
 
 SCHEMA_VERSION = "1"
 
@@ -42,6 +45,30 @@ def _c(name: str, type_: str, doc: str) -> Column:
 
 
 FILE = _c("file", "VARCHAR", "absolute path of the export the row was loaded from")
+#: The times of a record that can be deleted (packages, versions).
+LIFETIME = (
+    _c("created_at", "TIMESTAMP", "createdAt"),
+    _c("updated_at", "TIMESTAMP", "updatedAt"),
+    _c("deleted_at", "TIMESTAMP", "deletedAt (NULL unless deleted)"),
+    _c("deleted", "BOOLEAN", "deletedAt is set"),
+)
+
+
+def _snake(name: str) -> str:
+    """``roundId`` → ``round_id``: a field of the export as a column name."""
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+
+
+def _entity_table(entity: Entity, doc: str, *own: Column) -> Table:
+    """The table of one entity collection of a version (:mod:`quizkit.model`): the item's id,
+    its version and package, its reference to its parent, its own columns, the file."""
+    parent = (_c(_snake(entity.parent_field), "VARCHAR", f"`{entity.parent_field}`"),) \
+        if entity.parent_field else ()
+    return Table(entity.key, doc, ("id",), (
+        _c("id", "VARCHAR", f"{entity.name} id"),
+        _c("version_id", "VARCHAR", "the enclosing version's id"),
+        _c("package_id", "VARCHAR", "the enclosing version's package id"),
+        *parent, *own, FILE))
 
 TABLES: tuple[Table, ...] = (
     Table("files", "One row per loaded export file.", ("file",), (
@@ -66,10 +93,7 @@ TABLES: tuple[Table, ...] = (
         _c("rating", "DOUBLE", "rating"),
         _c("explicit", "BOOLEAN", "explicit content flag"),
         _c("verified", "BOOLEAN", "verified flag"),
-        _c("created_at", "TIMESTAMP", "createdAt"),
-        _c("updated_at", "TIMESTAMP", "updatedAt"),
-        _c("deleted_at", "TIMESTAMP", "deletedAt (NULL unless deleted)"),
-        _c("deleted", "BOOLEAN", "deletedAt is set"),
+        *LIFETIME,
         _c("user_id", "VARCHAR", "author's user id (`userId`)"),
         _c("author_username", "VARCHAR", "author's username (`user.username`)"),
         _c("starts", "BIGINT", "`meta.starts`"),
@@ -91,10 +115,7 @@ TABLES: tuple[Table, ...] = (
         _c("package_id", "VARCHAR", "the enclosing package's id in a `package-full` "
                                     "document, else the version's `packageId`"),
         _c("kind", "VARCHAR", "kind of the document the row came from"),
-        _c("created_at", "TIMESTAMP", "createdAt"),
-        _c("updated_at", "TIMESTAMP", "updatedAt"),
-        _c("deleted_at", "TIMESTAMP", "deletedAt (NULL unless deleted)"),
-        _c("deleted", "BOOLEAN", "deletedAt is set"),
+        *LIFETIME,
         _c("published", "BOOLEAN", "published"),
         _c("validation_results", "BIGINT", "entries in `validation.results`"),
         _c("validation_errors", "BIGINT", "entries in `validation.results` with level `error`"),
@@ -105,41 +126,21 @@ TABLES: tuple[Table, ...] = (
         _c("n_steps", "BIGINT", "steps in the version (NULL in `version-created`)"),
         FILE,
     )),
-    Table("rounds", "One row per round of a version.", ("id",), (
-        _c("id", "VARCHAR", "round id"),
-        _c("version_id", "VARCHAR", "the enclosing version's id"),
-        _c("package_id", "VARCHAR", "the enclosing version's package id"),
-        _c("name", "VARCHAR", "name"),
-        _c("type", "VARCHAR", "round type (enum)"),
-        _c("position", "BIGINT", "position"),
-        FILE,
-    )),
-    Table("themes", "One row per theme of a version.", ("id",), (
-        _c("id", "VARCHAR", "theme id"),
-        _c("version_id", "VARCHAR", "the enclosing version's id"),
-        _c("package_id", "VARCHAR", "the enclosing version's package id"),
-        _c("round_id", "VARCHAR", "`roundId`"),
-        _c("name", "VARCHAR", "name"),
-        _c("description", "VARCHAR", "description"),
-        _c("position", "BIGINT", "position"),
-        FILE,
-    )),
-    Table("questions", "One row per question of a version.", ("id",), (
-        _c("id", "VARCHAR", "question id"),
-        _c("version_id", "VARCHAR", "the enclosing version's id"),
-        _c("package_id", "VARCHAR", "the enclosing version's package id"),
-        _c("theme_id", "VARCHAR", "`themeId`"),
-        _c("type", "VARCHAR", "question type (enum)"),
-        _c("position", "BIGINT", "position"),
-        _c("price", "BIGINT", "price"),
-        _c("source", "VARCHAR", "the question's `source` field (not the file)"),
-        FILE,
-    )),
-    Table("steps", "One row per step of a version, with its payload flattened.", ("id",), (
-        _c("id", "VARCHAR", "step id"),
-        _c("version_id", "VARCHAR", "the enclosing version's id"),
-        _c("package_id", "VARCHAR", "the enclosing version's package id"),
-        _c("question_id", "VARCHAR", "`questionId`"),
+    _entity_table(ROUNDS, "One row per round of a version.",
+                  _c("name", "VARCHAR", "name"),
+                  _c("type", "VARCHAR", "round type (enum)"),
+                  _c("position", "BIGINT", "position")),
+    _entity_table(THEMES, "One row per theme of a version.",
+                  _c("name", "VARCHAR", "name"),
+                  _c("description", "VARCHAR", "description"),
+                  _c("position", "BIGINT", "position")),
+    _entity_table(QUESTIONS, "One row per question of a version.",
+                  _c("type", "VARCHAR", "question type (enum)"),
+                  _c("position", "BIGINT", "position"),
+                  _c("price", "BIGINT", "price"),
+                  _c("source", "VARCHAR", "the question's `source` field (not the file)")),
+    _entity_table(
+        STEPS, "One row per step of a version, with its payload flattened.",
         _c("type", "VARCHAR", "step type (enum)"),
         _c("position", "BIGINT", "position"),
         _c("duration", "DOUBLE", "duration"),
@@ -152,9 +153,7 @@ TABLES: tuple[Table, ...] = (
         _c("has_text", "BOOLEAN", "`payload.text` is a non-empty string"),
         _c("text_length", "BIGINT", "characters in `payload.text` (NULL when absent)"),
         _c("has_caption", "BOOLEAN", "`payload.caption` is a non-empty string"),
-        _c("n_variants", "BIGINT", "entries in `payload.variants` (NULL when absent)"),
-        FILE,
-    )),
+        _c("n_variants", "BIGINT", "entries in `payload.variants` (NULL when absent)")),
     Table("categories", "One row per (package, category), from `package-full` documents.",
           ("package_id", "category_id"), (
         _c("package_id", "VARCHAR", "the enclosing package's id"),

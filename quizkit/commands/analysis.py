@@ -27,8 +27,10 @@ from quizkit.analysis.summary_output import SUMMARY_FORMATS
 from quizkit.cluster import ClusterError
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, config_option
+from quizkit.commands.walk_options import walk_options, warn_unmatched
 from quizkit.numbers import plural, thousands
 from quizkit.progress import Progress
+from quizkit.walk import PatternError
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
@@ -59,6 +61,8 @@ def _errors(load_failed: str = "could not load the files") -> Iterator[None]:
             yield
     except InputError as exc:
         _fail(str(exc), EXIT_INPUT)
+    except PatternError as exc:
+        _fail(str(exc), EXIT_USAGE)
     except LoadError as exc:
         _fail(f"{load_failed}: {exc}", EXIT_INPUT)
     except (DatabaseError, QueryError, ClusterError) as exc:
@@ -67,6 +71,7 @@ def _errors(load_failed: str = "could not load the files") -> Iterator[None]:
 
 
 def _warn_loaded(result: LoadResult) -> None:
+    warn_unmatched(result.unmatched)
     _warn_skipped(result.skipped)
     _warn_unknown(result)
 
@@ -119,10 +124,12 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("-q", "--quiet", is_flag=True,
               help="Print nothing but warnings and errors (no progress display).")
 @progress_option
+@walk_options
 @config_option
 def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, findings: bool,
                  memory_limit: str, threads: int | None, scheduler: str | None, timings: bool,
-                 quiet: bool, progress: bool | None, config_file: Path | None) -> None:
+                 quiet: bool, progress: bool | None, exclude: tuple[str, ...],
+                 include_hidden: bool, config_file: Path | None) -> None:
     """Load exports of any kind (files, directories, s3:// URLs; .json, .jsonl, .ndjson, .gz)
     into DuckDB or a Parquet dataset.
 
@@ -147,9 +154,8 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
         result = api.load(paths, db, parquet=parquet, findings=findings,
                           memory_limit=memory_limit, threads=threads, scheduler=scheduler,
                           timings=show_step if timings else None, on_batch=on_batch,
-                          config=config_file)
-    _warn_skipped(result.skipped)
-    _warn_unknown(result)
+                          config=config_file, exclude=exclude, include_hidden=include_hidden)
+    _warn_loaded(result)
     if not quiet:
         rows = ", ".join(f"{thousands(n)} {t}" for t, n in result.rows.items() if t != "files")
         click.echo(f"Loaded {plural(result.files, 'file')} "

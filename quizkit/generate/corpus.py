@@ -193,20 +193,7 @@ def generate_corpus(out_dir: str | os.PathLike[str], packages: int = 100, seed: 
     _prepare(out, overwrite)
     opts = Options(str(out), packages, seed, broken, gzip_share, jsonl,
                    tuple(synth.categories(seed)))
-    pkg_counts = [0] * opts.users
-    for i in range(packages):
-        pkg_counts[_author_of(seed, i, opts.users)] += 1
-    package_jobs = [(opts, i) for i in range(packages)]
-    user_jobs = [(opts, j, pkg_counts[j]) for j in range(opts.users)]
-    if workers is None:
-        workers = min(os.cpu_count() or 1, 8) if packages >= 40 else 1
-    if workers > 1:
-        with ProcessPoolExecutor(workers, initializer=worker_started) as pool:
-            results = [*pool.map(_run_package, package_jobs, chunksize=8),
-                       *pool.map(_run_user, user_jobs, chunksize=32)]
-    else:
-        results = [*map(_run_package, package_jobs), *map(_run_user, user_jobs)]
-    rendered = [r for unit in results for r in unit]
+    rendered = _render_all(opts, workers)
     lines: dict[str, list[Rendered]] = {}
     files: list[Rendered] = []
     for r in rendered:
@@ -231,15 +218,40 @@ def generate_corpus(out_dir: str | os.PathLike[str], packages: int = 100, seed: 
             case["kind"] = None  # a file that cannot be parsed has no kind
     summary.files = len(index)
     summary.broken = len(cases)
-    manifest = {
+    write_bytes(out / MANIFEST, orjson.dumps(_manifest(opts, summary, cases, index),
+                                             option=orjson.OPT_INDENT_2))
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _render_all(opts: Options, workers: int | None) -> list[Rendered]:
+    """Every document of the corpus, rendered: the packages, then the users (whose package
+    counts follow from the packages' authors); in processes for a large corpus."""
+    pkg_counts = [0] * opts.users
+    for i in range(opts.packages):
+        pkg_counts[_author_of(opts.seed, i, opts.users)] += 1
+    package_jobs = [(opts, i) for i in range(opts.packages)]
+    user_jobs = [(opts, j, pkg_counts[j]) for j in range(opts.users)]
+    if workers is None:
+        workers = min(os.cpu_count() or 1, 8) if opts.packages >= 40 else 1
+    if workers > 1:
+        with ProcessPoolExecutor(workers, initializer=worker_started) as pool:
+            results = [*pool.map(_run_package, package_jobs, chunksize=8),
+                       *pool.map(_run_user, user_jobs, chunksize=32)]
+    else:
+        results = [*map(_run_package, package_jobs), *map(_run_user, user_jobs)]
+    return [r for unit in results for r in unit]
+
+
+def _manifest(opts: Options, summary: Summary, cases: list[dict], index: list[dict]) -> dict:
+    """``corpus-manifest.json.txt``: the arguments, the kinds, every broken document with the
+    rule a validator should report, every file."""
+    return {
         "generator": "quizkit samples generate",
-        "seed": seed, "packages": packages, "broken": broken, "gzipShare": gzip_share,
-        "jsonl": jsonl, "documents": summary.documents, "kinds": dict(sorted(
-            summary.kinds.items())),
+        "seed": opts.seed, "packages": opts.packages, "broken": opts.broken,
+        "gzipShare": opts.gzip_share, "jsonl": opts.jsonl, "documents": summary.documents,
+        "kinds": dict(sorted(summary.kinds.items())),
         "cases": [{k: c[k] for k in ("file", "what", "rule", "pointer", "kind", "record",
                                      "defect") if k in c} for c in cases],
         "files": index,
     }
-    write_bytes(out / MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
-    summary.seconds = time.perf_counter() - started
-    return summary

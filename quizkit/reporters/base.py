@@ -14,7 +14,8 @@ from pathlib import Path, PurePath
 from typing import TextIO
 
 from quizkit.findings import Finding, Report, Severity
-from quizkit.rules.catalog import Rule, get
+from quizkit.rules import REGISTRY
+from quizkit.rules.catalog import Rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +109,7 @@ def _lookup(code: str, rule: str) -> Rule | None:
     for key in (code, rule):
         if key:
             try:
-                return get(key)
+                return REGISTRY.get(key)
             except KeyError:
                 continue
     return None

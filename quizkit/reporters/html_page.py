@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from quizkit import __version__
+from quizkit.version import __version__
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
        "img-src data:; base-uri 'none'; form-action 'none'")

@@ -22,7 +22,8 @@ import orjson
 from quizkit.findings import Finding, Report, Severity
 from quizkit.pointers import readable
 from quizkit.reporters.base import Reporter, ReportOptions, rule_code, rule_of
-from quizkit.rules.catalog import Rule, all_rules
+from quizkit.rules import REGISTRY
+from quizkit.rules.catalog import Rule
 from quizkit.version import __version__
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -100,7 +101,7 @@ class SarifReporter(Reporter):
 
     def log(self, report: Report) -> dict:
         """The whole SARIF log as a dict."""
-        rules = list(all_rules())
+        rules = list(REGISTRY.rules)
         index = {r.code: i for i, r in enumerate(rules)}
         findings, dropped = self._limit(report.findings)
         results = []

@@ -15,7 +15,8 @@ import orjson
 
 from quizkit.findings import Report
 from quizkit.reporters.base import Reporter, ReportOptions
-from quizkit.service import DEFAULT_NAMES, ServiceNames, blocks_for, now_ms
+from quizkit.service import blocks_for, now_ms
+from quizkit.service_names import DEFAULT_NAMES, ServiceNames
 
 
 class ServiceReporter(Reporter):

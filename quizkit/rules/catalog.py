@@ -2,7 +2,8 @@
 
 Rules are declared where they are checked (``rules/<domain>.py``) with :func:`rule`; the docs
 page ``docs/rules.md`` is generated from this catalog (``quizkit rules --markdown``) and a test
-keeps the two in step.
+keeps the two in step. The rules themselves are looked up in the one registry,
+:data:`quizkit.rules.REGISTRY` (``REGISTRY.get(code_or_name)``, ``REGISTRY.rules``).
 """
 
 from __future__ import annotations
@@ -30,15 +31,3 @@ def rule(code: str, name: str, severity: Severity, summary: str, explanation: st
     checks that codes and names are unique)."""
     return Rule(code, name, severity, summary, explanation, bad, good, group)
 
-
-def get(code_or_name: str) -> Rule:
-    """Look a rule up by code (case-insensitive) or by name. Raises KeyError."""
-    from quizkit.rules import REGISTRY  # the registry imports this module
-
-    return REGISTRY.get(code_or_name)
-
-
-def all_rules() -> list[Rule]:
-    from quizkit.rules import REGISTRY
-
-    return list(REGISTRY.rules)

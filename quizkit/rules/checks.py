@@ -19,15 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from quizkit.findings import Finding
 from quizkit.rules.catalog import Rule
-
-if TYPE_CHECKING:
-    from quizkit.rules.facts import Below, Fact, Located
-    from quizkit.rules.walk import DocumentFacts, VersionFacts
-    from quizkit.service import ServiceNames
+from quizkit.rules.facts import Below, Fact, Located
+from quizkit.rules.walk import DocumentFacts, VersionFacts
+from quizkit.service_names import ServiceNames
 
 Emit = Callable[[Rule, str, str], None]
 RuleCheck = Callable[["DocumentFacts", Emit], None]

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from quizkit.findings import Severity, json_text
+from quizkit.model import QUESTIONS, STEPS, THEMES, Entity
 from quizkit.rules.catalog import Rule, rule
-from quizkit.rules.checks import Emit, check
+from quizkit.rules.checks import Emit, RuleCheck, check
 from quizkit.rules.version_index import Collection
 from quizkit.rules.walk import (
     ENTITY_VIEWS,
@@ -56,6 +57,20 @@ def _empties(v: VersionFacts, parents: str, children: str, key: str, r: Rule, me
             x = item.get("id")
             if type(x) is str and x not in used:
                 emit(r, f"{v.base}/{parents}/{i}", message.format(id=json_text(x)))
+
+
+def _empties_check(r: Rule, child: Entity, message: str, *kinds: str) -> RuleCheck:
+    """The check of ``r``: in every version, the items of the parent collection of ``child``
+    (the model's parent link) that no item of ``child`` names; ``message`` takes ``{id}``."""
+    assert child.parent is not None and child.parent_field is not None
+    parents, key = child.parent, child.parent_field
+
+    @check(r, *kinds)
+    def empties(d: DocumentFacts, emit: Emit) -> None:
+        for v in d.versions:
+            _empties(v, parents, child.key, key, r, message, emit)
+
+    return empties
 
 
 def _prices_distinct(col: Collection) -> bool:
@@ -138,13 +153,7 @@ EMPTY_ROUND = rule(
     good='{"rounds": [{"id": "r1", ...}], "themes": [{"id": "t1", "roundId": "r1", ...}]}',
     group=GROUP,
 )
-
-
-@check(EMPTY_ROUND, *STEP_VIEWS)
-def empty_round(d: DocumentFacts, emit: Emit) -> None:
-    for v in d.versions:
-        _empties(v, "rounds", "themes", "roundId", EMPTY_ROUND, "round {id} has no themes",
-                 emit)
+empty_round = _empties_check(EMPTY_ROUND, THEMES, "round {id} has no themes", *STEP_VIEWS)
 
 
 EMPTY_THEME = rule(
@@ -155,13 +164,7 @@ EMPTY_THEME = rule(
     good='{"themes": [{"id": "t1", ...}], "questions": [{"id": "q1", "themeId": "t1", ...}]}',
     group=GROUP,
 )
-
-
-@check(EMPTY_THEME, *ENTITY_VIEWS)
-def empty_theme(d: DocumentFacts, emit: Emit) -> None:
-    for v in d.versions:
-        _empties(v, "themes", "questions", "themeId", EMPTY_THEME,
-                 "theme {id} has no questions", emit)
+empty_theme = _empties_check(EMPTY_THEME, QUESTIONS, "theme {id} has no questions", *ENTITY_VIEWS)
 
 
 EMPTY_QUESTION = rule(
@@ -173,13 +176,7 @@ EMPTY_QUESTION = rule(
     good='{"questions": [{"id": "q1", ...}], "steps": [{"id": "s1", "questionId": "q1", ...}]}',
     group=GROUP,
 )
-
-
-@check(EMPTY_QUESTION, *STEP_VIEWS)
-def empty_question(d: DocumentFacts, emit: Emit) -> None:
-    for v in d.versions:
-        _empties(v, "questions", "steps", "questionId", EMPTY_QUESTION,
-                 "question {id} has no steps", emit)
+empty_question = _empties_check(EMPTY_QUESTION, STEPS, "question {id} has no steps", *STEP_VIEWS)
 
 
 FRACTIONAL = rule(

@@ -15,17 +15,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from quizkit.findings import Severity, json_text
+from quizkit.model import COLLECTIONS, VERSION_KINDS, VersionSite
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, RawFinding, findings_check
 from quizkit.rules.version_index import VersionIndex
 from quizkit.rules.walk import VersionFacts
-from quizkit.service import (
-    COLLECTIONS,
-    DEFAULT_NAMES,
-    VERSION_KINDS,
-    ServiceNames,
-    VersionSite,
-)
+from quizkit.service_names import DEFAULT_NAMES, ServiceNames
 
 GROUP = "service"
 
@@ -101,10 +96,7 @@ def _reports(versions: list[VersionFacts]) -> Iterator[tuple[VersionSite, Versio
         validation = v.version.get("validation")
         if type(validation) is not dict:
             continue
-        package_id = v.package_id
-        if package_id is None and type(v.version.get("packageId")) is str:
-            package_id = v.version["packageId"]
-        yield VersionSite(v.base, v.version, package_id), v.index, validation
+        yield VersionSite(v.base, v.version, v.package_id), v.index, validation
 
 
 def _results(versions: list[VersionFacts]) -> Iterator[tuple[VersionSite, VersionIndex, list]]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from operator import countOf, itemgetter
 
 from quizkit.findings import Severity, json_text
+from quizkit.model import COLLECTIONS, QUESTIONS, STEPS, THEMES, Entity
 from quizkit.rules.catalog import Rule, rule
-from quizkit.rules.checks import Emit, check
+from quizkit.rules.checks import Emit, RuleCheck, check
 from quizkit.rules.version_index import Collection
 from quizkit.rules.walk import (
     ENTITY_VIEWS,
@@ -64,6 +65,20 @@ def _dangling(v: VersionFacts, children: str, key: str, parents: str, r: Rule, w
                  f"{key} {json_text(ref)} names no {what} of this version")
 
 
+def _dangling_check(r: Rule, child: Entity, *kinds: str) -> RuleCheck:
+    """The check of ``r``: in every version, the items of ``child`` whose parent reference
+    names no item of the parent collection (the model's parent link of ``child``)."""
+    assert child.parent is not None and child.parent_field is not None
+    parents, key, what = child.parent, child.parent_field, COLLECTIONS[child.parent]
+
+    @check(r, *kinds)
+    def dangling(d: DocumentFacts, emit: Emit) -> None:
+        for v in d.versions:
+            _dangling(v, child.key, key, parents, r, what, emit)
+
+    return dangling
+
+
 UNKNOWN_ROUND = rule(
     "R001", "unknown-round", Severity.ERROR,
     "A theme's `roundId` names no round of its version.",
@@ -73,12 +88,7 @@ UNKNOWN_ROUND = rule(
     good='{"rounds": [{"id": "r1", ...}], "themes": [{"id": "t1", "roundId": "r1", ...}]}',
     group=GROUP,
 )
-
-
-@check(UNKNOWN_ROUND, *STEP_VIEWS)
-def unknown_round(d: DocumentFacts, emit: Emit) -> None:
-    for v in d.versions:
-        _dangling(v, "themes", "roundId", "rounds", UNKNOWN_ROUND, "round", emit)
+unknown_round = _dangling_check(UNKNOWN_ROUND, THEMES, *STEP_VIEWS)
 
 
 UNKNOWN_THEME = rule(
@@ -90,12 +100,7 @@ UNKNOWN_THEME = rule(
     good='{"themes": [{"id": "t1", ...}], "questions": [{"id": "q1", "themeId": "t1", ...}]}',
     group=GROUP,
 )
-
-
-@check(UNKNOWN_THEME, *ENTITY_VIEWS)
-def unknown_theme(d: DocumentFacts, emit: Emit) -> None:
-    for v in d.versions:
-        _dangling(v, "questions", "themeId", "themes", UNKNOWN_THEME, "theme", emit)
+unknown_theme = _dangling_check(UNKNOWN_THEME, QUESTIONS, *ENTITY_VIEWS)
 
 
 UNKNOWN_QUESTION = rule(
@@ -107,12 +112,7 @@ UNKNOWN_QUESTION = rule(
     good='{"questions": [{"id": "q1", ...}], "steps": [{"id": "s1", "questionId": "q1", ...}]}',
     group=GROUP,
 )
-
-
-@check(UNKNOWN_QUESTION, *STEP_VIEWS)
-def unknown_question(d: DocumentFacts, emit: Emit) -> None:
-    for v in d.versions:
-        _dangling(v, "steps", "questionId", "questions", UNKNOWN_QUESTION, "question", emit)
+unknown_question = _dangling_check(UNKNOWN_QUESTION, STEPS, *STEP_VIEWS)
 
 
 PACKAGE_MISMATCH = rule(

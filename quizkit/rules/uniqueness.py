@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from quizkit.findings import Severity, json_text
+from quizkit.model import COLLECTIONS, VERSION_ENTITIES
 from quizkit.rules.catalog import rule
 from quizkit.rules.checks import Emit, check
 from quizkit.rules.walk import ENTITY_VIEWS, STEP_VIEWS, DocumentFacts, as_dict, as_list
@@ -13,8 +14,7 @@ from quizkit.rules.walk import ENTITY_VIEWS, STEP_VIEWS, DocumentFacts, as_dict,
 GROUP = "uniqueness"
 
 
-_PARENT = {"rounds": None, "themes": "roundId", "questions": "themeId", "steps": "questionId"}
-_WHAT = {"rounds": "round", "themes": "theme", "questions": "question", "steps": "step"}
+_PARENT = {e.key: e.parent_field for e in VERSION_ENTITIES}
 
 #: Collections outside versions whose ids are unique: (path to the array, id key, what).
 _OUTER_IDS: dict[str, tuple[tuple[tuple[str, ...], str, str], ...]] = {
@@ -82,7 +82,7 @@ def _sibling_groups(d: DocumentFacts) -> Iterator[tuple[str, str, str | None, An
                     col.positions_clean():
                 continue
             for parent, entries in _groups(items, parent_key).items():
-                yield f"{v.base}/{collection}", _WHAT[collection], parent_key, parent, entries
+                yield f"{v.base}/{collection}", COLLECTIONS[collection], parent_key, parent, entries
 
 
 def _num(v: int | float) -> str:
@@ -114,7 +114,7 @@ def duplicate_id(d: DocumentFacts, emit: Emit) -> None:
             items = as_list(v.version, collection)
             col = v.index.get(collection)
             if items and (col is None or not col.unique_ids):
-                unique_ids(items, f"{v.base}/{collection}", "id", _WHAT[collection], emit)
+                unique_ids(items, f"{v.base}/{collection}", "id", COLLECTIONS[collection], emit)
 
 
 DUPLICATE_POSITION = rule(

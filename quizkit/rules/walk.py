@@ -8,13 +8,11 @@ used rather than ``isinstance``: orjson builds exact types and the test is faste
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from quizkit.model import KINDS, VERSION_ENTITIES, Kind
-from quizkit.pointers import escape_token
+from quizkit.model import KINDS, VERSION_ENTITIES, version_sites
 from quizkit.rules.version_index import VersionIndex
 
 EMPTY: list = []
@@ -25,27 +23,20 @@ ENTITIES = tuple(e.key for e in VERSION_ENTITIES)
 
 def as_list(obj: Any, key: str) -> list:
     """``obj[key]`` when ``obj`` is an object and the value is an array, else ``[]``."""
-    if type(obj) is dict:
-        v = obj.get(key)
-        if type(v) is list:
-            return v
-    return EMPTY
+    v = obj.get(key) if type(obj) is dict else None
+    return v if type(v) is list else EMPTY
 
 
 def as_dict(obj: Any, key: str) -> dict | None:
-    if type(obj) is dict:
-        v = obj.get(key)
-        if type(v) is dict:
-            return v
-    return None
+    """``obj[key]`` when ``obj`` is an object and the value is an object, else ``None``."""
+    v = obj.get(key) if type(obj) is dict else None
+    return v if type(v) is dict else None
 
 
 def as_str(obj: Any, key: str) -> str | None:
-    if type(obj) is dict:
-        v = obj.get(key)
-        if type(v) is str:
-            return v
-    return None
+    """``obj[key]`` when ``obj`` is an object and the value is a string, else ``None``."""
+    v = obj.get(key) if type(obj) is dict else None
+    return v if type(v) is str else None
 
 
 def is_number(v: Any) -> bool:
@@ -118,40 +109,19 @@ class DocumentFacts:
     versions: list[VersionFacts]
 
 
-def _versions_of(kind: Kind) -> Callable[[Any, bool, bool], list[VersionFacts]]:
-    """The versions of a document of ``kind``, where :attr:`quizkit.model.Kind.versions`
-    says they are; a package's id is the ``id`` of the object that holds its versions."""
-    path = kind.versions or ()
-    base = "".join("/" + escape_token(p) for p in path)
-    view = kind.view or ""
-
-    def each(doc: Any, fast: bool, typed: bool) -> list[VersionFacts]:
-        holder = doc
-        for key in path[:-1]:
-            holder = as_dict(holder, key)
-        if kind.many_versions:
-            if path:
-                items, pkg_id = as_list(holder, path[-1]), as_str(holder, "id")
-            else:
-                items, pkg_id = (doc if type(doc) is list else EMPTY), None
-            return [VersionFacts(f"{base}/{i}", v, view, pkg_id, VersionIndex(v, fast, typed))
-                    for i, v in enumerate(items) if type(v) is dict]
-        one = as_dict(holder, path[-1]) if path else (doc if type(doc) is dict else None)
-        if one is None:
-            return []
-        return [VersionFacts(base, one, view, None, VersionIndex(one, fast, typed))]
-
-    return each
-
-
-_VERSIONS: dict[str, Callable[[Any, bool, bool], list[VersionFacts]]] = {
-    k.name: _versions_of(k) for k in KINDS if k.versions is not None}
+#: Each kind's view of its versions (see :class:`VersionFacts`).
+_VIEWS = {k.name: k.view or "" for k in KINDS if k.versions is not None}
 
 
 def versions_of(kind: str, doc: Any, fast: bool = True,
                 typed: bool = False) -> list[VersionFacts]:
-    """Every version (an object) of a document of ``kind``, indexed (``fast``: the index's
+    """Every version (an object) of a document of ``kind``
+    (:func:`quizkit.model.version_sites`), indexed (``fast``: the index's
     fast paths are on; tests turn them off to compare with the exact paths; ``typed``: the
     document passed the schema of ``kind``, see :class:`VersionIndex`)."""
-    each = _VERSIONS.get(kind)
-    return each(doc, fast, typed) if each is not None else []
+    view = _VIEWS.get(kind)
+    if view is None:
+        return []
+    return [VersionFacts(s.base, s.version, view, s.holder_id,
+                         VersionIndex(s.version, fast, typed))
+            for s in version_sites(kind, doc)]
