@@ -364,8 +364,9 @@ def check_costs(docs: list[tuple[Path, str | None]], limit_mb: float) -> list[tu
         kind = detect_kind(doc)
         if kind is None:
             continue
-        timed("(schema: jsonschema-rs is_valid)", validator(kind).is_valid, doc)
-        versions = timed("(versions listed and indexed)", versions_of, kind, doc)
+        valid = timed("(schema: jsonschema-rs is_valid)", validator(kind).is_valid, doc)
+        # as the engine indexes them: a valid document's ids are known to be strings
+        versions = timed("(versions listed and indexed)", versions_of, kind, doc, True, valid)
         facts = DocumentFacts(kind, doc, versions)
         for check in REGISTRY.of("rule", kind):
             timed(f"{check.__module__}.{check.__name__}", check, facts, emit)

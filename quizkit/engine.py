@@ -107,7 +107,8 @@ def check_document(doc: Any, kind: str | None, profile: Profile = (),
         return None, collected.raw, []
     emit = collected.emit
     collected.raw.extend(schema_findings(kind, doc, profile))
-    versions = versions_of(kind, doc, fast)
+    # No schema finding: the document has the schema's types (the index skips their tests).
+    versions = versions_of(kind, doc, fast, typed=not collected.raw)
     facts = DocumentFacts(kind, doc, versions)
     for rule_check in registry.of("rule", kind):
         rule_check(facts, emit)
@@ -130,7 +131,7 @@ class _Text:
     """One document's text, for the positions of its findings and facts: the bracket table
     (:class:`Positions`) and the line index are built on the first question only."""
 
-    __slots__ = ("_index", "_positions", "chunk", "indented", "shift")
+    __slots__ = ("_index", "_members", "_positions", "chunk", "indented", "shift")
 
     def __init__(self, chunk: bytes, record: int | None, indented: bool) -> None:
         self.chunk = chunk
@@ -138,6 +139,9 @@ class _Text:
         self.shift = record - 1 if record is not None else 0
         self._positions: Positions | None = None
         self._index: LineIndex | None = None
+        #: Positions of the document's members found so far (every version of a package is
+        #: placed below the one member ``/versions``: searched and counted once).
+        self._members: dict[str, tuple[int, int] | None] = {}
 
     def fact_position(self, where: str | Below) -> tuple[int, int]:
         """Line and column of a fact's value. In orjson-indented text (the service's
@@ -160,6 +164,12 @@ class _Text:
         """Line and column of the value of a member of the document's object, found by its
         line (in orjson-indented text a member of the top object is the only line that
         starts with two spaces and its key; the intake proved no key repeats)."""
+        if pointer in self._members:
+            return self._members[pointer]
+        found = self._members[pointer] = self._find_member(pointer)
+        return found
+
+    def _find_member(self, pointer: str) -> tuple[int, int] | None:
         if pointer.count("/") != 1:
             return None
         key = orjson.dumps(unescape_token(pointer[1:]))
