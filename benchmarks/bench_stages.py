@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT / "benchmarks" / "out" / "corpus-p500-s1-b0.0"
@@ -42,17 +43,17 @@ def _paths(corpus: Path, every: int) -> list[str]:
     return found[::every]
 
 
-def stage_pass(name: str, sources: list) -> None:
+def stage_pass(name: str, sources: list, schemas: Any) -> None:
     """One pass of stage ``name`` over ``sources`` (:class:`quizkit.sources.Source`), in this
-    process. Schemas must be compiled (``warm``) and rules loaded beforehand."""
+    process, with ``schemas`` (a :class:`quizkit.schemas.SchemaBook`, compiled beforehand:
+    ``warm``)."""
     import orjson
 
     from quizkit import engine, intake
     from quizkit.kinds import detect_kind
-    from quizkit.schemas import validator
 
     if name == "validate":
-        engine.run(sources, jobs=1)
+        engine.run(sources, jobs=1, schemas=schemas)
         return
     for source in sources:
         data = source.read()
@@ -70,18 +71,18 @@ def stage_pass(name: str, sources: list) -> None:
             if name in ("schema", "fixed"):
                 kind = detect_kind(doc)
                 if kind is not None:
-                    validator(kind).is_valid(doc)
+                    schemas.validator(kind).is_valid(doc)
 
 
 def _stage(name: str, paths: list[str], passes: int) -> None:
     """Run one stage ``passes`` times, in this process (the child under valgrind)."""
-    from quizkit.schemas import warm
+    from quizkit.schemas import SchemaBook
     from quizkit.sources import Source
 
-    warm(())
+    schemas = SchemaBook().warm()
     sources = [Source(p) for p in paths]
     for _ in range(passes):
-        stage_pass(name, sources)
+        stage_pass(name, sources, schemas)
 
 
 def _count(name: str, corpus: Path, every: int, passes: int) -> int:
