@@ -134,7 +134,7 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
     The exit code the CLI would give is ``settings(...).exit_code(report)``.
 
     ``schemas`` (:func:`schema_book`) keeps the compiled schemas between calls: without it
-    each call compiles what it uses (about 5 ms, and 0.1 s more when a document is invalid;
+    each call compiles what it uses (about 2 ms; 20 ms when a document is invalid:
     docs/performance.md).
     """
     s = config_mod.resolve(
