@@ -5,11 +5,12 @@
 
 ``cli`` runs the program as its console script does (``quizkit.entry.main``, exit code and
 all); ``python`` runs CODE. Before either starts, an audit hook (``sys.addaudithook``, PEP 578)
-is installed: every file opened by path (``open``, ``os.open``, ``gzip.open`` alike) and every
-network call is written to LOG as one JSON line ``{"pid", "event", "what"}``, from this
-process and from the worker processes it forks (they inherit the hook and the log). A network
-call is also refused (``RuntimeError``) after it is logged, so none leaves the machine, unless
-``--network`` lets them through (a Dask worker, which talks to its scheduler).
+is installed: every file opened by path (``open``, ``os.open``, ``gzip.open`` alike), every
+process started (``os.fork``, ...) and every network call is written to LOG as one JSON line
+``{"pid", "event", "what"}``, from this process and from the worker processes it forks (they
+inherit the hook and the log). A network call is also refused (``RuntimeError``) after it is
+logged, so none leaves the machine, unless ``--network`` lets them through (a Dask worker,
+which talks to its scheduler).
 
 ``--on-open WATCHED:ACTION:TARGET`` (repeatable): when WATCHED is first opened, ACTION is done
 to TARGET before the open goes on: ``delete`` it, or ``garble`` it (its content replaced by
@@ -27,6 +28,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+#: Events of a process starting another (a worker forked, a program run).
+STARTS = ("os.fork", "os.posix_spawn", "os.exec", "subprocess.Popen")
 NETWORK = ("socket.connect", "socket.getaddrinfo", "socket.gethostbyname",
            "socket.gethostbyaddr", "socket.sendto", "socket.bind", "http.client.connect",
            "urllib.Request")
@@ -65,6 +68,12 @@ def main(argv: list[str]) -> None:
                 todo = actions.pop(os.path.abspath(path), None)
                 if todo is not None:
                     _act(*todo)
+            finally:
+                busy.pop()
+        elif event in STARTS:
+            busy.append(True)
+            try:
+                log.write(json.dumps({"pid": os.getpid(), "event": event, "what": ""}) + "\n")
             finally:
                 busy.pop()
         elif event in NETWORK:
@@ -108,10 +117,11 @@ def command(log: Path, mode: str, *args: str, on_open: Iterable[str] = (),
 
 
 def run(log: Path, mode: str, *args: str, on_open: Iterable[str] = (),
-        cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+        cwd: Path | None = None, stdin: bytes | None = None,
+        timeout: float = 120) -> subprocess.CompletedProcess:
     """Run this script in a child Python (``mode`` ``cli`` or ``python``), logging to ``log``;
-    ``on_open``: ``WATCHED:ACTION:TARGET`` specs."""
-    return subprocess.run(command(log, mode, *args, on_open=on_open),
+    ``on_open``: ``WATCHED:ACTION:TARGET`` specs; ``stdin``: its standard input."""
+    return subprocess.run(command(log, mode, *args, on_open=on_open), input=stdin,
                           cwd=cwd, capture_output=True, timeout=timeout,
                           env={**os.environ, "CI": "true"})
 

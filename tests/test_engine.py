@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from quizkit import engine
-from quizkit.sources import Source
+from quizkit import api, engine
 from tests import audited
 from tests.conftest import ROOT, SAMPLES, run_script, valid_samples
 
@@ -129,10 +129,10 @@ def test_parallel_run_keeps_input_order_over_many_chunks(tmp_path):
         if i % 7 == 0:
             b["position"] = "x"
         files.append(_write(tmp_path / f"{i:03}.json", b))
-    sources = [Source(str(p)) for p in reversed(files)]  # not sorted: order is the input's
-    one = engine.run(sources, jobs=1)
-    two = engine.run(sources, jobs=2)
-    assert [f.path for f in two.files] == [s.path for s in sources]
+    paths = [str(p) for p in reversed(files)]  # not sorted: order is the input's
+    one = api.validate(paths, jobs=1, config=False)
+    two = api.validate(paths, jobs=2, config=False)
+    assert [f.path for f in two.files] == paths
     assert [f.to_dict() for f in two.findings] == [f.to_dict() for f in one.findings]
     assert len(two.findings) == len(range(0, 300, 7))
 
@@ -167,19 +167,36 @@ def test_facts_from_workers_reach_the_batch_checks(tmp_path):
     assert found == expected
 
 
-def test_default_jobs(tmp_path):
-    assert engine.default_jobs([Source("-")]) == 1
-    small = [Source(str(p)) for p in valid_samples()]
-    assert engine.default_jobs(small[:3]) == 1
-    assert engine.default_jobs(small) == 1  # under the size where workers pay off
+def _workers(tmp_path: Path, *paths: str, stdin: bytes | None = None) -> int:
+    """How many worker processes ``quizkit validate`` without ``--jobs`` starts (watched
+    from outside by tests/audited.py), after checking that only they and the run read the
+    inputs."""
+    log = tmp_path / f"events-{len(list(tmp_path.glob('events-*')))}.log"
+    done = audited.run(log, "cli", "validate", "-q", "--format", "json", "-o",
+                       str(tmp_path / "report.json"), *paths, stdin=stdin)
+    assert b"Traceback" not in done.stderr, done.stderr.decode()
+    forks = audited.events(log, "os.fork")
+    inputs = {os.path.abspath(p) for p in paths if p != "-"}
+    readers = {e["pid"] for e in audited.events(log, "open") if e["what"] in inputs}
+    assert len(readers) <= 1 + len(forks)
+    return len(forks)
+
+
+@pytest.mark.skipif(engine.cores() < 2, reason="one core: every run stays in one process")
+def test_default_jobs_use_the_cores_only_where_workers_pay(tmp_path):
+    """Without ``--jobs`` a run uses every core, but one for a run under 8 files or 4 MB
+    (starting workers would cost more) and one when it reads standard input."""
+    small = [str(p) for p in valid_samples()]
+    assert _workers(tmp_path, *small[:3]) == 0
+    assert _workers(tmp_path, *small) == 0  # 12 files, under the size where workers pay
     big = []
-    for i in range(engine.SMALL_RUN_FILES):
+    for i in range(8):
         path = tmp_path / f"{i}.json"
         with open(path, "wb") as fh:  # sparse: the size counts, the disk stays empty
-            fh.truncate(engine.SMALL_RUN_BYTES // 4)
-        big.append(Source(str(path)))
-    assert engine.default_jobs(big) == engine.cores()
-    assert engine.default_jobs([*big, Source("-")]) == 1
+            fh.truncate(1 << 20)
+        big.append(str(path))
+    assert _workers(tmp_path, *big) == engine.cores()  # 8 files of 1 MB
+    assert _workers(tmp_path, *big, "-", stdin=b"{}") == 0
 
 
 def test_chunks_are_small_enough_to_balance_workers():
@@ -196,15 +213,12 @@ def test_streaming_reports_keep_no_per_file_results(broken_corpus):
 
     from quizkit.reporters.jsonl import JsonLinesReporter
     from quizkit.reporters.text import TextReporter
-    from quizkit.walk import expand
 
-    def sources() -> list[Source]:
-        return list(expand([str(broken_corpus)]))
-
-    full = engine.run(sources(), jobs=1)
+    full = api.validate(str(broken_corpus), jobs=1, config=False)
     assert len(full.files) == full.summary()["files"] > 40
     for cls in (TextReporter, JsonLinesReporter):
-        streamed = engine.run(sources(), jobs=1, reporter=cls(io.StringIO()))
+        streamed = api.validate(str(broken_corpus), jobs=1, config=False,
+                                reporter=cls(io.StringIO()))
         assert streamed.files == [] and streamed.findings == []
         assert streamed.summary() == full.summary()
         assert streamed.exit_code() == full.exit_code() == 3  # truncated.json is unreadable
