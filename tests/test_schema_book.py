@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -136,41 +137,31 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _kill_group(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
 @contextlib.contextmanager
-def _cluster(tmp_path: Path, log: Path):
-    """A scheduler and one worker process (no nanny: the worker runs in the watched
-    process) on 127.0.0.1; stopped at the end."""
+def _cluster(tmp_path: Path, log: Path) -> Iterator[str]:
+    """A scheduler and one worker process on 127.0.0.1 (no nanny: the worker runs in the
+    watched process), killed at the end; their output goes to ``dask.log``."""
     address = f"tcp://127.0.0.1:{_free_port()}"
-    bin_dir = Path(sys.executable).parent
-    procs = []
-    out = open(tmp_path / "dask.log", "wb")  # noqa: SIM115 - closed below
-    try:
-        procs.append(subprocess.Popen(
-            [str(bin_dir / "dask"), "scheduler", "--host", "127.0.0.1", "--port",
-             address.rsplit(":", 1)[1], "--no-dashboard", "--no-show"],
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True))
-        procs.append(subprocess.Popen(
-            audited.command(log, "python", WORKER.format(address=address, logs=str(tmp_path)),
-                            network=True),
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True))
-        client = distributed.Client(address, timeout=60)
-        try:
+    commands = [
+        [str(Path(sys.executable).parent / "dask"), "scheduler", "--host", "127.0.0.1",
+         "--port", address.rsplit(":", 1)[1], "--no-dashboard", "--no-show"],
+        audited.command(log, "python", WORKER.format(address=address, logs=str(tmp_path)),
+                        network=True),
+    ]
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(open(tmp_path / "dask.log", "wb"))
+        for command in commands:  # each killed, then waited for, on the way out
+            proc = stack.enter_context(subprocess.Popen(
+                command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True))
+            stack.callback(_kill_group, proc)
+        with distributed.Client(address, timeout=60) as client:
             client.wait_for_workers(1, timeout=90)
-        finally:
-            client.close()
         yield address
-    finally:
-        for p in reversed(procs):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(p.pid, signal.SIGTERM)
-        for p in reversed(procs):
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(p.pid, signal.SIGKILL)
-                p.wait(timeout=10)
-        out.close()
 
 
 def test_a_dask_worker_reads_the_schemas_once_for_all_its_tasks(tmp_path: Path) -> None:
