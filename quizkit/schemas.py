@@ -259,7 +259,7 @@ class _SkipValid:
                                        resolver=resolver)
 
 
-def _pruning_class(fast: dict[int, Any]) -> Any:
+def _pruned_class(fast: dict[int, Any]) -> Any:
     """python-jsonschema's validator class whose descending keywords skip valid children
     (``fast``: ``id(subschema)`` → a jsonschema-rs validator for it)."""
     import jsonschema.validators
@@ -354,7 +354,7 @@ class SchemaBook:
 
     @cached_property
     def _pruning_class(self) -> Any:
-        return _pruning_class(self._subschema_validators)
+        return _pruned_class(self._subschema_validators)
 
     def fast_validator(self, kind: str) -> Any:
         """A new jsonschema-rs validator for a document kind (formats asserted, no network)."""
