@@ -38,6 +38,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT / "benchmarks" / "out" / "corpus-p500-s1-b0.0"
@@ -52,20 +53,21 @@ def _paths(corpus: Path, every: int) -> list[str]:
     return found[::every]
 
 
-def stage_pass(name: str, sources: list) -> None:
+def stage_pass(name: str, sources: list, schemas: Any) -> None:
     """One pass of stage ``name`` over ``sources`` (:class:`quizkit.sources.Source`), in this
-    process. Schemas must be compiled (``warm``) and rules loaded beforehand."""
+    process, with ``schemas`` (a :class:`quizkit.schemas.SchemaBook`, compiled beforehand:
+    ``warm``)."""
     import orjson
 
     from quizkit import engine, intake
     from quizkit.kinds import detect_kind
-    from quizkit.schemas import validator
 
     if name == "validate":
-        engine.run(sources, jobs=1)
+        engine.run(sources, jobs=1, schemas=schemas)
         return
     if name in PARTS:
-        engine.run(sources, jobs=1)  # the child set engine.REGISTRY to the part (_stage)
+        # the child set engine.REGISTRY to the part (_stage)
+        engine.run(sources, jobs=1, schemas=schemas)
         return
     for source in sources:
         data = source.read()
@@ -83,20 +85,20 @@ def stage_pass(name: str, sources: list) -> None:
             if name in ("schema", "fixed"):
                 kind = detect_kind(doc)
                 if kind is not None:
-                    validator(kind).is_valid(doc)
+                    schemas.validator(kind).is_valid(doc)
 
 
 def _stage(name: str, paths: list[str], passes: int) -> None:
     """Run one stage ``passes`` times, in this process (the child under valgrind)."""
-    from quizkit.schemas import warm
+    from quizkit.schemas import SchemaBook
     from quizkit.sources import Source
 
-    warm(())
+    schemas = SchemaBook().warm()
     if name in PARTS:
         _keep_only(PARTS[name])
     sources = [Source(p) for p in paths]
     for _ in range(passes):
-        stage_pass(name, sources)
+        stage_pass(name, sources, schemas)
 
 
 def _keep_only(roles: tuple[str, ...]) -> None:

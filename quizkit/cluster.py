@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from quizkit import engine
+from quizkit.schemas import SchemaBook
 from quizkit.sources import Source
 
 #: Seconds to wait for the scheduler before giving up (exit 2).
@@ -153,9 +154,12 @@ def tune_worker_allocator() -> None:
 
 
 def _check_task(sources: list[Source], options: engine.Options) -> list[engine.FileOutcome]:
-    """On a worker: check the sources (reading them there)."""
+    """On a worker: check the sources (reading them there), with the schemas the worker keeps
+    for all its tasks (compiled by its first task)."""
     tune_worker_allocator()
-    return [engine.check_source(s, options) for s in sources]
+    schemas = SchemaBook.kept_by(importlib.import_module("distributed").get_worker(),
+                                 options.profile)
+    return [engine.check_source(s, options, schemas) for s in sources]
 
 
 def _groups(items: list[T], size: int) -> list[list[T]]:
