@@ -252,14 +252,14 @@ def stack_floor(paths: list[Path], repeat: int) -> Run:
     """
     from bench_stages import stage_pass
 
-    from quizkit.schemas import warm
+    from quizkit.schemas import SchemaBook
     from quizkit.sources import Source
 
-    warm(())
+    schemas = SchemaBook().warm()
     sources = [Source(str(p)) for p in paths]
     return _best_in_process("quizkit's fixed costs (no rules)",
                             "read, parse, write-back check, kind, jsonschema-rs; in process",
-                            paths, repeat, lambda: stage_pass("fixed", sources))
+                            paths, repeat, lambda: stage_pass("fixed", sources, schemas))
 
 
 def by_kind(docs: list[tuple[Path, str | None]]) -> dict[str, list[Path]]:
@@ -338,10 +338,11 @@ def check_costs(docs: list[tuple[Path, str | None]], limit_mb: float) -> list[tu
     from quizkit.kinds import detect_kind
     from quizkit.rules import REGISTRY
     from quizkit.rules.walk import DocumentFacts, versions_of
-    from quizkit.schemas import validator
+    from quizkit.schemas import SchemaBook
 
     spent: dict[str, float] = defaultdict(float)
     size = 0
+    schemas = SchemaBook()
 
     def emit(*_: object) -> None:
         pass
@@ -364,8 +365,9 @@ def check_costs(docs: list[tuple[Path, str | None]], limit_mb: float) -> list[tu
         kind = detect_kind(doc)
         if kind is None:
             continue
-        timed("(schema: jsonschema-rs is_valid)", validator(kind).is_valid, doc)
-        versions = timed("(versions listed and indexed)", versions_of, kind, doc)
+        valid = timed("(schema: jsonschema-rs is_valid)", schemas.validator(kind).is_valid, doc)
+        # as the engine indexes them: a valid document's ids are known to be strings
+        versions = timed("(versions listed and indexed)", versions_of, kind, doc, True, valid)
         facts = DocumentFacts(kind, doc, versions)
         for check in REGISTRY.of("rule", kind):
             timed(f"{check.__module__}.{check.__name__}", check, facts, emit)

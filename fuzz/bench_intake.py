@@ -18,6 +18,7 @@ import orjson
 
 from quizkit import engine, intake
 from quizkit.rules import load_rule_modules
+from quizkit.schemas import SchemaBook
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -69,7 +70,7 @@ def without_cheap_test(data: bytes) -> object:
     saved = intake._suspicious
     intake._suspicious = lambda chunk, written: False
     try:
-        return engine.check_bytes("x.json", data, False, engine.Options())
+        return engine.check_bytes("x.json", data, False, engine.Options(), SchemaBook())
     finally:
         intake._suspicious = saved
 
@@ -80,12 +81,13 @@ def main() -> None:
     args = parser.parse_args()
     load_rule_modules()
     options = engine.Options()
+    schemas = SchemaBook()
     variants = {
         "orjson.loads": orjson.loads,
         "loads + cheap test (dumps, counts)": cheap,
         "loads + key-counting tree walk": walk,
         "intake.parse": intake.parse,
-        "engine.check_bytes": lambda d: engine.check_bytes("x.json", d, False, options),
+        "engine.check_bytes": lambda d: engine.check_bytes("x.json", d, False, options, schemas),
         "engine.check_bytes, test switched off": without_cheap_test,
     }
     for label, files in corpus().items():

@@ -19,14 +19,17 @@ import atheris
 with atheris.instrument_imports():
     from quizkit import engine
     from quizkit.rules import load_rule_modules
+    from quizkit.schemas import SchemaBook
 
 load_rule_modules()
 OPTIONS = engine.Options()
+SCHEMAS = SchemaBook()
 
 
 def check(data: bytes) -> None:
     for lines in (False, True):
-        outcome = engine.check_bytes("fuzz.jsonl" if lines else "fuzz.json", data, lines, OPTIONS)
+        outcome = engine.check_bytes("fuzz.jsonl" if lines else "fuzz.json", data, lines, OPTIONS,
+                                     SCHEMAS)
         for finding in outcome.findings:
             assert finding.line is None or finding.line >= 1, finding
             assert finding.column is None or finding.column >= 1, finding

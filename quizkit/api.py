@@ -58,14 +58,21 @@ from quizkit.output import atomic_write, check_directory, make_directory, refuse
 from quizkit.output import resolve as resolve_output
 from quizkit.reporters.html_summary import missing_charts
 from quizkit.rules import REGISTRY
-from quizkit.runner import expand_paths, path_list, read_profile_file, settings, validate
+from quizkit.runner import (
+    expand_paths,
+    path_list,
+    read_profile_file,
+    schema_book,
+    settings,
+    validate,
+)
 from quizkit.runner import run as run_validation
-from quizkit.schemas import BASE_URI, KINDS, bundled, schema_id, schema_set
+from quizkit.schemas import BASE_URI, KINDS, SchemaBook, bundled, schema_id
 
 __all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigError", "Exported",
            "LoadResult", "charts", "editor_settings", "export", "export_schemas", "generate",
-           "infer", "load", "query", "read_profile_file", "rules", "schema", "schemas",
-           "settings", "summary", "validate"]
+           "infer", "load", "query", "read_profile_file", "rules", "schema", "schema_book",
+           "schemas", "settings", "summary", "validate"]
 
 #: (command, CLI option or argument) → API parameter, where the names differ.
 CLI_RENAMES: dict[tuple[str, str], str] = {
@@ -367,7 +374,7 @@ def export_schemas(out: str | os.PathLike[str], *,
     loaded = read_profile_file(profile)
     root = Path(out)
     written = []
-    for uri, s in sorted(schema_set(loaded.enums).items()):
+    for uri, s in sorted(SchemaBook(loaded.enums).schemas.items()):
         target = root / uri.removeprefix(BASE_URI)
         make_directory(target.parent)
         if profile is not None:

@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from quizkit import engine
+from quizkit.schemas import SchemaBook
 from quizkit.sources import Source
 
 #: Seconds to wait for the scheduler before giving up (exit 2).
@@ -221,8 +222,7 @@ def tune_worker_allocator() -> None:
     system calls and page faults: the checks of a 189 MB corpus took 1.62 CPU s under that
     setting against 1.29 s without it (``docs/performance.md``). A task is bounded (at most
     64 MB of input to check, or 128 MB to stage), so keeping up to 64 MB of freed heap costs
-    little. Elsewhere than glibc
-    this does nothing.
+    little. Elsewhere than glibc this does nothing.
     """
     if not sys.platform.startswith("linux"):
         return
@@ -235,15 +235,18 @@ def tune_worker_allocator() -> None:
 
 
 def _check_task(sources: list[Source], options: engine.Options) -> bytes:
-    """On a worker: check the sources (reading them there), as a local worker does; their
-    outcomes pickled as one blob.
+    """On a worker: check the sources (reading them there), as a local worker does, with the
+    schemas the worker keeps for all its tasks (compiled by its first task); their outcomes
+    pickled as one blob.
 
     Dask would serialize a list of outcomes item by item, one frame and one socket read per
     file on the client (1.7 s of the client's CPU for 13,000 files); a blob is one frame.
     """
     tune_worker_allocator()
+    schemas = SchemaBook.kept_by(importlib.import_module("distributed").get_worker(),
+                                 options.profile)
     with engine._fewer_collections():  # as in a local run's workers (engine.GC_THRESHOLD)
-        outcomes = [engine.check_source(s, options) for s in sources]
+        outcomes = [engine.check_source(s, options, schemas) for s in sources]
     return pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL)
 
 

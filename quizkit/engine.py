@@ -36,7 +36,7 @@ from quizkit.rules.catalog import Rule
 from quizkit.rules.checks import RawFinding, Registry
 from quizkit.rules.facts import Below, Fact, Located, Place
 from quizkit.rules.walk import DocumentFacts, versions_of
-from quizkit.schemas import Profile, schema_findings, warm
+from quizkit.schemas import Profile, SchemaBook
 from quizkit.service import Outline, outline
 from quizkit.service_names import ServiceNames
 from quizkit.sources import ReadError, Source
@@ -90,24 +90,30 @@ class _Document:
         self.raw.append((rule, pointer, message))
 
 
-def check_document(doc: Any, kind: str | None, profile: Profile = (),
+def check_document(doc: Any, kind: str | None, schemas: SchemaBook | None = None,
                    service: ServiceNames | None = None, *, registry: Registry | None = None,
                    fast: bool = True) -> tuple[str | None, list[RawFinding], list[PointedFact]]:
     """Kind, raw findings (rule, pointer, message) and facts (pointer, fact) of one document.
 
     Each version is listed and indexed once (:func:`versions_of`) for all its version
     checks; ``fast=False`` turns the indexes' fast paths off (tests compare both ways).
+    ``schemas``: the run's compiled schemas; ``None`` leaves the schema out (the structural
+    checks only; the message about an unknown kind then reads the schemas for this call).
     ``registry``: the rules and checks (default: every rule of :mod:`quizkit.rules`).
     """
     registry = registry or REGISTRY
     collected = _Document()
     kind = kind or detect_kind(doc)
     if kind is None:
-        collected.emit(input_rules.UNKNOWN_KIND, "", unknown_kind_message(doc))
+        message = unknown_kind_message(doc, SchemaBook() if schemas is None else schemas)
+        collected.emit(input_rules.UNKNOWN_KIND, "", message)
         return None, collected.raw, []
     emit = collected.emit
-    collected.raw.extend(schema_findings(kind, doc, profile))
-    versions = versions_of(kind, doc, fast)
+    if schemas is not None:
+        collected.raw.extend(schemas.findings(kind, doc))
+    # Checked without a schema finding: the document has the schema's types (the index skips
+    # their tests).
+    versions = versions_of(kind, doc, fast, typed=schemas is not None and not collected.raw)
     facts = DocumentFacts(kind, doc, versions)
     for rule_check in registry.of("rule", kind):
         rule_check(facts, emit)
@@ -130,7 +136,7 @@ class _Text:
     """One document's text, for the positions of its findings and facts: the bracket table
     (:class:`Positions`) and the line index are built on the first question only."""
 
-    __slots__ = ("_index", "_positions", "chunk", "indented", "shift")
+    __slots__ = ("_index", "_members", "_positions", "chunk", "indented", "shift")
 
     def __init__(self, chunk: bytes, record: int | None, indented: bool) -> None:
         self.chunk = chunk
@@ -138,6 +144,9 @@ class _Text:
         self.shift = record - 1 if record is not None else 0
         self._positions: Positions | None = None
         self._index: LineIndex | None = None
+        #: Positions of the document's members found so far (every version of a package is
+        #: placed below the one member ``/versions``: searched and counted once).
+        self._members: dict[str, tuple[int, int] | None] = {}
 
     def fact_position(self, where: str | Below) -> tuple[int, int]:
         """Line and column of a fact's value. In orjson-indented text (the service's
@@ -160,6 +169,12 @@ class _Text:
         """Line and column of the value of a member of the document's object, found by its
         line (in orjson-indented text a member of the top object is the only line that
         starts with two spaces and its key; the intake proved no key repeats)."""
+        if pointer in self._members:
+            return self._members[pointer]
+        found = self._members[pointer] = self._find_member(pointer)
+        return found
+
+    def _find_member(self, pointer: str) -> tuple[int, int] | None:
         if pointer.count("/") != 1:
             return None
         key = orjson.dumps(unescape_token(pointer[1:]))
@@ -185,8 +200,10 @@ class _Text:
             pointer = pointer.rsplit("/", 1)[0]
 
 
-def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOutcome:
-    """Check the bytes of one input; ``lines`` for JSON Lines.
+def check_bytes(path: str, data: bytes, lines: bool, options: Options,
+                schemas: SchemaBook) -> FileOutcome:
+    """Check the bytes of one input; ``lines`` for JSON Lines; ``schemas`` compiled for
+    ``options.profile``.
 
     Findings and cross-file facts leave with their positions (and snippets, when asked):
     nothing is read again after this.
@@ -208,8 +225,7 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options) -> FileOu
             result.readable = False
             continue
         try:
-            kind, raw, facts = check_document(doc, options.kind, options.profile,
-                                              options.service)
+            kind, raw, facts = check_document(doc, options.kind, schemas, options.service)
         except RecursionError:  # a check recursed too deep: a finding, never a crash
             result.readable = False
             _add_problems(outcome, path, record, [intake.too_deep_to_check()])
@@ -269,7 +285,7 @@ def _add_problems(outcome: FileOutcome, path: str, record: int | None,
                                      p.line + shift, p.column) for p in problems)
 
 
-def check_source(source: Source, options: Options) -> FileOutcome:
+def check_source(source: Source, options: Options, schemas: SchemaBook) -> FileOutcome:
     """Read and check one source; a read failure is a finding, never an exception."""
     try:
         data = source.read(options.limits.max_decompressed, options.limits.max_file_size)
@@ -278,12 +294,19 @@ def check_source(source: Source, options: Options) -> FileOutcome:
         rule = input_rules.INPUT_TOO_LARGE if exc.limit else input_rules.UNREADABLE
         return FileOutcome(result, [_finding(source.display, None, rule, "",
                                              f"cannot read: {exc}")])
-    return check_bytes(source.display, data, source.holds_lines(data), options)
+    return check_bytes(source.display, data, source.holds_lines(data), options, schemas)
 
 
-def _check_chunk(sources: list[Source], options: Options) -> list[FileOutcome]:
-    """Check a chunk of sources in a worker; one round trip per chunk, not per file."""
-    return [check_source(s, options) for s in sources]
+def _check_chunk(sources: list[Source], options: Options,
+                 schemas: SchemaBook | None = None) -> list[FileOutcome]:
+    """Check a chunk of sources in a worker, one round trip per chunk, not per file; with
+    the book the worker process keeps (the run's, kept by :func:`_pool_worker_init`) unless
+    ``schemas`` is given."""
+    if schemas is None:
+        import multiprocessing
+
+        schemas = SchemaBook.kept_by(multiprocessing.current_process(), options.profile)
+    return [check_source(s, options, schemas) for s in sources]
 
 
 #: Chunks in flight per worker: enough to keep workers busy, few enough that outcomes
@@ -331,28 +354,35 @@ def _fewer_collections() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
-def _pool_worker_init() -> None:
+def _pool_worker_init(schemas: SchemaBook) -> None:
     # Ctrl-C goes to the whole process group: the main process handles it, workers ignore it;
     # they die on SIGTERM and with the parent (quizkit.interrupts).
     worker_started()
+    import multiprocessing
+
+    # The run's book, compiled before the fork (unpickled, and compiled on first use, where
+    # workers are spawned), for every chunk this worker checks.
+    schemas.keep_on(multiprocessing.current_process())
     before = gc.get_threshold()
     if before[0] and before[0] < GC_THRESHOLD:
         gc.set_threshold(GC_THRESHOLD, *before[1:])
 
 
-def _submit(pool: Any, chunk: list[Source], options: Options) -> Future[list[FileOutcome]]:
+def _submit(pool: Any, chunk: list[Source], options: Options,
+            schemas: SchemaBook) -> Future[list[FileOutcome]]:
     """A chunk to a worker; one holding standard input is checked here (a worker's standard
     input is not the run's)."""
     if any(s.is_stdin for s in chunk):
         from concurrent.futures import Future
 
         done: Future[list[FileOutcome]] = Future()
-        done.set_result(_check_chunk(chunk, options))
+        done.set_result(_check_chunk(chunk, options, schemas))
         return done
     return pool.submit(_check_chunk, chunk, options)
 
 
-def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[FileOutcome]:
+def _check_many(sources: list[Source], options: Options, jobs: int,
+                schemas: SchemaBook) -> Iterator[FileOutcome]:
     """Outcomes of every source, in input order whatever the number of jobs.
 
     Parallel runs send chunks of sources (paths only: workers read the files) to a process
@@ -360,25 +390,25 @@ def _check_many(sources: list[Source], options: Options, jobs: int) -> Iterator[
     """
     if jobs <= 1 or len(sources) < 2:
         for s in sources:
-            yield check_source(s, options)
+            yield check_source(s, options, schemas)
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    warm(options.profile)  # compiled once here, inherited by forked workers
+    schemas.warm()  # compiled once here, inherited by forked workers
     chunks = _chunks(sources, chunk_size(len(sources), jobs))
     pending: deque[Future[list[FileOutcome]]] = deque()
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context(),
-                               initializer=_pool_worker_init)
+                               initializer=_pool_worker_init, initargs=(schemas,))
     finished = False
     try:
         with signals_deferred():  # the first submit forks the workers
             for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
-                pending.append(_submit(pool, chunk, options))
+                pending.append(_submit(pool, chunk, options, schemas))
         while pending:
             outcomes = pending.popleft().result()
             nxt = next(chunks, None)
             if nxt is not None:
-                pending.append(_submit(pool, nxt, options))
+                pending.append(_submit(pool, nxt, options, schemas))
             yield from outcomes
         finished = True
     finally:
@@ -427,13 +457,13 @@ Adjust = Callable[[Finding], Finding | None]
 CheckMany = Callable[[list[Source], Options], Iterable[FileOutcome]]
 
 
-def _collect(sources: list[Source], options: Options, jobs: int, report: Report,
-             facts: list[Located], deliver: Callable[[Finding], None],
+def _collect(sources: list[Source], options: Options, jobs: int, schemas: SchemaBook,
+             report: Report, facts: list[Located], deliver: Callable[[Finding], None],
              reporter: Reporter | None, on_file: Callable[[FileResult], None] | None,
              check_many: CheckMany | None = None) -> None:
     """Check every source; keep results and facts, deliver findings, in input order."""
     outcomes = (check_many(sources, options) if check_many is not None
-                else _check_many(sources, options, jobs))
+                else _check_many(sources, options, jobs, schemas))
     for outcome in outcomes:
         report.add_file(outcome.result)
         facts.extend(outcome.facts)
@@ -451,15 +481,21 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
         reporter: Reporter | None = None, jobs: int | None = None,
         adjust: Adjust | None = None,
         on_file: Callable[[FileResult], None] | None = None,
-        check_many: CheckMany | None = None) -> Report:
+        check_many: CheckMany | None = None, schemas: SchemaBook | None = None) -> Report:
     """Check every source and return the report.
 
     ``reporter`` receives each finding as soon as its file is done (in input order).
     ``adjust`` may re-grade or drop findings (configuration, baseline) before they are
     reported; ``on_file`` is called after each file (progress). ``check_many`` checks the
     files elsewhere (``quizkit.cluster``); the cross-file checks still run here.
+    ``schemas``: the compiled schemas of ``options.profile`` (default: a book made for this
+    run; pass one to reuse what it compiled).
     """
     options = options or Options()
+    if schemas is None:
+        schemas = SchemaBook(options.profile)
+    elif schemas.profile != options.profile:
+        raise ValueError("the schema book was made for another enum profile than the run's")
     if reporter is not None and reporter.snippet_lines > options.snippet_lines:
         options = dataclasses.replace(options, snippet_lines=reporter.snippet_lines)
     if reporter is not None and not reporter.needs_outlines:
@@ -482,7 +518,7 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     if reporter is not None:
         reporter.start()
     with _fewer_collections():
-        _collect(sources, options, jobs, report, facts, deliver, reporter, on_file,
+        _collect(sources, options, jobs, schemas, report, facts, deliver, reporter, on_file,
                  check_many)
     late = [f for check in REGISTRY.batch for f in check(facts)]
     for finding in sorted(late, key=Finding.sort_key):

@@ -18,7 +18,7 @@ import tomlkit
 
 from quizkit.enums import enum_names
 from quizkit.pointers import escape_token
-from quizkit.schemas import bundled, registry, schema_id
+from quizkit.schemas import SchemaBook, schema_id
 
 WILDCARD = "*"
 KEY = "<key>"  # the path step that stands for an object's keys (membership flags)
@@ -31,11 +31,11 @@ def _enum_ref(schema: dict) -> str | None:
     return ref.split("#/$defs/", 1)[1] if "enums.json#/$defs/" in ref else None
 
 
-def enum_paths(kind: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(enum name, path) pairs of a document kind; paths use ``*`` for array items and
-    ``<key>`` for the keys of an object."""
+def enum_paths(kind: str, schemas: SchemaBook) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(enum name, path) pairs of a document kind in ``schemas``; paths use ``*`` for array
+    items and ``<key>`` for the keys of an object."""
     out: list[tuple[str, tuple[str, ...]]] = []
-    resolver = registry().resolver(base_uri=schema_id(kind))
+    resolver = schemas.registry.resolver(base_uri=schema_id(kind))
 
     def walk(schema: dict, resolver: Any, path: tuple[str, ...], seen: frozenset) -> None:
         name = _enum_ref(schema)
@@ -59,7 +59,7 @@ def enum_paths(kind: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
         if isinstance(names, dict) and _enum_ref(names):
             out.append((_enum_ref(names), (*path, KEY)))
 
-    walk(bundled()[schema_id(kind)], resolver, (), frozenset())
+    walk(schemas.schema(kind), resolver, (), frozenset())
     return tuple(dict.fromkeys(out))
 
 
@@ -86,14 +86,15 @@ class EnumPlaces:
     """Where the enum-typed values of each kind are, read from the schemas once per kind (for
     one run: the object is passed along, nothing is kept in the module)."""
 
-    def __init__(self) -> None:
+    def __init__(self, schemas: SchemaBook) -> None:
+        self._schemas = schemas
         self._by_kind: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {}
 
     def values(self, kind: str, doc: Any) -> Iterator[tuple[str, str, str]]:
         """(enum name, value, pointer) for every enum-typed value of one document."""
         paths = self._by_kind.get(kind)
         if paths is None:
-            paths = self._by_kind[kind] = enum_paths(kind)
+            paths = self._by_kind[kind] = enum_paths(kind, self._schemas)
         for name, path in paths:
             for value, where in _values(doc, path):
                 yield name, value, where
@@ -123,7 +124,7 @@ class Inferred:
 def infer(documents: Iterable[tuple[str, int | None, str, Any]]) -> Inferred:
     """Collect enum values from (path, record, kind, document) tuples."""
     seen = Inferred()
-    places = EnumPlaces()
+    places = EnumPlaces(SchemaBook())  # where enums are does not depend on a profile
     paths: set[str] = set()
     for path, record, kind, doc in documents:
         paths.add(path)

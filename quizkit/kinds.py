@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quizkit.model import KINDS, RECOGNISED, Kind
-from quizkit.schemas import bundled, registry, schema_id
+from quizkit.schemas import SchemaBook, schema_id
 
 _RECOGNISED = frozenset(RECOGNISED)
 _OBJECT_KINDS = tuple(k for k in KINDS if k.container == "object")
@@ -147,10 +147,10 @@ def _properties(schema: dict, resolver: Any) -> tuple[dict, Any]:
             return schema.get("properties", {}), resolver
 
 
-def _fields(kind: str) -> frozenset[str]:
+def _fields(kind: str, schemas: SchemaBook) -> frozenset[str]:
     """A kind's top-level fields and the fields of the objects directly under them."""
-    root = registry().resolver(base_uri=schema_id(kind))
-    props, resolver = _properties(bundled()[schema_id(kind)], root)
+    root = schemas.registry.resolver(base_uri=schema_id(kind))
+    props, resolver = _properties(schemas.schema(kind), root)
     fields = set(props)
     for sub in props.values():
         fields |= set(_properties(sub, resolver)[0])
@@ -164,7 +164,7 @@ def _tied(doc: dict) -> list[str]:
             if (f.foreign, f.missing) == (ranked[0].foreign, ranked[0].missing)]
 
 
-def closest_kinds(doc: Any, limit: int = 3) -> list[str]:
+def closest_kinds(doc: Any, schemas: SchemaBook, limit: int = 3) -> list[str]:
     """The kinds closest to ``doc``, best first: the tied ones when the shape fits several
     equally, else those whose fields (and their objects' fields) overlap most with doc's."""
     if isinstance(doc, dict):
@@ -180,7 +180,7 @@ def closest_kinds(doc: Any, limit: int = 3) -> list[str]:
     keys = set(doc)
     scored = []
     for k in KINDS:
-        fields = _fields(k.name)
+        fields = _fields(k.name, schemas)
         overlap = len(keys & fields)
         if overlap:
             scored.append((overlap / len(keys | fields), k.name))
@@ -188,12 +188,13 @@ def closest_kinds(doc: Any, limit: int = 3) -> list[str]:
     return [name for _, name in scored[:limit]]
 
 
-def unknown_kind_message(doc: Any) -> str:
-    """The message of the finding for a document whose kind the shape does not decide."""
+def unknown_kind_message(doc: Any, schemas: SchemaBook) -> str:
+    """The message of the finding for a document whose kind the shape does not decide (the
+    kinds' fields read from ``schemas``)."""
     shape = shape_of(doc)
     if shape is not None:
         return f"cannot tell the document kind: it is {shape}, not an object or array"
-    near = closest_kinds(doc)
+    near = closest_kinds(doc, schemas)
     if not near:
         return ("cannot tell the document kind: none of its fields belongs to a kind "
                 "(pass --kind KIND to check it as one)")

@@ -24,7 +24,7 @@ from quizkit.progress import Progress
 from quizkit.reporters import open_reporters, parse_reports
 from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.reporters.service import configure as configure_service
-from quizkit.schemas import Profile
+from quizkit.schemas import Profile, SchemaBook
 from quizkit.service_names import DEFAULT_NAMES, ServiceNames, names_from_table
 from quizkit.sources import Source
 from quizkit.walk import WalkRules, expand, unmatched_lines
@@ -81,6 +81,12 @@ def read_profile_file(path: str | os.PathLike[str] | None) -> LoadedProfile:
     return LoadedProfile(enums, names_from_table(data["service"], data.get("enums"), where))
 
 
+def schema_book(profile: str | os.PathLike[str] | None = None) -> SchemaBook:
+    """The schemas of a profile (``None``: every enum open), compiled as they are used, for
+    :func:`validate`'s ``schemas``: repeated calls then compile nothing again."""
+    return SchemaBook(read_profile_file(profile).enums)
+
+
 def path_list(paths: Iterable[str] | str) -> list[str]:
     """Paths as the API takes them (one path, or several) → a list."""
     return [paths] if isinstance(paths, str) else list(paths)
@@ -114,7 +120,7 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
              reports: Sequence[str] = (), color: str = "auto", show: str = "info",
              quiet: bool = True, verbose: bool = False, progress: bool | None = None,
              reporter: Reporter | None = None, notes: Notes | None = None,
-             scheduler: str | None = None) -> Report:
+             scheduler: str | None = None, schemas: SchemaBook | None = None) -> Report:
     """Validate files, directories or ``s3://`` URLs (``-`` reads stdin) and return the
     :class:`Report`. ``scheduler`` (``tcp://host:8786``) checks the files on that Dask
     cluster (:mod:`quizkit.cluster`; the cross-file checks still run here).
@@ -126,6 +132,10 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
     ``progress=True`` draws it on stderr whatever it is, ``False`` never (``--progress``).
     ``notes`` receives the one-line notes the CLI prints on stderr (baseline counts).
     The exit code the CLI would give is ``settings(...).exit_code(report)``.
+
+    ``schemas`` (:func:`schema_book`) keeps the compiled schemas between calls: without it
+    each call compiles what it uses (about 2 ms; 20 ms when a document is invalid:
+    docs/performance.md).
     """
     s = config_mod.resolve(
         config, kind=kind, profile=profile, select=select, ignore=ignore, severity=severity,
@@ -134,7 +144,7 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
         baseline=baseline, write_baseline=write_baseline)
     return run(paths, s, format=format, output=output, reports=reports, color=color,
                show=show, quiet=quiet, verbose=verbose, progress=progress, reporter=reporter,
-               notes=notes, scheduler=scheduler, stdin_format=stdin_format)
+               notes=notes, scheduler=scheduler, stdin_format=stdin_format, schemas=schemas)
 
 
 def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
@@ -143,14 +153,21 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         progress: bool | None = None,
         reporter: Reporter | None = None, notes: Notes | None = None,
         scheduler: str | None = None, stdin_format: str = "auto",
+        schemas: SchemaBook | None = None,
         check_many: engine.CheckMany | None = None) -> Report:
-    """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving).
+    """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving);
+    ``schemas``: compiled for the settings' profile (default: made for this run).
 
     ``check_many`` checks the files on a cluster already connected
     (:func:`quizkit.cluster.check_many`); ``scheduler`` connects to one.
     """
     sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
     loaded = read_profile_file(s.profile)
+    if schemas is None:
+        schemas = SchemaBook(loaded.enums)
+    elif schemas.profile != loaded.enums:
+        raise ConfigError("schemas: the schema book was made for another enum profile "
+                          "(make it with schema_book(profile) for the run's profile)")
     known = Baseline.load(s.baseline) if s.baseline is not None else None
     recorder = Recorder(s.write_baseline) if s.write_baseline is not None else None
     adjuster = s.adjuster()
@@ -173,7 +190,8 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         if target is not None:
             configure_service(target, names=loaded.service)
         report = engine.run(sources, options, reporter=target, jobs=s.jobs, adjust=adjust,
-                            on_file=progress_line.on_file, check_many=check_many)
+                            on_file=progress_line.on_file, check_many=check_many,
+                            schemas=schemas)
     say = notes or (lambda _line: None)
     if recorder is not None:
         recorder.write()

@@ -10,6 +10,9 @@ are not, so every finding's rule, pointer and message come from one well-known e
 python-jsonschema and referencing are imported, and the reference validators built, only when
 a document is invalid: a run over clean files never loads them (start-up time, and memory in
 every worker). ``tests/test_parity.py`` checks that both engines agree on every verdict.
+
+Everything compiled lives in a :class:`SchemaBook`, one per enum profile, made where a run's
+settings are resolved and passed to what needs it; nothing is kept in this module.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import copy
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cached_property
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -45,9 +48,9 @@ class SchemaRefused(Exception):
     """A ``$ref`` pointed outside the bundled schemas."""
 
 
-@cache
 def bundled() -> dict[str, dict]:
-    """Every bundled schema, by ``$id``."""
+    """Every bundled schema, by ``$id``, read from the package (about 3 ms; a run reads them
+    once, for its :class:`SchemaBook`)."""
     root = resources.files("quizkit") / "schemas"
     out: dict[str, dict] = {}
     for sub in ("records", "documents"):
@@ -70,14 +73,6 @@ def _refuse(uri: str) -> referencing.Resource:
 Profile = tuple[tuple[str, tuple[str, ...]], ...]
 
 
-@cache
-def schema_set(profile: Profile = ()) -> dict[str, dict]:
-    """The bundled schemas with a profile's enums closed (the bundle itself when empty)."""
-    if not profile:
-        return bundled()
-    return apply_profile(bundled(), profile)
-
-
 def apply_profile(schemas: dict[str, dict], profile: Profile) -> dict[str, dict]:
     """A copy of the bundled schemas with the profile's enums closed."""
     if not profile:
@@ -92,12 +87,6 @@ def apply_profile(schemas: dict[str, dict], profile: Profile) -> dict[str, dict]
         )
     out[ENUMS_ID] = enums
     return out
-
-
-@cache
-def registry(profile: Profile = ()) -> referencing.Registry:
-    """The schemas as a ``referencing`` registry (for python-jsonschema)."""
-    return _registry_of(schema_set(profile))
 
 
 def _registry_of(schemas: dict[str, dict]) -> referencing.Registry:
@@ -187,23 +176,13 @@ def fast_schema(schema: Any) -> Any:
     return out
 
 
-@cache
-def _fast_bundled(profile: Profile = ()) -> dict[str, dict]:
-    return {uri: fast_schema(s) for uri, s in schema_set(profile).items()}
-
-
-@cache
-def _rs_registry(profile: Profile = ()) -> jsonschema_rs.Registry:
-    return jsonschema_rs.Registry(list(_fast_bundled(profile).items()), retriever=refuse_retrieval)
-
-
 @dataclass
 class KindValidator:
     """The validators of one document kind: fast (compiled now), reference (on first use)."""
 
     kind: str
     fast: Any  # jsonschema_rs validator
-    profile: Profile = ()
+    book: SchemaBook = field(repr=False)
     _reference: jsonschema.Draft202012Validator | None = field(default=None, repr=False)
     _explainer: jsonschema.Draft202012Validator | None = field(default=None, repr=False)
 
@@ -211,14 +190,14 @@ class KindValidator:
     def reference(self) -> jsonschema.Draft202012Validator:
         """python-jsonschema, as is: the reference verdict and errors."""
         if self._reference is None:
-            self._reference = reference_validator(self.kind, self.profile)
+            self._reference = self.book.reference_validator(self.kind)
         return self._reference
 
     @property
     def explainer(self) -> jsonschema.Draft202012Validator:
         """python-jsonschema that skips the values the fast engine finds valid (same errors)."""
         if self._explainer is None:
-            self._explainer = _explaining_validator(self.kind, self.profile)
+            self._explainer = self.book.explaining_validator(self.kind)
         return self._explainer
 
     def is_valid(self, doc: Any) -> bool:
@@ -227,30 +206,6 @@ class KindValidator:
     def errors(self, doc: Any) -> Iterator[ValidationError]:
         """The reference engine's errors for ``doc`` (in no particular order)."""
         return self.explainer.iter_errors(doc)
-
-
-def fast_validator(kind: str, profile: Profile = ()) -> Any:
-    """A new jsonschema-rs validator for a document kind (formats asserted, no network)."""
-    return jsonschema_rs.Draft202012Validator(
-        _fast_bundled(profile)[schema_id(kind)], validate_formats=True,
-        registry=_rs_registry(profile), retriever=refuse_retrieval,
-    )
-
-
-def reference_validator(kind: str, profile: Profile = ()) -> jsonschema.Draft202012Validator:
-    """A new python-jsonschema validator for a document kind (format assertion on)."""
-    import jsonschema
-
-    cls = jsonschema.Draft202012Validator
-    return cls(schema_set(profile)[schema_id(kind)], registry=registry(profile),
-               format_checker=format_checker())
-
-
-def _explaining_validator(kind: str, profile: Profile = ()) -> jsonschema.Draft202012Validator:
-
-    return _pruning_class(profile)(
-        _explain_bundled(profile)[schema_id(kind)], registry=_explain_registry(profile),
-        format_checker=format_checker())
 
 
 # --- explaining invalid documents quickly --------------------------------------------------
@@ -283,33 +238,6 @@ def _schema_nodes(node: Any, where: str = "") -> Iterator[tuple[str, dict]]:
         yield from _schema_nodes(value, where + "/" + escape_token(key))
 
 
-@cache
-def _explain_bundled(profile: Profile = ()) -> dict[str, dict]:
-    return {uri: {k: v for k, v in s.items() if k != "$schema"}
-            for uri, s in schema_set(profile).items()}
-
-
-@cache
-def _explain_registry(profile: Profile = ()) -> referencing.Registry:
-    return _registry_of(_explain_bundled(profile))
-
-
-@cache
-def _subschema_validators(profile: Profile = ()) -> dict[int, Any]:
-    """``id(subschema)`` (the explainer's schema objects) → a jsonschema-rs validator for it."""
-    fast = _fast_bundled(profile)
-    out: dict[int, Any] = {}
-    for uri, schema in _explain_bundled(profile).items():
-        compiled = jsonschema_rs.validator_map_for(
-            fast[uri], registry=_rs_registry(profile), validate_formats=True,
-            retriever=refuse_retrieval)
-        for where, node in _schema_nodes(schema):
-            v = compiled.get("#" + where)
-            if v is not None:
-                out[id(node)] = v
-    return out
-
-
 class _SkipValid:
     """Stands in for the validator given to a keyword: ``descend`` skips valid children."""
 
@@ -331,12 +259,12 @@ class _SkipValid:
                                        resolver=resolver)
 
 
-@cache
-def _pruning_class(profile: Profile = ()) -> Any:
+def _pruned_class(fast: dict[int, Any]) -> Any:
+    """python-jsonschema's validator class whose descending keywords skip valid children
+    (``fast``: ``id(subschema)`` → a jsonschema-rs validator for it)."""
     import jsonschema.validators
 
     base = jsonschema.Draft202012Validator
-    fast = _subschema_validators(profile)
 
     def pruned(keyword: Any) -> Any:
         def apply(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
@@ -347,19 +275,142 @@ def _pruning_class(profile: Profile = ()) -> Any:
     return jsonschema.validators.extend(base, wrapped)
 
 
-@cache
-def validator(kind: str, profile: Profile = ()) -> KindValidator:
-    """The validators for a document kind and profile, compiled once per process."""
-    return KindValidator(kind, fast_validator(kind, profile), profile)
-
-
-def warm(profile: Profile = ()) -> None:
-    """Compile every kind's fast validator now (before forking workers, so they share it)."""
-    for kind in KINDS:
-        validator(kind, profile)
-
-
 Raw = tuple[Rule, str, str]
+
+#: The attribute under which a long-lived host (a worker process, a Dask worker) keeps its
+#: book (:meth:`SchemaBook.kept_by`).
+HOST_ATTRIBUTE = "quizkit_schemas"
+
+
+class SchemaBook:
+    """The schemas of one enum profile and everything compiled from them: the registries of
+    both engines, the fast validator of each kind (compiled on first use), and the reference
+    engine and explainer (built only when a document is invalid). Each is made once and kept
+    on the book.
+
+    A run makes one book where its settings are resolved (:mod:`quizkit.runner`) and the
+    engine passes it to every check. Workers of ``--jobs N`` inherit the run's by fork,
+    compiled before it (:meth:`warm`); a Dask worker keeps one for all its tasks
+    (:meth:`kept_by`). Nothing is kept elsewhere: two books share nothing, and dropping a book
+    frees what it compiled. A book pickles as its profile (compiled validators do not
+    pickle); the copy compiles again, on first use.
+    """
+
+    def __init__(self, profile: Profile = ()) -> None:
+        self.profile = profile
+        self._validators: dict[str, KindValidator] = {}
+
+    def __reduce__(self) -> tuple[type[SchemaBook], tuple[Profile]]:
+        return SchemaBook, (self.profile,)
+
+    def __repr__(self) -> str:
+        return f"SchemaBook({self.profile!r})"
+
+    @cached_property
+    def schemas(self) -> dict[str, dict]:
+        """The bundled schemas, by ``$id``, with the profile's enums closed."""
+        return apply_profile(bundled(), self.profile)
+
+    def schema(self, kind: str) -> dict:
+        """The schema of a document kind."""
+        return self.schemas[schema_id(kind)]
+
+    @cached_property
+    def registry(self) -> referencing.Registry:
+        """The schemas as a ``referencing`` registry (for python-jsonschema)."""
+        return _registry_of(self.schemas)
+
+    @cached_property
+    def _fast_schemas(self) -> dict[str, dict]:
+        return {uri: fast_schema(s) for uri, s in self.schemas.items()}
+
+    @cached_property
+    def _rs_registry(self) -> jsonschema_rs.Registry:
+        return jsonschema_rs.Registry(list(self._fast_schemas.items()),
+                                      retriever=refuse_retrieval)
+
+    @cached_property
+    def _explain_schemas(self) -> dict[str, dict]:
+        return {uri: {k: v for k, v in s.items() if k != "$schema"}
+                for uri, s in self.schemas.items()}
+
+    @cached_property
+    def _explain_registry(self) -> referencing.Registry:
+        return _registry_of(self._explain_schemas)
+
+    @cached_property
+    def _subschema_validators(self) -> dict[int, Any]:
+        """``id(subschema)`` (the explainer's schema objects) → a jsonschema-rs validator."""
+        out: dict[int, Any] = {}
+        for uri, schema in self._explain_schemas.items():
+            compiled = jsonschema_rs.validator_map_for(
+                self._fast_schemas[uri], registry=self._rs_registry, validate_formats=True,
+                retriever=refuse_retrieval)
+            for where, node in _schema_nodes(schema):
+                v = compiled.get("#" + where)
+                if v is not None:
+                    out[id(node)] = v
+        return out
+
+    @cached_property
+    def _pruning_class(self) -> Any:
+        return _pruned_class(self._subschema_validators)
+
+    def fast_validator(self, kind: str) -> Any:
+        """A new jsonschema-rs validator for a document kind (formats asserted, no network)."""
+        return jsonschema_rs.Draft202012Validator(
+            self._fast_schemas[schema_id(kind)], validate_formats=True,
+            registry=self._rs_registry, retriever=refuse_retrieval)
+
+    def reference_validator(self, kind: str) -> jsonschema.Draft202012Validator:
+        """A new python-jsonschema validator for a document kind (format assertion on)."""
+        import jsonschema
+
+        return jsonschema.Draft202012Validator(self.schema(kind), registry=self.registry,
+                                               format_checker=format_checker())
+
+    def explaining_validator(self, kind: str) -> jsonschema.Draft202012Validator:
+        """A new explainer (python-jsonschema that skips valid children) for a kind."""
+        return self._pruning_class(self._explain_schemas[schema_id(kind)],
+                                   registry=self._explain_registry,
+                                   format_checker=format_checker())
+
+    def validator(self, kind: str) -> KindValidator:
+        """The validators of a document kind, compiled once for this book."""
+        found = self._validators.get(kind)
+        if found is None:
+            found = self._validators[kind] = KindValidator(kind, self.fast_validator(kind), self)
+        return found
+
+    def warm(self) -> SchemaBook:
+        """Compile every kind's fast validator now (before forking workers, which share
+        them)."""
+        for kind in KINDS:
+            self.validator(kind)
+        return self
+
+    def findings(self, kind: str, doc: Any) -> list[Raw]:
+        """Every schema problem of one document as (rule, pointer, message), in document
+        order."""
+        v = self.validator(kind)
+        if v.is_valid(doc):
+            return []
+        return [raw for error in v.errors(doc) for raw in _explain(error)]
+
+    def keep_on(self, host: object) -> SchemaBook:
+        """Keep this book on ``host`` (see :meth:`kept_by`)."""
+        setattr(host, HOST_ATTRIBUTE, self)
+        return self
+
+    @classmethod
+    def kept_by(cls, host: object, profile: Profile) -> SchemaBook:
+        """The book that ``host``, an object living as long as its worker process (the
+        process itself, a Dask worker), keeps for ``profile``: made and kept on first use,
+        so a worker compiles once, not once per task."""
+        book = getattr(host, HOST_ATTRIBUTE, None)
+        if not isinstance(book, cls) or book.profile != profile:
+            book = cls(profile).keep_on(host)
+        return book
 
 
 def _explain(error: ValidationError) -> list[Raw]:
@@ -441,10 +492,3 @@ def _enum_message(value: Any, allowed: list) -> str:
             message += f"; did you mean {json_text(near[0])}?"
     return message
 
-
-def schema_findings(kind: str, doc: Any, profile: Profile = ()) -> list[Raw]:
-    """Every schema problem of one document as (rule, pointer, message), in document order."""
-    v = validator(kind, profile)
-    if v.is_valid(doc):
-        return []
-    return [raw for error in v.errors(doc) for raw in _explain(error)]

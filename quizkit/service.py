@@ -29,8 +29,9 @@ A profile's ``[service]`` table renames levels and entities to the service's enu
 (:mod:`quizkit.service_names`).
 
 >>> from quizkit.engine import check_document
+>>> from quizkit.schemas import SchemaBook
 >>> doc = {"id": "v1", "packageId": "p1", "rounds": [{"id": "r1", "name": 5}]}
->>> kind, raw, _ = check_document(doc, "version")
+>>> kind, raw, _ = check_document(doc, "version", SchemaBook())
 >>> blocks = blocks_for_document(kind, doc, raw_findings(raw), timestamp=0)
 >>> blocks[0]["versionId"], blocks[0]["validation"]["results"][0]["entity"]
 ('v1', 'round')

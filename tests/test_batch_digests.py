@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from quizkit import engine
 from quizkit.pointers import split_pointer
 from quizkit.sources import Source
+from tests import audited
 from tests.conftest import SAMPLES, cli
 
 PACKAGE = orjson.loads((SAMPLES / "package-full.json").read_bytes())
@@ -167,23 +168,20 @@ def test_stdin_digests_are_computed_at_once(tmp_path):
 
 
 @pytest.mark.parametrize("change", ["delete", "garble"])
-def test_a_file_changed_after_it_was_checked_keeps_its_verdict(tmp_path, monkeypatch, change):
+def test_a_file_changed_after_it_was_checked_keeps_its_verdict(tmp_path, change):
+    """The first file is deleted or garbled as the second is opened (after the first was
+    checked): the cross-file finding is about the bytes that were checked, and no input is
+    opened twice (watched from outside by tests/audited.py)."""
     first, second = tmp_path / "a.json", tmp_path / "b.json"
     first.write_bytes(orjson.dumps(GAME))
     second.write_bytes(orjson.dumps(GAME))
-    original = engine.check_source
-
-    def then_change(source, options):
-        outcome = original(source, options)
-        if source.path == str(second):
-            if change == "delete":
-                first.unlink()
-            else:
-                first.write_bytes(b"{not json")
-        return outcome
-
-    monkeypatch.setattr(engine, "check_source", then_change)
-    report = engine.run([Source(str(first)), Source(str(second))], jobs=1)
-    # nothing is read again: the verdict is the one of the bytes that were checked
-    assert [f.rule for f in report.findings] == ["identical-duplicate"]
-    assert report.findings[0].line == 1
+    log, out = tmp_path / "open.log", tmp_path / "report.json"
+    done = audited.run(log, "cli", "validate", "--jobs", "1", "--format", "json", "-o",
+                       str(out), str(first), str(second),
+                       on_open=[f"{second}:{change}:{first}"])
+    assert not first.exists() if change == "delete" else first.read_bytes() == b"{not json"
+    findings = json.loads(out.read_text())["findings"]
+    assert [(f["path"], f["rule"], f["line"]) for f in findings] == \
+        [(str(second), "identical-duplicate", 1)], done.stderr.decode()
+    assert str(first) in findings[0]["message"]
+    assert audited.opens_of(log, [first, second]) == {str(first): 1, str(second): 1}

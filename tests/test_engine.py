@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from quizkit import engine
-from quizkit.findings import Finding, Severity
-from quizkit.rules import REGISTRY
-from quizkit.sources import Source
+from quizkit import api, engine
+from tests import audited
 from tests.conftest import ROOT, SAMPLES, run_script, valid_samples
 
 
@@ -58,33 +56,41 @@ def _distinct(banner: dict, i: int) -> dict:
     return dict(banner, id=f"{i:024x}", userId=f"{i + 1:024x}")
 
 
-class _CountingIndex(engine.LineIndex):
-    made = 0
-
-    def __init__(self, text: str | bytes) -> None:
-        type(self).made += 1
-        super().__init__(text)
+def _line_of(path: Path, key: str) -> int:
+    """The line of a member of the document's object in an indented file (by its key)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next(n for n, text in enumerate(lines, 1) if text.startswith(f'  "{key}": '))
 
 
-def test_positions_are_computed_only_for_files_with_findings_or_facts(monkeypatch, tmp_path):
-    """Positions are taken in the one pass for findings and for the cross-file facts that a
-    later finding may point at (nothing is read again); other documents need none."""
-    monkeypatch.setattr(engine, "LineIndex", _CountingIndex)
-    _CountingIndex.made = 0
-    clean = engine.run([Source(str(p)) for p in valid_samples()], jobs=1)
-    assert 0 < _CountingIndex.made < sum(f.documents for f in clean.files)
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_findings_and_cross_file_findings_are_placed_from_the_one_read(tmp_path, jobs):
+    """Positions are taken in the one pass over each file, for its findings and for the
+    cross-file facts a later finding may point at: every finding has the line and column
+    of its value, a cross-file finding too, and no input is opened twice (watched from
+    outside by tests/audited.py). (That documents without findings cost no positions is
+    speed: benchmarks/, docs/performance.md.)"""
+    inputs = tmp_path / "in"
+    inputs.mkdir()
     banner = json.loads((SAMPLES / "banner.json").read_text())
     # not current: a banner record that is not current gives no cross-file fact
-    files = [_write(tmp_path / f"{i}.json", dict(_distinct(banner, i), current=False))
+    files = [_write(inputs / f"{i:02}.json", dict(_distinct(banner, i), current=False))
              for i in range(20)]
-    bad = json.loads(files[7].read_text())
-    bad["position"] = "first"
-    _write(files[7], bad)
-    _CountingIndex.made = 0
-    report = engine.run([Source(str(p)) for p in files], jobs=1)
-    assert {f.path for f in report.findings} == {str(files[7])}
-    assert _CountingIndex.made == 1
-    assert all(f.line and f.column for f in report.findings)
+    _write(files[7], dict(json.loads(files[7].read_text()), position="first"))
+    # two current banners of one user in one slot: a finding about the second file
+    first, second = (dict(_distinct(banner, 3), current=True),
+                     dict(_distinct(banner, 3), id=f"{99:024x}", current=True))
+    _write(files[3], first)
+    _write(files[12], second)
+    log, out = tmp_path / "open.log", tmp_path / "report.json"
+    done = audited.run(log, "cli", "validate", "--jobs", jobs, "--format", "json",
+                       "-o", str(out), str(inputs))
+    assert done.returncode == 1, done.stderr.decode()
+    placed = {(f["path"], f["rule"]): (f["line"], f["column"])
+              for f in json.loads(out.read_text())["findings"]}
+    assert placed == {(str(files[7]), "wrong-type"): (_line_of(files[7], "position"), 15),
+                      (str(files[12]), "multiple-current-banners"):
+                          (_line_of(files[12], "current"), 14)}
+    assert set(audited.opens_of(log, files).values()) == {1}
 
 
 def test_a_clean_run_never_loads_the_reference_engine():
@@ -123,59 +129,74 @@ def test_parallel_run_keeps_input_order_over_many_chunks(tmp_path):
         if i % 7 == 0:
             b["position"] = "x"
         files.append(_write(tmp_path / f"{i:03}.json", b))
-    sources = [Source(str(p)) for p in reversed(files)]  # not sorted: order is the input's
-    one = engine.run(sources, jobs=1)
-    two = engine.run(sources, jobs=2)
-    assert [f.path for f in two.files] == [s.path for s in sources]
+    paths = [str(p) for p in reversed(files)]  # not sorted: order is the input's
+    one = api.validate(paths, jobs=1, config=False)
+    two = api.validate(paths, jobs=2, config=False)
+    assert [f.path for f in two.files] == paths
     assert [f.to_dict() for f in two.findings] == [f.to_dict() for f in one.findings]
     assert len(two.findings) == len(range(0, 300, 7))
 
 
-def test_facts_from_workers_reach_the_batch_checks(monkeypatch, tmp_path):
-    seen: dict[int, list] = {}
-
-    def banner_ids(doc):
-        yield "/id", ("banner-id", doc.get("id"))
-
-    def duplicates(facts):
-        seen.setdefault(len(seen), []).extend(facts)
-        first: dict[str, str] = {}
-        for place, (_name, value) in facts:
-            if value in first:
-                yield Finding(path=place.path, pointer=place.pointer,
-                              rule="duplicate-banner-id", severity=Severity.WARNING,
-                              message=f"also in {first[value]}", line=place.line,
-                              column=place.column)
-            else:
-                first[value] = place.path
-
-    registry = dataclasses.replace(
-        REGISTRY, by_kind={**REGISTRY.by_kind, ("facts", "banner"): (banner_ids,)},
-        batch=(duplicates,))
-    monkeypatch.setattr(engine, "REGISTRY", registry)  # forked workers inherit it
-    banner = json.loads((SAMPLES / "banner.json").read_text())
-    sources = [Source(str(_write(tmp_path / f"{i:02}.json", dict(banner, id=f"b{i % 10}"))))
-               for i in range(40)]
-    one = engine.run(sources, jobs=1)
-    two = engine.run(sources, jobs=2)
-    assert seen[0] == seen[1] and len(seen[0]) == 40
-    assert [f.to_dict() for f in one.findings] == [f.to_dict() for f in two.findings]
-    assert len(two.findings) == 30
+def test_facts_from_workers_reach_the_batch_checks(tmp_path):
+    """Cross-file findings need the facts of every file, whichever worker checked it: 40
+    games holding ten ids four times each (in chunks spread over the workers) give one
+    duplicate finding per repeat, each naming the file where the id was first seen, and the
+    same report with any number of jobs."""
+    game = json.loads((SAMPLES / "game.json").read_text())
+    expected = set()
+    for i in range(40):
+        gid = f"g{i % 10}"
+        doc = dict(game, id=gid, history=[dict(h, gameId=gid) for h in game["history"]])
+        if i >= 30:
+            doc["name"] = "another name"  # the last ten differ from their first copy
+        _write(tmp_path / f"{i:02}.json", doc)
+        if i >= 10:
+            rule = "conflicting-duplicate" if i >= 30 else "identical-duplicate"
+            expected.add((f"{i:02}.json", rule, f"{i % 10:02}.json"))
+    reports = []
+    for jobs in ("1", "2", "3"):
+        out = tmp_path.parent / f"{tmp_path.name}-report-{jobs}.json"
+        done = run_script("validate", "--jobs", jobs, "--format", "json", "-o", str(out),
+                          str(tmp_path))
+        assert done.returncode in (0, 1), done.stderr.decode()
+        reports.append(out.read_bytes())
+    assert reports[0] == reports[1] == reports[2]
+    found = {(Path(f["path"]).name, f["rule"],
+              Path(f["message"].split(" in ", 1)[1].split(",")[0]).name)
+             for f in json.loads(reports[0])["findings"]}
+    assert found == expected
 
 
-def test_default_jobs(tmp_path):
-    assert engine.default_jobs([Source("-")]) == 1
-    small = [Source(str(p)) for p in valid_samples()]
-    assert engine.default_jobs(small[:3]) == 1
-    assert engine.default_jobs(small) == 1  # under the size where workers pay off
+def _workers(tmp_path: Path, *paths: str, stdin: bytes | None = None) -> int:
+    """How many worker processes ``quizkit validate`` without ``--jobs`` starts (watched
+    from outside by tests/audited.py), after checking that only they and the run read the
+    inputs."""
+    log = tmp_path / f"events-{len(list(tmp_path.glob('events-*')))}.log"
+    done = audited.run(log, "cli", "validate", "-q", "--format", "json", "-o",
+                       str(tmp_path / "report.json"), *paths, stdin=stdin)
+    assert b"Traceback" not in done.stderr, done.stderr.decode()
+    forks = audited.events(log, "os.fork")
+    inputs = {os.path.abspath(p) for p in paths if p != "-"}
+    readers = {e["pid"] for e in audited.events(log, "open") if e["what"] in inputs}
+    assert len(readers) <= 1 + len(forks)
+    return len(forks)
+
+
+@pytest.mark.skipif(engine.cores() < 2, reason="one core: every run stays in one process")
+def test_default_jobs_use_the_cores_only_where_workers_pay(tmp_path):
+    """Without ``--jobs`` a run uses every core, but one for a run under 8 files or 4 MB
+    (starting workers would cost more) and one when it reads standard input."""
+    small = [str(p) for p in valid_samples()]
+    assert _workers(tmp_path, *small[:3]) == 0
+    assert _workers(tmp_path, *small) == 0  # 12 files, under the size where workers pay
     big = []
-    for i in range(engine.SMALL_RUN_FILES):
+    for i in range(8):
         path = tmp_path / f"{i}.json"
         with open(path, "wb") as fh:  # sparse: the size counts, the disk stays empty
-            fh.truncate(engine.SMALL_RUN_BYTES // 4)
-        big.append(Source(str(path)))
-    assert engine.default_jobs(big) == engine.cores()
-    assert engine.default_jobs([*big, Source("-")]) == 1
+            fh.truncate(1 << 20)
+        big.append(str(path))
+    assert _workers(tmp_path, *big) == engine.cores()  # 8 files of 1 MB
+    assert _workers(tmp_path, *big, "-", stdin=b"{}") == 0
 
 
 def test_chunks_are_small_enough_to_balance_workers():
@@ -192,15 +213,12 @@ def test_streaming_reports_keep_no_per_file_results(broken_corpus):
 
     from quizkit.reporters.jsonl import JsonLinesReporter
     from quizkit.reporters.text import TextReporter
-    from quizkit.walk import expand
 
-    def sources() -> list[Source]:
-        return list(expand([str(broken_corpus)]))
-
-    full = engine.run(sources(), jobs=1)
+    full = api.validate(str(broken_corpus), jobs=1, config=False)
     assert len(full.files) == full.summary()["files"] > 40
     for cls in (TextReporter, JsonLinesReporter):
-        streamed = engine.run(sources(), jobs=1, reporter=cls(io.StringIO()))
+        streamed = api.validate(str(broken_corpus), jobs=1, config=False,
+                                reporter=cls(io.StringIO()))
         assert streamed.files == [] and streamed.findings == []
         assert streamed.summary() == full.summary()
         assert streamed.exit_code() == full.exit_code() == 3  # truncated.json is unreadable

@@ -37,7 +37,8 @@ def test_stage_counter_runs_each_stage(tmp_path):
     here without it (counting needs minutes), so that they cannot rot unnoticed."""
     corpus = tmp_path / "corpus"
     generate_corpus(corpus, packages=2, seed=7, broken=0.3)
-    for stage in ("floor", "write-back", "schema", "fixed", "validate"):
+    for stage in ("floor", "write-back", "schema", "fixed", "engine", "rules", "facts",
+                  "validate"):
         done = subprocess.run(
             [sys.executable, str(ROOT / "benchmarks" / "bench_stages.py"), "--corpus",
              str(corpus), "--every", "1", "--child", stage, "--passes", "2"],

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from quizkit.engine import check_document
 from quizkit.kinds import detect_kind
 from quizkit.rules import version_index
+from quizkit.schemas import SchemaBook
 from tests.conftest import SAMPLES, valid_samples
 from tests.structural_mutations import mutate
 
@@ -39,8 +40,12 @@ def documents(tmp_path_factory) -> list:
     return docs
 
 
+#: The schemas, compiled once for these tests.
+BOOK = SchemaBook()
+
+
 def _raw(doc, kind, fast: bool = True) -> list:
-    _kind, raw, _facts = check_document(doc, kind, fast=fast)
+    _kind, raw, _facts = check_document(doc, kind, BOOK, fast=fast)
     return [(r.code, pointer, message) for r, pointer, message in raw]
 
 

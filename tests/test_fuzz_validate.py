@@ -15,10 +15,13 @@ from hypothesis import strategies as st
 
 from quizkit import engine, intake
 from quizkit.parsing import LineIndex, scan
+from quizkit.schemas import SchemaBook
 from tests.conftest import SAMPLES, cli, valid_samples
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+#: The schemas, compiled once for these tests.
+BOOK = SchemaBook()
 SAMPLE_DOCS = [orjson.loads(p.read_bytes()) for p in valid_samples() if p.suffix == ".json"]
 
 scalars = st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) \
@@ -35,7 +38,7 @@ json_values = st.recursive(
 def run_bytes(data: bytes, lines: bool = False) -> int:
     """The exit code of checking ``data`` through the engine (as a file of that content)."""
     outcome = engine.check_bytes("fuzz.jsonl" if lines else "fuzz.json", data, lines,
-                                 engine.Options())
+                                 engine.Options(), BOOK)
     for finding in outcome.findings:
         assert finding.line is None or finding.line >= 1
         assert finding.column is None or finding.column >= 1

@@ -1,5 +1,6 @@
 """No network: schemas resolve only from the bundle, remote ``$ref`` is refused by both engines,
-and a whole validation run opens no socket."""
+and a whole validation run opens no socket (watched from outside, in the run's processes, by
+tests/audited.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ import pytest
 import referencing.exceptions
 
 from quizkit import schemas
-from quizkit.schemas import KINDS, SchemaRefused
-from tests.conftest import SAMPLES, cli, valid_samples
+from quizkit.schemas import KINDS, SchemaBook, SchemaRefused
+from tests import audited
+from tests.conftest import SAMPLES, valid_samples
 
 REMOTE = "https://example.com/schemas/remote.json"
 NETWORK_EVENTS = {"socket.connect", "socket.getaddrinfo", "socket.gethostbyname",
@@ -60,19 +62,32 @@ def test_the_watch_catches_a_connection(no_network):
     assert no_network
 
 
-def test_a_whole_validation_run_opens_no_socket(no_network, tmp_path):
-    # Documents that name remote schemas: quizkit must not follow them.
+def test_the_outside_watch_catches_a_connection(tmp_path):
+    log = tmp_path / "events.log"
+    code = "import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=1)\n"
+    done = audited.run(log, "python", code)
+    assert done.returncode != 0 and b"network access under the watch" in done.stderr
+    assert [e["event"] for e in audited.events(log) if e["event"] in audited.NETWORK] \
+        == ["socket.getaddrinfo"]  # refused at its first step
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_whole_validation_run_opens_no_socket(tmp_path, jobs):
+    """The whole program, from its start (the schemas read and compiled, the workers
+    forked), over documents that name remote schemas: quizkit must not follow them."""
     doc = json.loads((SAMPLES / "banner.json").read_text())
     doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     doc["$ref"] = REMOTE
     doc["payload"]["image"] = {"$ref": "http://127.0.0.1:9/x.json"}
     (tmp_path / "remote.json").write_text(json.dumps(doc))
     paths = [str(p) for p in valid_samples()] + [str(tmp_path / "remote.json")]
-    schemas.validator.cache_clear()  # compile the validators inside the watch too
-    result = cli("validate", "--jobs", "1", "--format", "json", *paths)
-    assert result.exit_code == 0
-    assert json.loads(result.output)["summary"]["files"] == len(paths)
-    assert no_network == []
+    log, out = tmp_path / "events.log", tmp_path / "report.json"
+    done = audited.run(log, "cli", "validate", "--jobs", jobs, "--format", "json",
+                       "-o", str(out), *paths)
+    assert done.returncode == 0, done.stderr.decode()
+    assert json.loads(out.read_text())["summary"]["files"] == len(paths)
+    assert [e for e in audited.events(log) if e["event"] in audited.NETWORK] == []
+    assert audited.events(log, "open"), "the watch saw nothing"
 
 
 def _with_remote_ref() -> dict:
@@ -86,10 +101,10 @@ def _with_remote_ref() -> dict:
 
 def test_python_jsonschema_refuses_a_remote_ref(no_network):
     with pytest.raises(referencing.exceptions.Unretrievable) as info:
-        schemas.registry().get_or_retrieve(REMOTE)
+        SchemaBook().registry.get_or_retrieve(REMOTE)
     assert isinstance(info.value.__cause__, SchemaRefused)
     schema = {"$ref": REMOTE}
-    checker = jsonschema.Draft202012Validator(schema, registry=schemas.registry())
+    checker = jsonschema.Draft202012Validator(schema, registry=SchemaBook().registry)
     with pytest.raises(referencing.exceptions.Unresolvable):
         checker.is_valid({})
     assert no_network == []
@@ -125,8 +140,9 @@ def test_bundled_schemas_reference_only_the_bundle():
         for ref in refs(schema):
             assert not ref.startswith(("http:", "https:")) or ref.startswith(schemas.BASE_URI), \
                 f"{uri} refers outside the bundle: {ref}"
+    book = SchemaBook()
     for kind in KINDS:  # every reference resolves from the bundle alone, in both engines
-        checker = schemas.validator(kind)
+        checker = book.validator(kind)
         sample = json.loads((SAMPLES / f"{kind}.json").read_text())
         assert checker.is_valid(sample) and not list(checker.errors(sample)), kind
         if kind not in ("banner-create", "user-update"):  # request bodies require nothing

@@ -28,6 +28,9 @@ from quizkit.kinds import detect_kind
 from quizkit.rules.schema_rules import rule_for_keyword
 from tests.conftest import invalid_cases, valid_samples
 
+#: The schemas of open enums, compiled once for these tests.
+BOOK = schemas.SchemaBook()
+
 SEED = 20240601
 
 
@@ -58,11 +61,11 @@ def _errors(errors: Iterator[Any]) -> list[tuple]:
 
 def _agree(kind: str, doc: Any) -> tuple[bool, bool]:
     """(fast verdict, reference verdict), after asserting the engine's contract."""
-    v = schemas.validator(kind)
+    v = BOOK.validator(kind)
     fast = v.fast.is_valid(doc)
     reference = v.reference.is_valid(doc)
     assert not (fast and not reference), f"fast engine accepts what the reference rejects ({kind})"
-    assert (not schemas.schema_findings(kind, doc)) == reference
+    assert (not BOOK.findings(kind, doc)) == reference
     if not fast:  # the explainer (pruned by the fast engine) gives the reference's errors
         assert _errors(v.errors(doc)) == _errors(v.reference.iter_errors(doc))
     return fast, reference
@@ -153,7 +156,7 @@ def _mutate(doc: Any, rnd: random.Random) -> Any:
 def test_mutants_agree(name, doc):
     kind = detect_kind(doc)
     base = _trimmed(doc)
-    if not schemas.validator(kind).reference.is_valid(base):
+    if not BOOK.validator(kind).reference.is_valid(base):
         base = doc  # trimming broke a minimum count: mutate the whole document
     rnd = random.Random(f"{SEED}:{name}")
     verdicts = {_agree(kind, _mutate(base, rnd)) for _ in range(60)}
@@ -188,7 +191,7 @@ def _fuzzed_date_times(n: int) -> Iterator[str]:
 
 def test_date_times_agree():
     banner = orjson.loads(Path(valid_samples()[0]).parent.joinpath("banner.json").read_bytes())
-    v = schemas.validator("banner")
+    v = BOOK.validator("banner")
     seen = set()
     for text in (*DATE_TIMES, *_fuzzed_date_times(3000)):
         if text in seen:
@@ -244,10 +247,11 @@ def test_a_profile_agrees_too():
         "package-full.json").read_bytes()))
     doc["difficulty"] = "medium"
     doc["versions"][0]["steps"][0]["type"] = "hint"
-    v = schemas.validator("package-full", profile)
+    closed = schemas.SchemaBook(profile)
+    v = closed.validator("package-full")
     assert not v.fast.is_valid(doc) and not v.reference.is_valid(doc)
     assert _errors(v.errors(doc)) == _errors(v.reference.iter_errors(doc))
-    found = {(r.name, p) for r, p, _ in schemas.schema_findings("package-full", doc, profile)}
+    found = {(r.name, p) for r, p, _ in closed.findings("package-full", doc)}
     enum = rule_for_keyword("enum").name
     assert {(enum, "/difficulty"), (enum, "/versions/0/steps/0/type")} <= found
-    assert schemas.schema_findings("package-full", doc) == []  # open enums: fine
+    assert BOOK.findings("package-full", doc) == []  # open enums: fine

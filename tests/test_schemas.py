@@ -52,7 +52,7 @@ def _refs(node):
 @pytest.mark.parametrize("path", SCHEMA_FILES, ids=lambda p: p.name)
 def test_refs_are_relative_and_resolve_in_the_bundle(path):
     schema = json.loads(path.read_text())
-    resolver = schemas.registry().resolver(base_uri=schema["$id"])
+    resolver = schemas.SchemaBook().registry.resolver(base_uri=schema["$id"])
     for ref in _refs(schema):
         assert not re.match(r"^[a-z]+:", ref), f"absolute $ref {ref}"
         resolver.lookup(ref)  # raises if it does not resolve from the bundle
@@ -71,16 +71,16 @@ def test_every_enum_field_refers_to_the_one_enum_definition():
 
 def test_remote_refs_are_refused():
     with pytest.raises(referencing.exceptions.Unresolvable):
-        schemas.registry().resolver().lookup("https://example.com/other.json")
+        schemas.SchemaBook().registry.resolver().lookup("https://example.com/other.json")
 
 
 def test_dates_are_checked_by_the_reference_engine():
     bad = {"id": "b", "createdAt": "yesterday", "updatedAt": "2026-01-01T00:00:00Z",
            "userId": "u", "position": 0, "payload": {"type": "t", "value": "v", "color": "c"},
            "slot": "s", "current": True}
-    found = schemas.schema_findings("banner", bad)
+    found = schemas.SchemaBook().findings("banner", bad)
     assert [(r.name, p) for r, p, _ in found] == [("invalid-format", "/createdAt")]
-    assert not schemas.validator("banner").is_valid(bad)
+    assert not schemas.SchemaBook().validator("banner").is_valid(bad)
 
 
 def test_schema_list_and_show():

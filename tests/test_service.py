@@ -12,7 +12,7 @@ import pytest
 from quizkit.engine import check_document
 from quizkit.findings import Severity
 from quizkit.model import version_sites
-from quizkit.schemas import BASE_URI, registry
+from quizkit.schemas import BASE_URI, SchemaBook
 from quizkit.service import (
     SimpleFinding,
     blocks_for_document,
@@ -31,7 +31,8 @@ def load(name: str):
 
 
 def validation_validator(profile=()) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator({"$ref": VALIDATION_ID}, registry=registry(profile))
+    return jsonschema.Draft202012Validator({"$ref": VALIDATION_ID},
+                                           registry=SchemaBook(profile).registry)
 
 
 def assert_block_shape(block: dict, profile=()) -> None:
@@ -156,7 +157,7 @@ def broken_package() -> dict:
 
 def test_round_trip_findings_to_blocks_valid_against_the_schema():
     doc = broken_package()
-    kind, raw, _ = check_document(doc, None)
+    kind, raw, _ = check_document(doc, None, SchemaBook())
     assert kind == "package-full"
     blocks = blocks_for_document(kind, doc, raw_findings(raw), timestamp=1767225600000)
     assert [b["versionId"] for b in blocks] == [v["id"] for v in doc["versions"]]

@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from quizkit.schemas import BASE_URI, registry
+from quizkit.schemas import BASE_URI, SchemaBook
 from tests.conftest import INVALID, ROOT, SAMPLES, cli, cli_json, valid_samples
 
 STALE = INVALID / "service" / "package-stale-validation.json"
@@ -24,7 +24,7 @@ def blocks_of(*args: str) -> tuple[int, list[dict]]:
 
 
 def assert_valid_blocks(blocks: list[dict], profile=()) -> None:
-    validator = jsonschema.Draft202012Validator(VALIDATION, registry=registry(profile))
+    validator = jsonschema.Draft202012Validator(VALIDATION, registry=SchemaBook(profile).registry)
     for b in blocks:
         assert set(b) == {"packageId", "versionId", "validation"}
         assert list(validator.iter_errors(b["validation"])) == []

@@ -13,10 +13,13 @@ from quizkit.engine import check_document
 from quizkit.rules import REGISTRY, catalog
 from quizkit.rules.embedded import epoch_ms
 from quizkit.rules.walk import versions_of
+from quizkit.schemas import SchemaBook
 from quizkit.service_names import ServiceNames
 from tests.conftest import INVALID, SAMPLES, cli, cli_json, valid_samples
 
 CASES_DIR = INVALID / "service"
+#: The schemas, compiled once for these tests.
+BOOK = SchemaBook()
 EMBEDDED = {"stale-validation", "unconfirmed-validation-error", "validation-entity-mismatch",
             "validation-older-than-version"}
 
@@ -31,7 +34,7 @@ def load(name: str):
 
 def embedded_findings(doc, kind: str | None = None, names: ServiceNames | None = None
                       ) -> list[tuple[str, str]]:
-    _, raw, _ = check_document(doc, kind, (), names)
+    _, raw, _ = check_document(doc, kind, BOOK, names)
     return [(r.name, pointer) for r, pointer, _ in raw if r.name in EMBEDDED]
 
 
@@ -85,7 +88,7 @@ def test_stale_names_the_first_error_in_document_order_whatever_the_raw_order():
     doc = load("version-list.json")
     doc[1]["questions"][-1]["price"] = -1
     doc[1]["questions"][2]["price"] = -2
-    _, raw, _ = check_document(doc, "version-list")
+    _, raw, _ = check_document(doc, "version-list", BOOK)
     errors = [r for r in raw if r[0].severity == catalog.Severity.ERROR]
     assert len(errors) >= 2
     messages = set()
@@ -168,7 +171,7 @@ def test_entity_mismatch_for_every_kind(entity, target):
     doc["validation"]["results"][0].update(entity=entity, id=target_id)
     assert embedded_findings(doc) == [("validation-entity-mismatch",
                                        "/validation/results/0/entity")]
-    _, raw, _ = check_document(doc, None, (), None)
+    _, raw, _ = check_document(doc, None, BOOK)
     assert "unknown-validation-target" not in {r.name for r, _, _ in raw}
 
 
@@ -185,7 +188,7 @@ def test_a_mismatch_is_not_also_an_unknown_validation_target(case):
 def test_an_unknown_id_is_still_an_unknown_validation_target():
     doc = load("version.json")
     doc["validation"]["results"][0].update(entity="round", id="nothing-like-it")
-    _, raw, _ = check_document(doc, None, (), None)
+    _, raw, _ = check_document(doc, None, BOOK)
     assert [(r.name, p) for r, p, _ in raw if r.group in ("content", "service")] == [
         ("unknown-validation-target", "/validation/results/0/id")]
 

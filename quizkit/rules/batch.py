@@ -120,7 +120,8 @@ def package_facts(doc: Any) -> Iterator[tuple[str | Below, Fact]]:
         if vid is not None:
             yield (Below(f"/versions/{i}", "/versions", below),
                    Content("version", vid, "full", parts[i], pkg_id))
-        below += lines[i]
+        if i < len(lines):
+            below += lines[i]
     if pkg_id is None:
         return
     yield "", Content("package", pkg_id, "full", whole)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from operator import itemgetter
+from operator import countOf, itemgetter
 
 from quizkit.findings import Severity, json_text
 from quizkit.model import COLLECTIONS, QUESTIONS, STEPS, THEMES, Entity
 from quizkit.rules.catalog import Rule, rule
 from quizkit.rules.checks import Emit, RuleCheck, check
-from quizkit.rules.version_index import Collection, column
+from quizkit.rules.version_index import Collection
 from quizkit.rules.walk import (
     ENTITY_VIEWS,
     STEP_VIEWS,
@@ -32,12 +32,12 @@ def refs_resolve(child: Collection | None, parent: Collection | None) -> bool:
             and child.parentset <= parent.idset)
 
 
-def values_within(items: list, getter: itemgetter, allowed: set, fast: bool = True) -> bool:
-    """Fast path: every item has the key and its value is in ``allowed``."""
-    values = column(items, getter)
+def all_equal(items: list, getter: itemgetter, value: str, fast: bool = True) -> bool:
+    """Fast path: every item has the key and its value equals ``value`` (counted in C, no
+    list or set built: comparing equal strings is cheaper than hashing them)."""
     try:
-        return fast and values is not None and set(values) <= allowed
-    except TypeError:  # an unhashable value
+        return fast and countOf(map(getter, items), value) == len(items)
+    except (KeyError, TypeError, IndexError):  # not an object, or no such key
         return False
 
 
@@ -205,10 +205,9 @@ def version_id_mismatch(d: DocumentFacts, emit: Emit) -> None:
         vid = v.version.get("id")
         if type(vid) is not str:
             continue
-        allowed = {vid}
         for collection in ("rounds", "themes", "questions", "steps"):
             items = as_list(v.version, collection)
-            if values_within(items, _VERSION_ID, allowed, v.index.fast):
+            if all_equal(items, _VERSION_ID, vid, v.index.fast):
                 continue
             for i, item in enumerate(items):
                 got = as_str(item, "versionId")

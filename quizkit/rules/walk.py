@@ -54,6 +54,13 @@ def parse_time(value: Any) -> datetime | None:
     """
     if type(value) is not str or len(value) < 20:
         return None
+    if value[-1] == "Z" and value[10] == "T":  # the service's form: read as it is
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            pass  # read below, as any other (the answer is the same)
+        else:
+            return parsed if parsed.tzinfo is not None else None
     text = value
     if text[-1] in "zZ":
         text = text[:-1] + "+00:00"
@@ -106,12 +113,15 @@ class DocumentFacts:
 _VIEWS = {k.name: k.view or "" for k in KINDS if k.versions is not None}
 
 
-def versions_of(kind: str, doc: Any, fast: bool = True) -> list[VersionFacts]:
+def versions_of(kind: str, doc: Any, fast: bool = True,
+                typed: bool = False) -> list[VersionFacts]:
     """Every version (an object) of a document of ``kind``
     (:func:`quizkit.model.version_sites`), indexed (``fast``: the index's
-    fast paths are on; tests turn them off to compare with the exact paths)."""
+    fast paths are on; tests turn them off to compare with the exact paths; ``typed``: the
+    document passed the schema of ``kind``, see :class:`VersionIndex`)."""
     view = _VIEWS.get(kind)
     if view is None:
         return []
-    return [VersionFacts(s.base, s.version, view, s.holder_id, VersionIndex(s.version, fast))
+    return [VersionFacts(s.base, s.version, view, s.holder_id,
+                         VersionIndex(s.version, fast, typed))
             for s in version_sites(kind, doc)]
