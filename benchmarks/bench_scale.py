@@ -21,7 +21,9 @@ Every figure comes from the real ``quizkit`` in a child process:
   127.0.0.1, first with 2 workers, then with 1; ``quizkit validate --scheduler`` and
   ``quizkit load --scheduler --parquet`` timed on each, next to local ``validate --jobs 2``
   and ``load --parquet`` (best of ``--repeat``). Ratios: 2 workers against 1 (target >= 1.7x)
-  and against the local run (overhead <= 15%).
+  and against the local run (overhead <= 15%). Each time comes with the CPU seconds of the
+  run: the command's and its children's, plus, on a cluster, the scheduler's, the nannies'
+  and the workers' during the run (steadier than the time on a shared machine).
 
 The machine's load average is printed with each figure: on a shared machine compare figures of
 the same run.
@@ -169,16 +171,42 @@ class Cluster:
                 p.wait()
 
 
-def best_of(repeat: int, args: list[str]) -> float:
-    return min(timed(args)[1] for _ in range(repeat))
+    def cpu_seconds(self) -> float:
+        """CPU seconds used so far by the scheduler, the nannies and the workers."""
+        import psutil  # comes with distributed
+
+        total = 0.0
+        for p in self.procs:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                proc = psutil.Process(p.pid)
+                for q in (proc, *proc.children(recursive=True)):
+                    with contextlib.suppress(psutil.NoSuchProcess):
+                        t = q.cpu_times()
+                        total += t.user + t.system
+        return total
 
 
-def cluster_times(corpus: Path, work: Path, repeat: int) -> dict[str, dict[str, float]]:
+def best_of(repeat: int, args: list[str], cluster: Cluster | None = None
+            ) -> tuple[float, float]:
+    """(seconds, CPU seconds) of the fastest of ``repeat`` runs: the CPU of the command and
+    its children, and of the cluster's processes during the run."""
+    runs = []
+    for _ in range(repeat):
+        before = cluster.cpu_seconds() if cluster is not None else 0.0
+        _, _, seconds, cpu = peak_rss(args)
+        if cluster is not None:
+            cpu += cluster.cpu_seconds() - before
+        runs.append((seconds, cpu))
+    return min(runs)
+
+
+def cluster_times(corpus: Path, work: Path, repeat: int
+                  ) -> dict[str, dict[str, tuple[float, float]]]:
     runs = {"validate": lambda extra: [QUIZKIT, "validate", str(corpus), "--format", "json",
                                        "-o", str(work / "report.json"), "-q", *extra],
             "load": lambda extra: [QUIZKIT, "load", str(corpus), "--parquet",
                                    str(work / f"ds-{time.monotonic_ns()}"), "-q", *extra]}
-    out: dict[str, dict[str, float]] = {name: {} for name in runs}
+    out: dict[str, dict[str, tuple[float, float]]] = {name: {} for name in runs}
     # validate --jobs 1 beside --jobs 2 shows how much of a second core the machine gives now
     # (on a shared machine, far less than one): the ceiling of any 2-worker speed-up.
     out["validate"]["local --jobs 1"] = best_of(repeat, runs["validate"](["--jobs", "1"]))
@@ -190,7 +218,7 @@ def cluster_times(corpus: Path, work: Path, repeat: int) -> dict[str, dict[str, 
             for name, make in runs.items():
                 timed(make(["--scheduler", cluster.address]))  # workers import and warm up
                 out[name][f"{workers} worker(s)"] = best_of(
-                    repeat, make(["--scheduler", cluster.address]))
+                    repeat, make(["--scheduler", cluster.address]), cluster)
     return out
 
 
@@ -223,11 +251,12 @@ def main() -> None:
         if not args.skip_cluster:
             times = cluster_times(corpus, work, args.repeat)
             for name, t in times.items():
-                local = t.get("local --jobs 2", t.get("local"))
-                two, one = t["2 worker(s)"], t["1 worker(s)"]
-                jobs = (f"; local --jobs 1 vs 2: {t['local --jobs 1'] / local:.2f}x"
+                local = t.get("local --jobs 2", t.get("local"))[0]
+                two, one = t["2 worker(s)"][0], t["1 worker(s)"][0]
+                jobs = (f"; local --jobs 1 vs 2: {t['local --jobs 1'][0] / local:.2f}x"
                         if "local --jobs 1" in t else "")
-                print(f"{name}: " + ", ".join(f"{k} {v:.2f}s" for k, v in t.items())
+                print(f"{name}: " + ", ".join(f"{k} {v:.2f}s ({c:.2f} CPU s)"
+                                              for k, (v, c) in t.items())
                       + f"; 2 workers vs 1: {one / two:.2f}x (target >= 1.7)"
                       + f"; 2 workers vs local: {two / local - 1:+.0%} (target <= +15%)"
                       + jobs + f"; load average {load_avg()}", flush=True)

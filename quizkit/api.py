@@ -48,6 +48,7 @@ from quizkit.analysis.summary_output import summary_text, write_charts
 from quizkit.config import ConfigError, ConfigSource
 from quizkit.documents import Skipped, iter_documents
 from quizkit.editor import editor_settings
+from quizkit.engine import CheckMany
 from quizkit.enum_inference import Inferred, profile_toml
 from quizkit.enum_inference import infer as infer_values
 from quizkit.enums import dumps_schema
@@ -165,8 +166,8 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     if not scheduler:
         return load_parquet(parquet, paths, **common)
     with cluster.connect(scheduler) as client:
-        def report(names: list[str]) -> Report:
-            return run_validation(names, s, scheduler=scheduler)
+        def report(names: list[str], check_many: CheckMany) -> Report:
+            return run_validation(names, s, check_many=check_many)
         return load_parquet(parquet, paths, runner=ClusterRunner(client, report),
                             batch_bytes=TASK_BYTES, **common)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib
-import itertools
+import pickle
 import socket
 import sys
 from collections import deque
@@ -37,8 +37,21 @@ from quizkit.sources import Source
 CONNECT_TIMEOUT = 5
 #: Tasks in flight per worker thread.
 WINDOW_PER_THREAD = 4
+#: Bytes of input in one validation task, at most: every task costs the client, the scheduler
+#: and the worker a round trip of a few milliseconds of CPU each, so tasks are as large as
+#: they can be while every worker still has work until the end of the run.
+MAX_TASK_BYTES = 64 << 20
+#: Bytes of input in one validation task, at least (the last tasks of a run, or all of a
+#: small one).
+MIN_TASK_BYTES = 1 << 20
+#: A task takes at most 1/TASKS_PER_THREAD of the bytes left per worker thread: tasks shrink
+#: towards the end of a run, so that the workers finish close together.
+TASKS_PER_THREAD = 2
+#: What a file counts for in a task's bytes besides its size (opening and stating it, its
+#: outcome); also what a file of unknown size (object storage) counts for.
+FILE_BYTES = 16 << 10
 #: Most files in one validation task.
-MAX_FILES_PER_TASK = 64
+MAX_FILES_PER_TASK = 4096
 
 #: glibc's ``mallopt`` parameters, and the values a worker task sets (see
 #: :func:`tune_worker_allocator`).
@@ -65,6 +78,7 @@ def connect(address: str) -> Iterator[Any]:
     except ImportError:
         raise ClusterError("--scheduler needs Dask: pip install 'quizkit[cluster]'") from None
     _probe(address)
+    _ask_identity(distributed, address)
     try:
         client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except Exception as exc:  # e.g. MemoryError from a peer that does not speak Dask
@@ -99,37 +113,104 @@ def _probe(address: str) -> None:
                            f"{exc.strerror or _one_line(exc)}") from None
 
 
+def _ask_identity(distributed: Any, address: str) -> None:
+    """Fail within ``CONNECT_TIMEOUT`` unless a Dask scheduler answers at ``address``.
+
+    A ``Client`` whose peer accepts the connection but does not speak Dask (a web server,
+    anything else listening there) either waits for a handshake that never comes, or fails
+    and then, when the half-made client is collected, waits 10 s more to close and prints
+    Dask's own traceback. One plain request (the scheduler's ``identity``) on a connection
+    of our own, bounded in time, tells first; no ``Client`` is made for such a peer.
+    """
+    import asyncio
+
+    async def ask() -> object:
+        comm = await distributed.comm.connect(
+            address, timeout=CONNECT_TIMEOUT,
+            **distributed.Security().get_connection_args("client"))
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    async def bounded() -> object:
+        return await asyncio.wait_for(ask(), CONNECT_TIMEOUT)
+
+    not_dask = "what answers there is not a Dask scheduler"
+    try:
+        reply = asyncio.run(bounded())
+    except TimeoutError:
+        why = f"no Dask scheduler answered within {CONNECT_TIMEOUT} s"
+    except OSError as exc:  # refused, reset, closed (Dask's CommClosedError)
+        why = _one_line(exc)
+    except Exception:  # a peer that does not speak Dask: its bytes fail in many ways
+        why = not_dask
+    else:
+        if isinstance(reply, dict) and reply.get("type") == "Scheduler":
+            return
+        why = not_dask
+    raise ClusterError(f"cannot reach the Dask scheduler at {address}: {why}")
+
+
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
 
 
-def _threads(client: Any) -> int:
+def threads_of(client: Any) -> int:
+    """Worker threads of the cluster (at least 1)."""
     return max(1, sum(client.nthreads().values()))
 
 
-def ordered(client: Any, fn: Callable[..., R], tasks: Iterable[T], **kwargs: Any
-             ) -> Iterator[R]:
+def ordered(client: Any, fn: Callable[..., R], tasks: Iterable[T], *, priority: int = 0,
+            submitted: Callable[[], None] | None = None, **kwargs: Any) -> Iterator[R]:
     """``fn(task, **kwargs)`` on the cluster for every task, results in task order, with a
-    bounded window of tasks in flight."""
-    window = _threads(client) * WINDOW_PER_THREAD
+    bounded window of tasks in flight.
+
+    The first window is submitted at once (not when the results are first asked for), so
+    that work started early runs while the client does something else. Among queued tasks
+    the scheduler runs those of the higher ``priority`` first: a lower one fills the
+    workers' idle moments. ``submitted()`` is called once the last task is submitted.
+    """
+    window = threads_of(client) * WINDOW_PER_THREAD
     it = iter(tasks)
-    pending: deque[Any] = deque(client.submit(fn, t, pure=False, **kwargs)
-                                for t in itertools.islice(it, window))
-    try:
-        while pending:
-            future = pending.popleft()
-            try:
-                result = future.result()
-            except Exception as exc:  # a task that failed for good (workers killed 3 times)
-                raise ClusterError(f"the cluster failed a task: {_one_line(exc)}") from None
-            nxt = next(it, None)
-            if nxt is not None:
-                pending.append(client.submit(fn, nxt, pure=False, **kwargs))
-            yield result
-    finally:
-        for future in pending:
-            future.cancel()
+
+    def submit(task: T) -> Any:
+        return client.submit(fn, task, pure=False, priority=priority, **kwargs)
+
+    pending: deque[Any] = deque()
+    left = [True]  # tasks may be left to submit
+
+    def submit_next() -> None:
+        if not left[0]:
+            return
+        nxt = next(it, None)
+        if nxt is not None:
+            pending.append(submit(nxt))
+            return
+        left[0] = False
+        if submitted is not None:
+            submitted()
+
+    for _ in range(window):
+        submit_next()
+
+    def results() -> Iterator[R]:
+        try:
+            while pending:
+                future = pending.popleft()
+                try:
+                    result = future.result()
+                except Exception as exc:  # a task that failed for good (workers killed 3x)
+                    raise ClusterError(f"the cluster failed a task: {_one_line(exc)}") from None
+                future.release()
+                submit_next()
+                yield result
+        finally:
+            for future in pending:
+                future.cancel()
+    return results()
 
 
 def tune_worker_allocator() -> None:
@@ -140,8 +221,8 @@ def tune_worker_allocator() -> None:
     parsing documents, which allocates and frees large blocks all the time, then pays for the
     system calls and page faults: the checks of a 189 MB corpus took 1.62 CPU s under that
     setting against 1.29 s without it (``docs/performance.md``). A task is bounded (at most
-    64 files or 32 MB), so keeping up to 64 MB of freed heap costs little. Elsewhere than glibc
-    this does nothing.
+    64 MB of input to check, or 128 MB to stage), so keeping up to 64 MB of freed heap costs
+    little. Elsewhere than glibc this does nothing.
     """
     if not sys.platform.startswith("linux"):
         return
@@ -153,24 +234,55 @@ def tune_worker_allocator() -> None:
     mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
 
 
-def _check_task(sources: list[Source], options: engine.Options) -> list[engine.FileOutcome]:
-    """On a worker: check the sources (reading them there), with the schemas the worker keeps
-    for all its tasks (compiled by its first task)."""
+def _check_task(sources: list[Source], options: engine.Options) -> bytes:
+    """On a worker: check the sources (reading them there), as a local worker does, with the
+    schemas the worker keeps for all its tasks (compiled by its first task); their outcomes
+    pickled as one blob.
+
+    Dask would serialize a list of outcomes item by item, one frame and one socket read per
+    file on the client (1.7 s of the client's CPU for 13,000 files); a blob is one frame.
+    """
     tune_worker_allocator()
     schemas = SchemaBook.kept_by(importlib.import_module("distributed").get_worker(),
                                  options.profile)
-    return [engine.check_source(s, options, schemas) for s in sources]
+    with engine._fewer_collections():  # as in a local run's workers (engine.GC_THRESHOLD)
+        outcomes = [engine.check_source(s, options, schemas) for s in sources]
+    return pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _groups(items: list[T], size: int) -> list[list[T]]:
-    return [items[i:i + size] for i in range(0, len(items), size)]
+def task_groups(sources: list[Source], threads: int) -> list[list[Source]]:
+    """Consecutive runs of ``sources`` for the tasks of a run, in order: each of at most
+    :data:`MAX_TASK_BYTES` (or one larger file) and :data:`MAX_FILES_PER_TASK` files, and of
+    at most 1/:data:`TASKS_PER_THREAD` of the bytes left per worker thread, so that the
+    tasks shrink towards the end (to :data:`MIN_TASK_BYTES`)."""
+    weights = [s.size() + FILE_BYTES for s in sources]
+    left = sum(weights)
+    per_task = max(1, threads) * TASKS_PER_THREAD
+
+    def target() -> int:
+        return max(MIN_TASK_BYTES, min(MAX_TASK_BYTES, left // per_task))
+
+    out: list[list[Source]] = []
+    current: list[Source] = []
+    size, limit = 0, target()
+    for source, weight in zip(sources, weights, strict=True):
+        if current and (size + weight > limit or len(current) >= MAX_FILES_PER_TASK):
+            out.append(current)
+            current, size, limit = [], 0, target()
+        current.append(source)
+        size += weight
+        left -= weight
+    if current:
+        out.append(current)
+    return out
 
 
-def check_many(client: Any) -> engine.CheckMany:
-    """An ``engine.run(check_many=...)`` that checks the files on the cluster."""
+def check_many(client: Any, submitted: Callable[[], None] | None = None) -> engine.CheckMany:
+    """An ``engine.run(check_many=...)`` that checks the files on the cluster;
+    ``submitted()`` is called once every file is on its way (see :func:`ordered`)."""
     def run(sources: list[Source], options: engine.Options) -> Iterator[engine.FileOutcome]:
-        size = max(1, min(MAX_FILES_PER_TASK, len(sources) // (_threads(client) * 8)))
-        for outcomes in ordered(client, _check_task, _groups(sources, size),
-                                 options=options):
-            yield from outcomes
+        groups = task_groups(sources, threads_of(client))
+        for blob in ordered(client, _check_task, groups, options=options,
+                            submitted=submitted):
+            yield from pickle.loads(blob)
     return run

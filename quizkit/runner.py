@@ -153,9 +153,14 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         progress: bool | None = None,
         reporter: Reporter | None = None, notes: Notes | None = None,
         scheduler: str | None = None, stdin_format: str = "auto",
-        schemas: SchemaBook | None = None) -> Report:
+        schemas: SchemaBook | None = None,
+        check_many: engine.CheckMany | None = None) -> Report:
     """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving);
-    ``schemas``: compiled for the settings' profile (default: made for this run)."""
+    ``schemas``: compiled for the settings' profile (default: made for this run).
+
+    ``check_many`` checks the files on a cluster already connected
+    (:func:`quizkit.cluster.check_many`); ``scheduler`` connects to one.
+    """
     sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
     loaded = read_profile_file(s.profile)
     if schemas is None:
@@ -179,7 +184,6 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         if writing else nullcontext(reporter)
     with ExitStack() as stack:
         stack.enter_context(progress_line)  # the line is erased however the run ends
-        check_many = None
         if scheduler:  # before any output is opened: an unreachable cluster writes nothing
             check_many = cluster.check_many(stack.enter_context(cluster.connect(scheduler)))
         target = stack.enter_context(opened)

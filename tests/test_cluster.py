@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -169,8 +170,11 @@ def dataset_con(root: Path) -> duckdb.DuckDBPyConnection:
 def test_cluster_load_gives_the_tables_of_a_local_load(corpus: Path, cluster: str,
                                                         local_db: Path, tmp_path: Path) -> None:
     db, ds = local_db, tmp_path / "ds"
-    remote = quizkit("load", str(corpus), "--parquet", str(ds), "--scheduler", cluster)
+    remote = quizkit("load", str(corpus), "--parquet", str(ds), "--scheduler", cluster,
+                     "--timings")
     assert remote.returncode == 3  # broken files are skipped, exit 3
+    # staged in several batches (one "read" step each), as a larger dump is
+    assert len(re.findall(r"^\s+read\s", remote.stderr, re.M)) > 1, remote.stderr
     con_db, con_ds = duckdb.connect(str(db), read_only=True), dataset_con(ds)
     for t in TABLE_NAMES:
         assert rows(con_ds, t) == rows(con_db, t), t
@@ -200,6 +204,56 @@ def test_an_unreachable_scheduler_is_exit_2_naming_it(corpus: Path) -> None:
     # the variable is the default address
     proc = quizkit("validate", str(corpus), env={"DASK_SCHEDULER_ADDRESS": address}, timeout=30)
     assert proc.returncode == 2 and address in proc.stderr
+
+
+@contextlib.contextmanager
+def not_a_scheduler(answer: bytes | None) -> Iterator[str]:
+    """A plain TCP listener on 127.0.0.1 that accepts connections and sends ``answer`` to
+    each (``None``: says nothing), until the block ends; its address."""
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    stop = threading.Event()
+    accepted: list[socket.socket] = []
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            accepted.append(conn)
+            if answer is not None:
+                with contextlib.suppress(OSError):
+                    conn.sendall(answer)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        for conn in accepted:
+            conn.close()
+        server.close()
+
+
+@pytest.mark.parametrize("answer", [b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n",
+                                    b"\xff" * 64, None], ids=["http", "garbage", "silent"])
+def test_a_listener_that_is_not_a_scheduler_is_one_line_and_exit_2(
+        corpus: Path, answer: bytes | None) -> None:
+    with not_a_scheduler(answer) as address:
+        for args in (["validate", str(corpus)], ["load", str(corpus), "--parquet", "unused"]):
+            started = time.monotonic()
+            proc = quizkit(*args, "--scheduler", address, timeout=60)
+            assert time.monotonic() - started < 10
+            assert proc.returncode == 2
+            lines = proc.stderr.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith("quizkit: error:"), proc.stderr
+            assert address in lines[0]
+            assert proc.stdout == ""
 
 
 def test_an_unreadable_input_on_a_worker_is_the_local_finding(corpus: Path, cluster: str,

@@ -118,7 +118,15 @@ class Runner(Protocol):
 
     def report(self, paths: list[str]) -> Report: ...
 
-    def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]: ...
+    def batches(self, inputs: list[Input], most: int) -> list[list[Input]]:
+        """The batches of ``inputs`` to stage, of at most ``most`` bytes each (or one larger
+        file)."""
+        ...
+
+    def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
+        """Stage ``batches``: the candidate rows of each, in order. A runner may start the
+        work when called, before the result is iterated (after :meth:`report`)."""
+        ...
 
 
 class _Clock:
@@ -174,18 +182,27 @@ def list_inputs(paths: Sequence[str | os.PathLike[str]],
 
 
 def batches(inputs: list[Input], max_bytes: int = BATCH_BYTES,
-            max_files: int = BATCH_FILES) -> list[list[Input]]:
+            max_files: int = BATCH_FILES, *, parts: int = 0,
+            min_bytes: int = 0) -> list[list[Input]]:
     """Consecutive runs of ``inputs`` of at most ``max_bytes`` (or one larger file) and at
-    most ``max_files`` files."""
+    most ``max_files`` files. With ``parts``, each run also holds at most 1/``parts`` of the
+    bytes left (but ``min_bytes`` at least): the runs shrink towards the end, so that
+    ``parts`` workers taking them in turn finish close together."""
+    left = sum(i.size for i in inputs)
+
+    def limit() -> int:
+        return max(min_bytes, min(max_bytes, left // parts)) if parts else max_bytes
+
     out: list[list[Input]] = []
     current: list[Input] = []
-    size = 0
+    size, most = 0, limit()
     for i in inputs:
-        if current and (size + i.size > max_bytes or len(current) >= max_files):
+        if current and (size + i.size > most or len(current) >= max_files):
             out.append(current)
-            current, size = [], 0
+            current, size, most = [], 0, limit()
         current.append(i)
         size += i.size
+        left -= i.size
     if current:
         out.append(current)
     return out
@@ -227,6 +244,9 @@ class LocalRunner:
 
     def report(self, paths: list[str]) -> Report:
         return validate_run(paths, self.settings)
+
+    def batches(self, inputs: list[Input], most: int) -> list[list[Input]]:
+        return batches(inputs, most)
 
     def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
         for batch_no, batch in enumerate(batches):
@@ -303,15 +323,16 @@ def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[
     reads). Directories are walked with ``walk`` (the settings' excludes, as the validation
     of the findings walks them). Returns the inputs."""
     inputs = list_inputs(paths, result.skipped, walk, result.unmatched)
+    total_bytes = sum(i.size for i in inputs)
+    groups = runner.batches(inputs, batch_bytes)
+    create_candidates(con)
+    staged = runner.candidates(groups)  # a cluster starts staging now, beside the validation
     clock.tick("discover")
     report_rows = None
     if findings:
         report_rows = _findings_columns(runner.report([os.fspath(p) for p in paths]))
         clock.tick("validate")
-    groups = batches(inputs, batch_bytes)
-    total_bytes = sum(i.size for i in inputs)
-    create_candidates(con)
-    for batch_no, cands in runner.candidates(groups):
+    for batch_no, cands in staged:
         add_candidates(con, cands)
         result.skipped.extend(cands.skipped)
         clock.tick("read")
@@ -443,7 +464,7 @@ def candidates_of(batch: list[Input], offset: int, *, memory_limit: str | None =
         with configured(con, memory_limit=memory_limit, threads=threads):
             create_candidates(con)
             skipped = stage_batch(con, batch, offset)
-            tables = {t: con.execute(f"SELECT * FROM cand_{t}").to_arrow_table()
+            tables = {t: con.sql(f"SELECT * FROM cand_{t}").to_arrow_table()
                       for t in (*transform.CANDIDATES, "files")}
         return Candidates(tables, skipped)
     except duckdb.Error as exc:
