@@ -245,7 +245,7 @@ def _check_task(sources: list[Source], options: engine.Options) -> bytes:
     tune_worker_allocator()
     schemas = SchemaBook.kept_by(importlib.import_module("distributed").get_worker(),
                                  options.profile)
-    with engine._fewer_collections():  # as in a local run's workers (engine.GC_THRESHOLD)
+    with engine.fewer_collections():  # as in a local run's workers (engine.GC_THRESHOLD)
         outcomes = [engine.check_source(s, options, schemas) for s in sources]
     return pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL)
 

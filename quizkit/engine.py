@@ -343,7 +343,7 @@ GC_THRESHOLD = 100_000
 
 
 @contextlib.contextmanager
-def _fewer_collections() -> Iterator[None]:
+def fewer_collections() -> Iterator[None]:
     """Raise the cyclic collector's first threshold for the block (then restore it)."""
     before = gc.get_threshold()
     if before[0] and before[0] < GC_THRESHOLD:  # 0: collection is off; leave it so
@@ -517,7 +517,7 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
 
     if reporter is not None:
         reporter.start()
-    with _fewer_collections():
+    with fewer_collections():
         _collect(sources, options, jobs, schemas, report, facts, deliver, reporter, on_file,
                  check_many)
     late = [f for check in REGISTRY.batch for f in check(facts)]
