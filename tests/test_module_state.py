@@ -93,6 +93,15 @@ def _functions(tree: ast.AST) -> Iterator[ast.AST]:
             yield node
 
 
+def _targets(node: ast.AST) -> list[ast.AST]:
+    """What an assignment, augmented assignment or ``del`` writes (nothing for other nodes)."""
+    if isinstance(node, (ast.Assign, ast.Delete)):
+        return list(node.targets)
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        return [node.target]
+    return []
+
+
 def _mutations(function: ast.AST, names: set[str]) -> Iterator[tuple[str, int]]:
     """(constant, line) of each change of one of ``names`` in a function's body."""
     for node in ast.walk(function):
@@ -101,12 +110,7 @@ def _mutations(function: ast.AST, names: set[str]) -> Iterator[tuple[str, int]]:
             name = _refers_to(node.func.value, names)
             if name:
                 yield name, node.lineno
-        targets: list[ast.AST] = []
-        if isinstance(node, (ast.Assign, ast.Delete)):
-            targets = list(node.targets)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        for target in targets:
+        for target in _targets(node):
             if isinstance(target, ast.Subscript):
                 name = _refers_to(target.value, names)
                 if name:
@@ -129,12 +133,7 @@ def _shared_objects(tree: ast.Module) -> set[str]:
 def _attribute_writes(function: ast.AST, shared: set[str]) -> Iterator[tuple[str, int]]:
     """(attribute, line) of each attribute of a module or class set in a function."""
     for node in ast.walk(function):
-        targets: list[ast.AST] = []
-        if isinstance(node, (ast.Assign, ast.Delete)):
-            targets = list(node.targets)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        for target in targets:
+        for target in _targets(node):
             if not isinstance(target, ast.Attribute):
                 continue
             owner = target.value
