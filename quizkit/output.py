@@ -260,19 +260,21 @@ class AtomicFile:
             except OSError as exc:
                 raise _fail(shown, _reason(exc)) from None
         else:
-            real = Path(self.target.real)
+            self.tmp_path = None
             try:
-                fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp",
-                                           dir=real.parent)
-            except OSError as exc:
-                raise _fail(shown, _reason(exc)) from None
-            self.tmp_path = Path(tmp)
-            try:
-                os.chmod(fd, _target_mode(real))
-            except OSError as exc:
-                os.close(fd)
-                self.tmp_path.unlink(missing_ok=True)
-                raise _fail(shown, _reason(exc)) from None
+                # Stop signals wait until the temporary file is this object's: a stop between
+                # its creation and here would leave it behind.
+                with signals_deferred():
+                    fd, tmp = _temporary_beside(Path(self.target.real), shown)
+                    self.tmp_path = Path(tmp)
+                os.chmod(fd, _target_mode(Path(self.target.real)))
+            except BaseException as exc:
+                if self.tmp_path is not None:
+                    os.close(fd)
+                    self.tmp_path.unlink(missing_ok=True)
+                if isinstance(exc, OSError):
+                    raise _fail(shown, _reason(exc)) from None
+                raise
         self.stream: IO[Any] = _stream(fd, shown, binary, encoding, newline)
 
     def commit(self) -> None:
@@ -307,6 +309,14 @@ class AtomicFile:
             self.tmp_path.unlink(missing_ok=True)
 
 
+def _temporary_beside(real: Path, shown: str) -> tuple[int, str]:
+    """A new, empty temporary file beside the output ``real``: (open descriptor, path)."""
+    try:
+        return tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
+    except OSError as exc:
+        raise _fail(shown, _reason(exc)) from None
+
+
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike[str], *, encoding: str = "utf-8",
                  newline: str | None = "\n", binary: bool = False,
@@ -318,12 +328,15 @@ def atomic_write(path: str | os.PathLike[str], *, encoding: str = "utf-8",
     devices). ``durable=False`` skips the fsyncs, for many files that can be made again
     (a generated corpus): the replacement is still atomic, only not forced to disk.
     """
-    out = AtomicFile(path, encoding=encoding, newline=newline, binary=binary,
-                     durable=durable)
+    out: AtomicFile | None = None
     try:
+        with signals_deferred():  # a stop comes once ``out`` can discard its file
+            out = AtomicFile(path, encoding=encoding, newline=newline, binary=binary,
+                             durable=durable)
         yield out.stream
     except BaseException:
-        out.discard()
+        if out is not None:
+            out.discard()
         raise
     out.commit()
 
@@ -347,14 +360,12 @@ class Together:
         target = resolve(path)
         if target.special:
             return target.real
-        real = Path(target.real)
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp",
-                                       dir=real.parent)
-            os.close(fd)  # the library truncates and writes it
-        except OSError as exc:
-            raise _fail(target.path, _reason(exc)) from None
-        self._pending.append((target, tmp))
+        # Stop signals wait until the temporary file is pending: a stop between its creation
+        # and here would leave it behind (discard removes only what is pending).
+        with signals_deferred():
+            fd, tmp = _temporary_beside(Path(target.real), target.path)
+            self._pending.append((target, tmp))
+        os.close(fd)  # the library truncates and writes it
         return tmp
 
     def commit(self) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from quizkit.findings import Finding, Report
+from quizkit.interrupts import signals_deferred
 from quizkit.output import AtomicFile, resolve
 from quizkit.progress import Progress
 from quizkit.reporters.base import Reporter, ReportOptions
@@ -183,8 +184,9 @@ def open_reporters(fmt: str | None, output: str | None = None, reports: Sequence
             if spec.path is None:
                 stream: TextIO = stdout
             else:
-                f = AtomicFile(spec.path)
-                files.append(f)
+                with signals_deferred():  # a stop comes once the file is in ``files``
+                    f = AtomicFile(spec.path)
+                    files.append(f)
                 stream = f.stream  # type: ignore[assignment]
             reporters.append(REPORTERS[spec.format](stream, options))
     except BaseException:
