@@ -17,7 +17,6 @@ from pathlib import Path
 import orjson
 
 from quizkit import engine, intake
-from quizkit.rules import load_rule_modules
 from quizkit.schemas import SchemaBook
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -79,7 +78,6 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()
-    load_rule_modules()
     options = engine.Options()
     schemas = SchemaBook()
     variants = {

@@ -18,10 +18,8 @@ import atheris
 
 with atheris.instrument_imports():
     from quizkit import engine
-    from quizkit.rules import load_rule_modules
     from quizkit.schemas import SchemaBook
 
-load_rule_modules()
 OPTIONS = engine.Options()
 SCHEMAS = SchemaBook()
 
