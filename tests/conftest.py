@@ -37,6 +37,15 @@ def invalid_cases() -> list[dict]:
     return cases
 
 
+def reversed_keys(value):
+    """The same JSON value with every object's keys in reverse order."""
+    if isinstance(value, dict):
+        return {k: reversed_keys(value[k]) for k in reversed(list(value))}
+    if isinstance(value, list):
+        return [reversed_keys(v) for v in value]
+    return value
+
+
 def cli(*args: str, input: bytes | None = None):
     """Run the CLI in process; returns click's Result (exit_code, output)."""
     return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)

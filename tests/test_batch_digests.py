@@ -19,7 +19,7 @@ from quizkit import engine
 from quizkit.pointers import split_pointer
 from quizkit.sources import Source
 from tests import audited
-from tests.conftest import SAMPLES, cli
+from tests.conftest import SAMPLES, cli, reversed_keys
 
 PACKAGE = orjson.loads((SAMPLES / "package-full.json").read_bytes())
 GAME = orjson.loads((SAMPLES / "game.json").read_bytes())
@@ -62,15 +62,6 @@ def _findings(report: engine.Report) -> list[dict]:
     return [f.to_dict() for f in report.findings]
 
 
-def _reordered(value):
-    """The same JSON value with every object's keys in reverse order."""
-    if isinstance(value, dict):
-        return {k: _reordered(value[k]) for k in reversed(list(value))}
-    if isinstance(value, list):
-        return [_reordered(v) for v in value]
-    return value
-
-
 def _changed(value, rng: random.Random):
     """A copy with one string somewhere inside changed."""
     value = json.loads(json.dumps(value))
@@ -96,7 +87,7 @@ WRITERS = {
     "indented": lambda v: orjson.dumps(v, option=orjson.OPT_INDENT_2) + b"\n",
     "compact": orjson.dumps,
     "python": lambda v: json.dumps(v, indent=4).encode(),
-    "reordered": lambda v: orjson.dumps(_reordered(v)),
+    "reordered": lambda v: orjson.dumps(reversed_keys(v)),
 }
 
 
@@ -137,7 +128,7 @@ def test_late_digests_agree_with_early_ones(tmp_path_factory, data):
 def test_duplicates_of_every_kind_and_view(tmp_path):
     files = {
         "a-package.json": orjson.dumps(PACKAGE, option=orjson.OPT_INDENT_2),
-        "b-package-copy.json": orjson.dumps(_reordered(PACKAGE)),
+        "b-package-copy.json": orjson.dumps(reversed_keys(PACKAGE)),
         "c-package-changed.json": orjson.dumps(_changed(PACKAGE, random.Random(1))),
         "d-game.json": orjson.dumps(GAME),
         "e-game-copy.json": json.dumps(GAME, indent=3).encode(),

@@ -22,18 +22,10 @@ import orjson
 import pytest
 
 from tests import position_oracle
-from tests.conftest import INVALID, SAMPLES, run_script
+from tests.conftest import INVALID, SAMPLES, reversed_keys, run_script
 
 EXPECTED = Path(__file__).parent / "data" / "rules-findings.json"
 RECORD = os.environ.get("QUIZKIT_RECORD_FINDINGS") == "1"
-
-
-def _reversed_keys(value):
-    if isinstance(value, dict):
-        return {k: _reversed_keys(value[k]) for k in reversed(list(value))}
-    if isinstance(value, list):
-        return [_reversed_keys(v) for v in value]
-    return value
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +51,7 @@ def inputs(tmp_path_factory) -> tuple[Path, bytes]:
         except orjson.JSONDecodeError:  # a broken one
             continue
     (copies / "compact.json").write_bytes(orjson.dumps(docs[0]))
-    (copies / "reordered.json").write_bytes(orjson.dumps(_reversed_keys(docs[1]),
+    (copies / "reordered.json").write_bytes(orjson.dumps(reversed_keys(docs[1]),
                                                          option=orjson.OPT_INDENT_2))
     (copies / "versions.jsonl").write_bytes(
         b"\n".join(orjson.dumps(v) for v in docs[3]["versions"][:2]) + b"\n")
