@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from quizkit import engine
+from quizkit.batching import consecutive_runs
 from quizkit.schemas import SchemaBook
 from quizkit.sources import Source
 
@@ -255,26 +256,10 @@ def task_groups(sources: list[Source], threads: int) -> list[list[Source]]:
     :data:`MAX_TASK_BYTES` (or one larger file) and :data:`MAX_FILES_PER_TASK` files, and of
     at most 1/:data:`TASKS_PER_THREAD` of the bytes left per worker thread, so that the
     tasks shrink towards the end (to :data:`MIN_TASK_BYTES`)."""
-    weights = [s.size() + FILE_BYTES for s in sources]
-    left = sum(weights)
-    per_task = max(1, threads) * TASKS_PER_THREAD
-
-    def target() -> int:
-        return max(MIN_TASK_BYTES, min(MAX_TASK_BYTES, left // per_task))
-
-    out: list[list[Source]] = []
-    current: list[Source] = []
-    size, limit = 0, target()
-    for source, weight in zip(sources, weights, strict=True):
-        if current and (size + weight > limit or len(current) >= MAX_FILES_PER_TASK):
-            out.append(current)
-            current, size, limit = [], 0, target()
-        current.append(source)
-        size += weight
-        left -= weight
-    if current:
-        out.append(current)
-    return out
+    return consecutive_runs(sources, [s.size() + FILE_BYTES for s in sources],
+                            max_weight=MAX_TASK_BYTES, max_items=MAX_FILES_PER_TASK,
+                            parts=max(1, threads) * TASKS_PER_THREAD,
+                            min_weight=MIN_TASK_BYTES)
 
 
 def check_many(client: Any, submitted: Callable[[], None] | None = None) -> engine.CheckMany:

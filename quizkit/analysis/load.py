@@ -53,6 +53,7 @@ from quizkit.analysis.readers import (
     whole_files_sql,
 )
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
+from quizkit.batching import consecutive_runs
 from quizkit.config import Settings
 from quizkit.findings import Report
 from quizkit.runner import run as validate_run
@@ -188,24 +189,8 @@ def batches(inputs: list[Input], max_bytes: int = BATCH_BYTES,
     most ``max_files`` files. With ``parts``, each run also holds at most 1/``parts`` of the
     bytes left (but ``min_bytes`` at least): the runs shrink towards the end, so that
     ``parts`` workers taking them in turn finish close together."""
-    left = sum(i.size for i in inputs)
-
-    def limit() -> int:
-        return max(min_bytes, min(max_bytes, left // parts)) if parts else max_bytes
-
-    out: list[list[Input]] = []
-    current: list[Input] = []
-    size, most = 0, limit()
-    for i in inputs:
-        if current and (size + i.size > most or len(current) >= max_files):
-            out.append(current)
-            current, size, most = [], 0, limit()
-        current.append(i)
-        size += i.size
-        left -= i.size
-    if current:
-        out.append(current)
-    return out
+    return consecutive_runs(inputs, [i.size for i in inputs], max_weight=max_bytes,
+                            max_items=max_files, parts=parts, min_weight=min_bytes)
 
 
 def offset_of(batch_no: int) -> int:
