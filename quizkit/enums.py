@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from quizkit.configfiles import ConfigError, read_toml, type_name
-from quizkit.schemas import ENUMS_ID, KINDS, Profile, apply_profile, bundled
+from quizkit.schemas import KINDS, Profile, apply_profile, enum_definitions
 
 
 class ProfileError(ConfigError):
@@ -26,7 +26,7 @@ class ProfileError(ConfigError):
 
 
 def enum_names() -> list[str]:
-    return sorted(bundled()[ENUMS_ID]["$defs"])
+    return sorted(enum_definitions())
 
 
 # --- profiles ---------------------------------------------------------------------------------

@@ -61,6 +61,13 @@ def bundled() -> dict[str, dict]:
     return out
 
 
+def enum_definitions() -> dict[str, dict]:
+    """The enums' definitions (``$defs`` of the enums schema), read alone: a profile is
+    checked against their names before the run's :class:`SchemaBook` reads the bundle."""
+    path = resources.files("quizkit") / "schemas" / ENUMS_ID.removeprefix(BASE_URI)
+    return orjson.loads(path.read_bytes())["$defs"]
+
+
 def schema_id(kind: str) -> str:
     return f"{BASE_URI}documents/{kind}.json"
 
