@@ -25,6 +25,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -51,17 +52,20 @@ def main(argv: list[str]) -> None:
     # Opened before the hook is installed: its own open is not logged. Line-buffered and
     # appending, so lines from forked workers do not mix.
     log = open(log_path, "a", buffering=1, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
-    busy: list[bool] = []  # set while the hook itself acts (its own opens are not logged)
+    # Set while the hook itself acts in a thread (its own opens are not logged). Per thread:
+    # a Dask worker opens files in several threads at once, and a flag shared by all of them
+    # would hide one thread's open while another thread's is being logged.
+    local = threading.local()
 
     def hook(event: str, event_args: tuple) -> None:
-        if busy:
+        if getattr(local, "busy", False):
             return
         if event == "open":
             path = event_args[0]
             if not isinstance(path, (str, bytes, os.PathLike)):
                 return  # an open of a file descriptor
             path = os.fsdecode(path)
-            busy.append(True)
+            local.busy = True
             try:
                 log.write(json.dumps({"pid": os.getpid(), "event": event,
                                       "what": os.path.abspath(path)}) + "\n")
@@ -69,20 +73,20 @@ def main(argv: list[str]) -> None:
                 if todo is not None:
                     _act(*todo)
             finally:
-                busy.pop()
+                local.busy = False
         elif event in STARTS:
-            busy.append(True)
+            local.busy = True
             try:
                 log.write(json.dumps({"pid": os.getpid(), "event": event, "what": ""}) + "\n")
             finally:
-                busy.pop()
+                local.busy = False
         elif event in NETWORK:
-            busy.append(True)
+            local.busy = True
             try:
                 log.write(json.dumps({"pid": os.getpid(), "event": event,
                                       "what": repr(event_args)}) + "\n")
             finally:
-                busy.pop()
+                local.busy = False
             if refuse_network:
                 raise RuntimeError(f"network access under the watch: {event}")
 
