@@ -181,16 +181,17 @@ def ordered(client: Any, fn: Callable[..., R], tasks: Iterable[T], *, priority: 
         return client.submit(fn, task, pure=False, priority=priority, **kwargs)
 
     pending: deque[Any] = deque()
-    left = [True]  # tasks may be left to submit
+    left = True  # tasks may be left to submit
 
     def submit_next() -> None:
-        if not left[0]:
+        nonlocal left
+        if not left:
             return
         nxt = next(it, None)
         if nxt is not None:
             pending.append(submit(nxt))
             return
-        left[0] = False
+        left = False
         if submitted is not None:
             submitted()
 
