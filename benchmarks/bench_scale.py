@@ -23,7 +23,9 @@ Every figure comes from the real ``quizkit`` in a child process:
   and ``load --parquet`` (best of ``--repeat``). Ratios: 2 workers against 1 (target >= 1.7x)
   and against the local run (overhead <= 15%). Each time comes with the CPU seconds of the
   run: the command's and its children's, plus, on a cluster, the scheduler's, the nannies'
-  and the workers' during the run (steadier than the time on a shared machine).
+  and the workers' during the run (steadier than the time on a shared machine), and, on a
+  cluster, the largest peak RSS of one worker process over the runs of that command (Linux:
+  ``VmHWM``, reset through ``/proc/PID/clear_refs`` before them).
 
 The machine's load average is printed with each figure: on a shared machine compare figures of
 the same run.
@@ -171,42 +173,80 @@ class Cluster:
                 p.wait()
 
 
-    def cpu_seconds(self) -> float:
-        """CPU seconds used so far by the scheduler, the nannies and the workers."""
+    def processes(self) -> list:
+        """The scheduler, the nannies' process and the workers (psutil processes)."""
         import psutil  # comes with distributed
 
-        total = 0.0
+        found = []
         for p in self.procs:
             with contextlib.suppress(psutil.NoSuchProcess):
                 proc = psutil.Process(p.pid)
-                for q in (proc, *proc.children(recursive=True)):
-                    with contextlib.suppress(psutil.NoSuchProcess):
-                        t = q.cpu_times()
-                        total += t.user + t.system
+                found += [proc, *proc.children(recursive=True)]
+        return found
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds used so far by the scheduler, the nannies and the workers."""
+        import psutil
+
+        total = 0.0
+        for q in self.processes():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                t = q.cpu_times()
+                total += t.user + t.system
         return total
+
+    def worker_processes(self) -> list:
+        return [q for q in self.processes() if "spawn_main" in " ".join(_cmdline(q))]
+
+    def reset_peaks(self) -> None:
+        """Start the workers' peak RSS afresh (Linux; elsewhere a no-op)."""
+        for q in self.worker_processes():
+            with contextlib.suppress(OSError):
+                Path(f"/proc/{q.pid}/clear_refs").write_text("5")
+
+    def worker_peak_mb(self) -> int:
+        """The largest peak RSS of one worker process since :meth:`reset_peaks`, in MB."""
+        peaks = [0]
+        for q in self.worker_processes():
+            with contextlib.suppress(OSError):
+                for line in Path(f"/proc/{q.pid}/status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        peaks.append(int(line.split()[1]) * 1024)
+        return round(max(peaks) / 1e6)
+
+
+def _cmdline(proc: object) -> list[str]:
+    import psutil
+
+    try:
+        return proc.cmdline()  # type: ignore[attr-defined]
+    except psutil.Error:
+        return []
 
 
 def best_of(repeat: int, args: list[str], cluster: Cluster | None = None
-            ) -> tuple[float, float]:
-    """(seconds, CPU seconds) of the fastest of ``repeat`` runs: the CPU of the command and
-    its children, and of the cluster's processes during the run."""
+            ) -> tuple[float, float, int]:
+    """(seconds, CPU seconds, peak RSS in MB) of the fastest of ``repeat`` runs: the CPU of
+    the command and its children, and of the cluster's processes during the run; the peak
+    RSS of the command's process tree, or on a cluster of one worker."""
     runs = []
     for _ in range(repeat):
         before = cluster.cpu_seconds() if cluster is not None else 0.0
-        _, _, seconds, cpu = peak_rss(args)
+        _, rss, seconds, cpu = peak_rss(args)
         if cluster is not None:
             cpu += cluster.cpu_seconds() - before
-        runs.append((seconds, cpu))
+            rss = cluster.worker_peak_mb() * 1_000_000
+        runs.append((seconds, cpu, round(rss / 1e6)))
     return min(runs)
 
 
 def cluster_times(corpus: Path, work: Path, repeat: int
-                  ) -> dict[str, dict[str, tuple[float, float]]]:
+                  ) -> dict[str, dict[str, tuple[float, float, int]]]:
     runs = {"validate": lambda extra: [QUIZKIT, "validate", str(corpus), "--format", "json",
                                        "-o", str(work / "report.json"), "-q", *extra],
             "load": lambda extra: [QUIZKIT, "load", str(corpus), "--parquet",
                                    str(work / f"ds-{time.monotonic_ns()}"), "-q", *extra]}
-    out: dict[str, dict[str, tuple[float, float]]] = {name: {} for name in runs}
+    out: dict[str, dict[str, tuple[float, float, int]]] = {name: {} for name in runs}
     # validate --jobs 1 beside --jobs 2 shows how much of a second core the machine gives now
     # (on a shared machine, far less than one): the ceiling of any 2-worker speed-up.
     out["validate"]["local --jobs 1"] = best_of(repeat, runs["validate"](["--jobs", "1"]))
@@ -216,6 +256,7 @@ def cluster_times(corpus: Path, work: Path, repeat: int
     for workers in (2, 1):
         with Cluster(workers, work) as cluster:
             for name, make in runs.items():
+                cluster.reset_peaks()
                 timed(make(["--scheduler", cluster.address]))  # workers import and warm up
                 out[name][f"{workers} worker(s)"] = best_of(
                     repeat, make(["--scheduler", cluster.address]), cluster)
@@ -255,8 +296,8 @@ def main() -> None:
                 two, one = t["2 worker(s)"][0], t["1 worker(s)"][0]
                 jobs = (f"; local --jobs 1 vs 2: {t['local --jobs 1'][0] / local:.2f}x"
                         if "local --jobs 1" in t else "")
-                print(f"{name}: " + ", ".join(f"{k} {v:.2f}s ({c:.2f} CPU s)"
-                                              for k, (v, c) in t.items())
+                print(f"{name}: " + ", ".join(f"{k} {v:.2f}s ({c:.2f} CPU s, peak RSS {m} MB)"
+                                              for k, (v, c, m) in t.items())
                       + f"; 2 workers vs 1: {one / two:.2f}x (target >= 1.7)"
                       + f"; 2 workers vs local: {two / local - 1:+.0%} (target <= +15%)"
                       + jobs + f"; load average {load_avg()}", flush=True)

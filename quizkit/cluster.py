@@ -7,9 +7,10 @@ storage through :mod:`quizkit.remote`) and send back what the client needs and n
 * ``validate``: per file, the findings and the cross-file facts
   (:func:`quizkit.engine.check_source`). The client runs the cross-file checks on the
   gathered facts, as a local run does, so reports and exit codes are the same.
-* ``load``: per batch of files, the flat candidate rows of every table
-  (:mod:`quizkit.analysis.cluster_load`); the client picks the winners and writes the
-  Parquet dataset.
+* ``load``: per batch of files, the flat candidate rows of the records; the candidates of
+  the versions and their entities stay on the workers, which pick their winners and write
+  them as Parquet parts (:mod:`quizkit.analysis.cluster_load`). The client picks the rest
+  and writes the dataset.
 
 Tasks are gathered in input order, a bounded window of them in flight. When a worker dies,
 Dask runs its tasks again elsewhere: results do not change. Dask itself comes with
@@ -202,10 +203,7 @@ def ordered(client: Any, fn: Callable[..., R], tasks: Iterable[T], *, priority: 
         try:
             while pending:
                 future = pending.popleft()
-                try:
-                    result = future.result()
-                except Exception as exc:  # a task that failed for good (workers killed 3x)
-                    raise ClusterError(f"the cluster failed a task: {_one_line(exc)}") from None
+                result = result_of(future)
                 future.release()
                 submit_next()
                 yield result
@@ -213,6 +211,15 @@ def ordered(client: Any, fn: Callable[..., R], tasks: Iterable[T], *, priority: 
             for future in pending:
                 future.cancel()
     return results()
+
+
+def result_of(future: Any) -> Any:
+    """The result of a task; :class:`ClusterError` if it failed for good (e.g. the workers
+    running it were killed three times)."""
+    try:
+        return future.result()
+    except Exception as exc:
+        raise ClusterError(f"the cluster failed a task: {_one_line(exc)}") from None
 
 
 def tune_worker_allocator() -> None:

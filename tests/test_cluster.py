@@ -325,6 +325,24 @@ def test_a_worker_killed_during_a_load_changes_nothing(corpus: Path, cluster: st
     wait_for_workers(cluster)
 
 
+def test_a_worker_killed_while_picking_versions_changes_nothing(corpus: Path, cluster: str,
+                                                              local_db: Path,
+                                                              tmp_path: Path) -> None:
+    """SIGKILL a worker that picks a part of the versions, whose inputs (every batch's part)
+    live on the workers: Dask stages what was lost again, and the dataset is the same."""
+    ds = tmp_path / "ds"
+    killed, returncode, _, err = _run_killing_a_worker(
+        cluster, ["load", str(corpus), "--parquet", str(ds), "--no-findings"],
+        doing="_versions_task", timeout=180)
+    assert killed is not None, "the load ended before a worker could be killed"
+    assert returncode == 3, err
+    con_db, con_ds = duckdb.connect(str(local_db), read_only=True), dataset_con(ds)
+    for t in TABLE_NAMES:
+        if t != "findings":
+            assert rows(con_ds, t) == rows(con_db, t), t
+    wait_for_workers(cluster)
+
+
 def test_an_unreadable_input_on_a_worker_is_the_local_skip(corpus: Path, cluster: str,
                                                           tmp_path: Path) -> None:
     """A file the client lists but the worker cannot read (a broken .gz, a cut document) is

@@ -1,8 +1,21 @@
-"""The per-file work of a load on a Dask cluster (see :mod:`quizkit.cluster`).
+"""The work of a load on a Dask cluster (see :mod:`quizkit.cluster`), in two rounds of tasks.
 
-Each task stages one batch of files on a worker, in a DuckDB connection of its own, and sends
-back the batch's candidate rows (flat rows, never documents); the client picks the winners
-among all of them, as a local load does, and writes the Parquet dataset.
+1. *Staging*: each task stages one batch of files on a worker, in a DuckDB connection of its
+   own (:func:`quizkit.analysis.load.candidates_of`). The candidates of the versions and
+   their entities, the bulk of a load's rows, stay on the worker, split into parts by the
+   hash of their version id; the client gets the rest (packages, users, games, banners,
+   categories, files: a few percent of the rows) and the files skipped, and picks their
+   winners as a local load does.
+2. *Versions*: one task per part of the version ids picks the winning versions and entities
+   among that part of every batch (Dask brings the parts to it, from worker to worker), given
+   the winning packages, and writes them as a Parquet part of each table
+   (:func:`quizkit.analysis.load.versions_of`). The client places the parts in the dataset.
+
+So the client never holds or adds the bulk of the rows, and the picks and the Parquet
+writing of most rows run on every worker at once. The staged parts stay in the workers'
+memory until the second round (about a third of the input's size in all; Dask spills them
+to the workers' disks beyond its memory target), and a worker lost on the way has its
+batches staged again from the client's futures.
 
 With findings, the staging starts as soon as the validation's last task is submitted, at a
 lower priority than the validation's tasks: the workers stage batches while the validation's
@@ -13,11 +26,27 @@ in a moment without checks to run holds the checks back for its whole length.)
 
 from __future__ import annotations
 
+import math
+import operator
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from quizkit.analysis.load import Candidates, Input, batches, candidates_of, offset_of
-from quizkit.cluster import check_many, ordered, threads_of, tune_worker_allocator
+import duckdb
+
+from quizkit.analysis import transform
+from quizkit.analysis.connect import run
+from quizkit.analysis.dataset import Part
+from quizkit.analysis.load import (
+    Candidates,
+    Input,
+    Tick,
+    batches,
+    candidates_of,
+    offset_of,
+    pick,
+    versions_of,
+)
+from quizkit.cluster import check_many, result_of, threads_of, tune_worker_allocator
 from quizkit.engine import CheckMany
 from quizkit.findings import Report
 
@@ -34,35 +63,75 @@ MIN_TASK_BYTES = 4 << 20
 TASKS_PER_THREAD = 1
 #: Priority of the staging tasks against the validation's (0).
 STAGING_PRIORITY = -1
+#: Bytes of input per part of the version ids, at most (their candidates are about a third
+#: of it): a versions task holds its part of every batch. There are as many parts as worker
+#: threads, or a multiple of that, so that every worker has one to pick.
+SPLIT_BYTES = 1 << 30
 
 
-def _candidates_task(task: tuple[int, list[Input]]) -> tuple[int, Candidates]:
-    """On a worker: the candidate rows of one batch of a load."""
+def splits_for(total_bytes: int, threads: int) -> int:
+    """How many parts the version candidates of a load of ``total_bytes`` are split into."""
+    threads = max(1, threads)
+    return threads * max(1, math.ceil(total_bytes / (threads * SPLIT_BYTES)))
+
+
+def _candidates_task(task: tuple[int, list[Input]], split: int) -> tuple[Any, ...]:
+    """On a worker: stage one batch. The candidates for the client first, then one item per
+    part of the version ids (taken apart by ``getitem`` tasks, so that each goes only where
+    its part is picked)."""
     tune_worker_allocator()
     batch_no, batch = task
-    return batch_no, candidates_of(batch, offset_of(batch_no), threads=1)
+    cands = candidates_of(batch, offset_of(batch_no), split=split, threads=1)
+    return (Candidates(cands.tables, cands.skipped), *cands.split)
+
+
+def _versions_task(packages: list[int], *split: dict[str, object]
+                   ) -> tuple[dict[str, Part], list[str | None]]:
+    """On a worker: the versions and entities of one part of the version ids."""
+    tune_worker_allocator()
+    return versions_of(split, packages, threads=1)
 
 
 class _Staging:
-    """The staged batches, in order; the tasks start at :meth:`start` or when first asked."""
+    """The staging tasks of a load, submitted at :meth:`start` or when first asked; their
+    results stay on the workers until :meth:`versions`."""
 
-    def __init__(self, client: Any, batches: list[list[Input]]) -> None:
+    def __init__(self, client: Any, batches: list[list[Input]], split: int) -> None:
         self.client = client
         self.batches = batches
-        self.results: Iterator[tuple[int, Candidates]] | None = None
+        self.split = split
+        self.staged: list[Any] = []
+        self.heads: list[Any] = []
 
     def start(self) -> None:
-        if self.results is None:
-            self.results = ordered(self.client, _candidates_task, enumerate(self.batches),
-                                   priority=STAGING_PRIORITY)
+        if self.staged or not self.batches:
+            return
+        submit = self.client.submit
+        self.staged = [submit(_candidates_task, task, self.split, pure=False,
+                              priority=STAGING_PRIORITY)
+                       for task in enumerate(self.batches)]
+        self.heads = [submit(operator.getitem, f, 0, pure=False) for f in self.staged]
 
     def __iter__(self) -> Iterator[tuple[int, Candidates]]:
-        return self
-
-    def __next__(self) -> tuple[int, Candidates]:
+        """The candidates of each batch for the client, in order."""
         self.start()
-        assert self.results is not None
-        return next(self.results)
+        for batch_no, head in enumerate(self.heads):
+            yield batch_no, result_of(head)
+            head.release()
+
+    def versions(self, packages: list[int]) -> list[tuple[dict[str, Part], list[str | None]]]:
+        """Pick the versions of every part of the version ids, on the workers."""
+        submit = self.client.submit
+        [winners] = self.client.scatter([packages], broadcast=True, hash=False)
+        picks = [submit(_versions_task, winners,
+                        *[submit(operator.getitem, f, 1 + p, pure=False) for f in self.staged],
+                        pure=False)
+                 for p in range(self.split)]
+        try:
+            return [result_of(f) for f in picks]
+        finally:
+            for future in (*picks, winners, *self.staged):
+                future.release()
 
 
 class ClusterRunner:
@@ -88,5 +157,21 @@ class ClusterRunner:
                        parts=threads_of(self.client) * TASKS_PER_THREAD)
 
     def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
-        self.staging = _Staging(self.client, batches)
-        return self.staging
+        threads = threads_of(self.client)
+        split = splits_for(sum(i.size for b in batches for i in b), threads)
+        self.staging = _Staging(self.client, batches, split)
+        return iter(self.staging)
+
+    def pick(self, con: duckdb.DuckDBPyConnection, tick: Tick) -> dict[str, list[Part]]:
+        """The records' winners here; the versions' on the workers, as parts."""
+        pick(con, transform.RECORD_PICKS, tick)
+        if self.staging is None or not self.staging.staged:  # nothing was staged
+            pick(con, transform.VERSION_PICKS, tick)
+            return {}
+        packages = [doc for (doc,) in run(con, "SELECT doc_no FROM win_packages")]
+        made = self.staging.versions(packages)
+        tick("pick:versions")
+        run(con, "CREATE OR REPLACE TEMP TABLE new_versions AS "
+                 "SELECT unnest(CAST($ids AS VARCHAR[])) AS id",
+            {"ids": [i for _, ids in made for i in ids]})
+        return {t: [parts[t] for parts, _ in made] for t in transform.BY_VERSION}

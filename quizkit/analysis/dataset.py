@@ -4,11 +4,12 @@
 ``files`` and ``quizkit_meta`` included), one or more part files each, with the same columns
 and types as the DuckDB tables. DuckDB, pyarrow, Spark and Trino read it as it is.
 
-A load adds one part per table. Loading files again replaces their rows as ``--db`` does:
-every existing part holding a replaced row is rewritten without it (or removed when nothing
-is left). New and rewritten parts are written under hidden names and renamed into place at
-the end, so readers never see half a part; names starting with ``.`` or ``_`` are ignored by
-every reader, as Spark and Hive do.
+A load adds one part per table (a cluster load adds several of the version tables, one
+per part of the version ids it picked apart). Loading files again replaces their rows as
+``--db`` does: every existing part holding a replaced row is rewritten without it (or
+removed when nothing is left). New and rewritten parts are written under hidden names and
+renamed into place at the end, so readers never see half a part; names starting with ``.``
+or ``_`` are ignored by every reader, as Spark and Hive do.
 
 DuckDB expands globs in the paths it is given, and ``DIR`` is the user's; it is therefore
 read through links with plain names in a private directory (``DIR/.quizkit-*``, removed at
@@ -21,8 +22,9 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -30,6 +32,14 @@ import duckdb
 from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, connect, one_line, run
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A part file made elsewhere (a cluster worker, :func:`part_of`): its rows and bytes."""
+
+    rows: int
+    data: bytes
 
 
 def parts(root: str | os.PathLike[str], table: str) -> list[str]:
@@ -102,9 +112,13 @@ def _cols(table: str) -> str:
 
 
 def write_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], *,
-                  validated: list[str]) -> dict[str, int]:
+                  validated: list[str],
+                  ready: Mapping[str, Sequence[Part]] | None = None) -> dict[str, int]:
     """Write the new rows of a load (the temp tables of ``quizkit.analysis.load.stage_all``)
-    into dataset ``root``, replacing the rows they replace. Rows written per table."""
+    into dataset ``root``, replacing the rows they replace. Rows written per table.
+
+    The new rows of a table in ``ready`` are these parts (made on a cluster's workers); the
+    replaced rows are still found from ``con``'s ``new_<table>`` ids."""
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     _check_schema(con, root)
@@ -125,6 +139,9 @@ def write_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], 
         for table, extra in replaced.items():
             for part in parts(root, table):
                 _rewrite(con, table, part, f"{loaded} OR {extra}", link, work, moves, removals)
+            if ready is not None and table in ready:
+                rows[table] = _place_parts(table, ready[table], root, work, moves)
+                continue
             select = {"files": "SELECT * FROM new_files",
                       "findings": "SELECT * FROM new_findings"}.get(table) \
                 or transform.select_new(table)
@@ -180,17 +197,49 @@ def _rewrite(con: duckdb.DuckDBPyConnection, table: str, part: str, condition: s
     moves.append((tmp, part))
 
 
+def copy_rows(con: duckdb.DuckDBPyConnection, table: str, select: str, target: str) -> int:
+    """Write the rows of ``select`` to Parquet file ``target`` (a plain name of quizkit's
+    own), with the columns and types of ``table``; how many rows."""
+    cast = ", ".join(f'CAST("{c.name}" AS {c.type}) AS "{c.name}"' for c in BY_NAME[table].columns)
+    # COPY TO takes its target literally, and says how many rows it wrote.
+    ((count,),) = run(con, f"COPY (SELECT {cast} FROM ({select})) TO "
+                           f"{_sql_list([target])[1:-1]} (FORMAT parquet)")
+    return count
+
+
+def part_of(con: duckdb.DuckDBPyConnection, table: str, select: str) -> Part:
+    """The rows of ``select`` as a part of ``table`` made here, to be placed elsewhere
+    (:func:`write_dataset` with ``ready``)."""
+    with tempfile.TemporaryDirectory(prefix="quizkit-part-") as work:
+        target = os.path.join(work, "part.parquet")
+        rows = copy_rows(con, table, select, target)
+        return Part(rows, Path(target).read_bytes())
+
+
 def _write_part(con: duckdb.DuckDBPyConnection, table: str, select: str, root: Path,
                 work: str, moves: list[tuple[str, str]]) -> int:
     """Plan a new part of ``table`` with the rows of ``select`` (none when it has no rows,
     unless the table has no part yet: every table keeps its columns and types)."""
     tmp = os.path.join(work, f"n{len(moves)}.parquet")
-    cast = ", ".join(f'CAST("{c.name}" AS {c.type}) AS "{c.name}"' for c in BY_NAME[table].columns)
-    # COPY TO takes its target literally, and says how many rows it wrote.
-    ((count,),) = run(con, f"COPY (SELECT {cast} FROM ({select})) TO "
-                           f"{_sql_list([tmp])[1:-1]} (FORMAT parquet)")
+    count = copy_rows(con, table, select, tmp)
+    if count or not parts(root, table):
+        _plan_new(table, tmp, root, moves)
+    return count
+
+
+def _place_parts(table: str, made: Sequence[Part], root: Path, work: str,
+                 moves: list[tuple[str, str]]) -> int:
+    """Plan the parts of ``table`` made elsewhere: those with rows (or the first, when the
+    table has no part yet: every table keeps its columns and types)."""
+    keep = [p for p in made if p.rows] or ([] if parts(root, table) else list(made[:1]))
+    for part in keep:
+        tmp = os.path.join(work, f"n{len(moves)}.parquet")
+        Path(tmp).write_bytes(part.data)
+        _plan_new(table, tmp, root, moves)
+    return sum(p.rows for p in made)
+
+
+def _plan_new(table: str, tmp: str, root: Path, moves: list[tuple[str, str]]) -> None:
     folder = root / table
     folder.mkdir(exist_ok=True)
-    if count or not parts(root, table):
-        moves.append((tmp, os.fspath(folder / f"part-{uuid.uuid4().hex}.parquet")))
-    return count
+    moves.append((tmp, os.fspath(folder / f"part-{uuid.uuid4().hex}.parquet")))

@@ -11,7 +11,9 @@ The work happens in four phases:
    :mod:`quizkit.analysis.transform` turn them into flat ``cand_<table>`` rows, and ``raw`` is
    dropped. Memory holds one batch of documents, whatever the size of the dump; DuckDB's
    ``memory_limit`` and a spill directory bound the rest.
-3. *Pick*: the winners among all candidates become the ``new_<table>`` rows.
+3. *Pick*: the winners among all candidates become the ``new_<table>`` rows (on a Dask
+   cluster, the versions' and their entities' are picked on the workers and come back as
+   Parquet parts: :mod:`quizkit.analysis.cluster_load`).
 4. *Replace* (one transaction): delete the rows the load replaces, insert the new ones, commit.
    Any error or interruption rolls the transaction back, so the database is exactly as it was.
 
@@ -38,7 +40,7 @@ import duckdb
 from quizkit import remote
 from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, connect, one_line, run
-from quizkit.analysis.dataset import write_dataset
+from quizkit.analysis.dataset import Part, part_of, write_dataset
 from quizkit.analysis.files import ExportFile, InputError, Skipped, expand, inspect, is_export
 from quizkit.analysis.readers import (
     DERIVED_SQL,
@@ -60,6 +62,8 @@ from quizkit.runner import run as validate_run
 from quizkit.walk import WalkRules
 
 Progress = Callable[[str, float], None]
+#: Called after each step of a load with its name (``_Clock.tick``).
+Tick = Callable[[str], None]
 #: Called after each batch with its files, and the files and bytes of the whole load
 #: (a progress display).
 OnBatch = Callable[[list["Input"], int, int], None]
@@ -108,10 +112,15 @@ class Input:
 @dataclass
 class Candidates:
     """The candidate rows of one batch (see :mod:`quizkit.analysis.transform`), as Arrow
-    tables by table name (``files`` included), and the files it skipped."""
+    tables by table name (``files`` included), and the files it skipped.
+
+    ``split`` holds the candidates of the :data:`transform.BY_VERSION` tables apart, in
+    parts by their version id (see :func:`candidates_of`); they are then not in ``tables``.
+    """
 
     tables: dict[str, object]
     skipped: list[Skipped]
+    split: list[dict[str, object]] = field(default_factory=list)
 
 
 class Runner(Protocol):
@@ -127,6 +136,13 @@ class Runner(Protocol):
     def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
         """Stage ``batches``: the candidate rows of each, in order. A runner may start the
         work when called, before the result is iterated (after :meth:`report`)."""
+        ...
+
+    def pick(self, con: duckdb.DuckDBPyConnection, tick: Tick) -> dict[str, list[Part]]:
+        """Pick the winners among the candidates (:data:`transform.PICKS`): the ``new_*``
+        temp tables of ``con``. The tables whose new rows were picked and written elsewhere
+        come back as their parts; their ``new_<table>`` holds only the ids of those rows
+        (what replaces rows already loaded)."""
         ...
 
 
@@ -238,6 +254,19 @@ class LocalRunner:
             skipped = stage_batch(self.con, batch, offset_of(batch_no))
             yield batch_no, Candidates({}, skipped)
 
+    def pick(self, con: duckdb.DuckDBPyConnection, tick: Tick) -> dict[str, list[Part]]:
+        pick(con, transform.PICKS, tick)
+        return {}
+
+
+def pick(con: duckdb.DuckDBPyConnection, picks: Sequence[tuple[str, str]], tick: Tick) -> None:
+    """Run ``picks`` (of :mod:`quizkit.analysis.transform`) in ``con``."""
+    # No statement of the picks depends on the order of rows.
+    with _setting(con, "preserve_insertion_order", "false"):
+        for name, sql in picks:
+            run(con, sql)
+            tick(f"pick:{name}")
+
 
 def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
          findings: bool = True, settings: Settings | None = None,
@@ -266,9 +295,11 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     # is closed).
     with _staged(con, paths, findings=findings, settings=settings, progress=progress,
                  memory_limit=memory_limit, threads=threads, on_batch=on_batch, runner=runner,
-                 batch_bytes=batch_bytes) as (result, clock, inputs), \
+                 batch_bytes=batch_bytes) as (result, clock, inputs, ready), \
             _setting(con, "preserve_insertion_order", "true"), \
             _setting(con, "checkpoint_threshold", "'0B'"):
+        if ready:  # the rows a cluster picks are written as parts of a dataset only
+            raise LoadError("this runner's loads go into a Parquet dataset (load_parquet)")
         _replace(con, validated=[i.name for i in inputs], result=result, clock=clock)
     return result
 
@@ -278,7 +309,7 @@ def _staged(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[st
             findings: bool, settings: Settings | None, progress: Progress | None,
             memory_limit: str | None, threads: int | None, on_batch: OnBatch | None,
             runner: Runner | None, batch_bytes: int
-            ) -> Iterator[tuple[LoadResult, _Clock, list[Input]]]:
+            ) -> Iterator[tuple[LoadResult, _Clock, list[Input], dict[str, list[Part]]]]:
     """Every input staged in ``con`` (:func:`stage_all`), for the block that writes the
     result (a database's tables or a dataset); a DuckDB error in either is a
     :class:`LoadError`, and the temp tables go when the block ends."""
@@ -287,12 +318,11 @@ def _staged(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[st
     settings = settings or Settings()
     with configured(con, memory_limit=memory_limit, threads=threads):
         try:
-            inputs = stage_all(con, paths, findings=findings, result=result, clock=clock,
-                               on_batch=on_batch,
-                               runner=runner or LocalRunner(con, settings),
-                               batch_bytes=batch_bytes,
-                               walk=WalkRules(settings.exclude, settings.include_hidden))
-            yield result, clock, inputs
+            inputs, ready = stage_all(
+                con, paths, findings=findings, result=result, clock=clock, on_batch=on_batch,
+                runner=runner or LocalRunner(con, settings), batch_bytes=batch_bytes,
+                walk=WalkRules(settings.exclude, settings.include_hidden))
+            yield result, clock, inputs, ready
         except duckdb.Error as exc:
             raise LoadError(one_line(exc)) from None
         finally:
@@ -302,11 +332,12 @@ def _staged(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[st
 def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]], *,
               findings: bool, result: LoadResult, clock: _Clock, on_batch: OnBatch | None,
               runner: Runner, batch_bytes: int = BATCH_BYTES,
-              walk: WalkRules | None = None) -> list[Input]:
+              walk: WalkRules | None = None) -> tuple[list[Input], dict[str, list[Part]]]:
     """Validate, stage every batch and pick the winners: temp tables ``new_<table>``,
     ``new_files`` and ``new_findings`` (and the ``win_*`` tables :data:`transform.DIRECT`
     reads). Directories are walked with ``walk`` (the settings' excludes, as the validation
-    of the findings walks them). Returns the inputs."""
+    of the findings walks them). Returns the inputs, and the parts of the tables the runner
+    picked and wrote elsewhere (:meth:`Runner.pick`)."""
     inputs = list_inputs(paths, result.skipped, walk, result.unmatched)
     total_bytes = sum(i.size for i in inputs)
     groups = runner.batches(inputs, batch_bytes)
@@ -323,16 +354,12 @@ def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[
         clock.tick("read")
         if on_batch is not None:
             on_batch(groups[batch_no], len(inputs), total_bytes)
-    # No statement of the picks depends on the order of rows.
-    with _setting(con, "preserve_insertion_order", "false"):
-        for name, sql in transform.PICKS:
-            run(con, sql)
-            clock.tick(f"pick:{name}")
+    ready = runner.pick(con, clock.tick)
     run(con, "CREATE OR REPLACE TEMP TABLE new_files AS SELECT *, "
              "CAST(now() AT TIME ZONE 'UTC' AS TIMESTAMP) AS loaded_at FROM cand_files")
     _stage_findings(con, report_rows)
     result.findings = None if report_rows is None else len(report_rows[0])
-    return inputs
+    return inputs, ready
 
 
 def stage_batch(con: duckdb.DuckDBPyConnection, batch: list[Input], offset: int) -> list[Skipped]:
@@ -440,18 +467,52 @@ def add_candidates(con: duckdb.DuckDBPyConnection, cands: Candidates) -> None:
             con.unregister("quizkit_rows")
 
 
-def candidates_of(batch: list[Input], offset: int, *, memory_limit: str | None = None,
-                  threads: int | None = None) -> Candidates:
+def candidates_of(batch: list[Input], offset: int, *, split: int,
+                  memory_limit: str | None = None, threads: int | None = None) -> Candidates:
     """The candidate rows of one batch, computed in a connection of their own (the work of
-    a cluster worker): flat rows, never documents."""
+    a cluster worker): flat rows, never documents. The :data:`transform.BY_VERSION` tables
+    come in ``split`` parts by the hash of their version id (every batch puts a version id
+    in the same part), so that each part can be picked on its own."""
     con = connect(None)
     try:
         with configured(con, memory_limit=memory_limit, threads=threads):
             create_candidates(con)
             skipped = stage_batch(con, batch, offset)
             tables = {t: con.sql(f"SELECT * FROM cand_{t}").to_arrow_table()
-                      for t in (*transform.CANDIDATES, "files")}
-        return Candidates(tables, skipped)
+                      for t in (*transform.CANDIDATES, "files") if t not in transform.BY_VERSION}
+            parts = [{t: con.sql(f"SELECT * FROM cand_{t} "
+                                 f"WHERE hash({key}) % {int(split)} = {p}").to_arrow_table()
+                      for t, key in transform.BY_VERSION.items()} for p in range(split)]
+        return Candidates(tables, skipped, parts)
+    except duckdb.Error as exc:
+        raise LoadError(one_line(exc)) from None
+    finally:
+        con.close()
+
+
+def versions_of(split: Sequence[dict[str, object]], packages: Sequence[int], *,
+                memory_limit: str | None = None,
+                threads: int | None = None) -> tuple[dict[str, Part], list[str | None]]:
+    """The winning versions and entities among one part of every batch's split candidates
+    (:func:`candidates_of`), given the document numbers of the winning packages (the work of
+    a cluster worker): a part of each :data:`transform.BY_VERSION` table, and the ids of the
+    new versions (what replaces rows already loaded)."""
+    con = connect(None)
+    try:
+        with configured(con, memory_limit=memory_limit, threads=threads):
+            for table in transform.BY_VERSION:
+                names = []
+                for i, tables in enumerate(split):
+                    names.append(f"split_{table}_{i}")
+                    con.register(names[-1], tables[table])
+                run(con, f"CREATE TEMP VIEW cand_{table} AS "
+                         + " UNION ALL ".join(f"SELECT * FROM {n}" for n in names))
+            run(con, "CREATE TEMP TABLE win_packages AS "
+                     "SELECT unnest(CAST($docs AS BIGINT[])) AS doc_no", {"docs": list(packages)})
+            pick(con, transform.VERSION_PICKS, lambda _step: None)
+            parts = {t: part_of(con, t, transform.select_new(t)) for t in transform.BY_VERSION}
+            ids = [i for (i,) in run(con, "SELECT id FROM new_versions")]
+        return parts, ids
     except duckdb.Error as exc:
         raise LoadError(one_line(exc)) from None
     finally:
@@ -812,9 +873,10 @@ def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike
     try:
         with _staged(con, paths, findings=findings, settings=settings, progress=progress,
                      memory_limit=memory_limit, threads=threads, on_batch=on_batch,
-                     runner=runner, batch_bytes=batch_bytes) as (result, clock, inputs):
+                     runner=runner, batch_bytes=batch_bytes) as (result, clock, inputs, ready):
             try:
-                result.rows = write_dataset(con, root, validated=[i.name for i in inputs])
+                result.rows = write_dataset(con, root, validated=[i.name for i in inputs],
+                                            ready=ready)
             except OSError as exc:
                 raise DatabaseError(f"cannot write dataset {root}: "
                                     f"{exc.strerror or exc}") from None

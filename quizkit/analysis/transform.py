@@ -10,7 +10,10 @@
    the same way and sends back only these rows.
 2. *Picks* (:data:`PICKS`, once per load): the winners among all candidates, chosen on narrow
    key tables (``win_*``), then the rows of each table (``new_<table>`` temp tables; the large
-   entity tables are selected straight into their tables, :data:`DIRECT`).
+   entity tables are selected straight into their tables, :data:`DIRECT`). The versions and
+   their entities (:data:`BY_VERSION`) depend on nothing but their own candidates and the
+   winning packages: a cluster picks them apart, per part of the version ids
+   (:data:`VERSION_PICKS`), on its workers.
 
 A record wins for its id when it comes from the later file, then the later document (and,
 for versions, the kind of document: ``package-full`` first, then ``version`` /
@@ -231,13 +234,11 @@ def _new(table: str, body: str) -> str:
     return f"CREATE OR REPLACE TEMP TABLE new_{table} AS SELECT {_cols(table)} {body}"
 
 
-# In order: the winners first, since the new_* tables read them.
-PICKS: tuple[tuple[str, str], ...] = (
+# In order: the winners first, since the new_* tables read them. The picks of every record
+# but the versions and their entities:
+RECORD_PICKS: tuple[tuple[str, str], ...] = (
     ("win_packages", WIN_PACKAGES),
     ("packages", _new("packages", "FROM cand_packages SEMI JOIN win_packages USING (doc_no)")),
-    ("win_versions", WIN_VERSIONS),
-    ("versions", _new("versions",
-                      "FROM cand_versions SEMI JOIN win_versions USING (doc_no, pos)")),
     ("categories", _new("categories",
                         "FROM cand_categories SEMI JOIN win_packages USING (doc_no)")),
     ("users", _new("users", "FROM cand_users WHERE rank = 1 OR doc_no IN "
@@ -249,6 +250,24 @@ PICKS: tuple[tuple[str, str], ...] = (
                           "FROM cand_game_history SEMI JOIN win_games USING (doc_no)")),
     ("banners", _new("banners", "FROM cand_banners " + _latest("id"))),
 )
+
+# The picks of the versions (after win_packages): they need every candidate of a version id
+# (and the entities, :data:`DIRECT`, their version's), and nothing else but win_packages.
+VERSION_PICKS: tuple[tuple[str, str], ...] = (
+    ("win_versions", WIN_VERSIONS),
+    ("versions", _new("versions",
+                      "FROM cand_versions SEMI JOIN win_versions USING (doc_no, pos)")),
+)
+
+PICKS = RECORD_PICKS + VERSION_PICKS
+
+#: The tables of a version and its entities, with the column holding the version's id: on a
+#: cluster their candidates are split by that id, and each part is picked on its own
+#: (:data:`VERSION_PICKS`, once the winning packages are known), where the rest is picked in
+#: one place. They are also the bulk of a load's rows.
+BY_VERSION: dict[str, str] = {"versions": "id", "rounds": "version_id",
+                              "themes": "version_id", "questions": "version_id",
+                              "steps": "version_id"}
 
 
 # Entities go straight from their candidates into their tables: the largest tables, not
