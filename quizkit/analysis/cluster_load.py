@@ -7,15 +7,17 @@
    categories, files: a few percent of the rows) and the files skipped, and picks their
    winners as a local load does.
 2. *Versions*: one task per part of the version ids picks the winning versions and entities
-   among that part of every batch (Dask brings the parts to it, from worker to worker), given
-   the winning packages, and writes them as a Parquet part of each table
+   among that part of every batch (Dask brings the parts to it, from worker to worker), with
+   the winning packages (from every batch's package keys: id, file, document number), and
+   writes them as a Parquet part of each table
    (:func:`quizkit.analysis.load.versions_of`). The client places the parts in the dataset.
+   Every task is submitted at once: Dask starts these when the last batch is staged.
 
 So the client never holds or adds the bulk of the rows, and the picks and the Parquet
 writing of most rows run on every worker at once. The staged parts stay in the workers'
-memory until the second round (about a third of the input's size in all; Dask spills them
-to the workers' disks beyond its memory target), and a worker lost on the way has its
-batches staged again from the client's futures.
+memory until the second round, as zstd-compressed Parquet (about 4% of the input's size
+in all), and a worker lost on the way has its batches staged again from the client's
+futures.
 
 With findings, the staging starts as soon as the validation's last task is submitted, at a
 lower priority than the validation's tasks: the workers stage batches while the validation's
@@ -64,8 +66,8 @@ TASKS_PER_THREAD = 1
 #: Priority of the staging tasks against the validation's (0).
 STAGING_PRIORITY = -1
 #: Bytes of input per part of the version ids, at most (their candidates are about a third
-#: of it): a versions task holds its part of every batch. There are as many parts as worker
-#: threads, or a multiple of that, so that every worker has one to pick.
+#: of it, in DuckDB's memory while a versions task picks them). There are as many parts as
+#: worker threads, or a multiple of that, so that every worker has one to pick.
 SPLIT_BYTES = 1 << 30
 
 
@@ -76,41 +78,50 @@ def splits_for(total_bytes: int, threads: int) -> int:
 
 
 def _candidates_task(task: tuple[int, list[Input]], split: int) -> tuple[Any, ...]:
-    """On a worker: stage one batch. The candidates for the client first, then one item per
-    part of the version ids (taken apart by ``getitem`` tasks, so that each goes only where
-    its part is picked)."""
+    """On a worker: stage one batch. The candidates for the client first, then the package
+    keys, then one item per part of the version ids (taken apart by ``getitem`` tasks, so
+    that each goes only where it is needed)."""
     tune_worker_allocator()
     batch_no, batch = task
     cands = candidates_of(batch, offset_of(batch_no), split=split, threads=1)
-    return (Candidates(cands.tables, cands.skipped), *cands.split)
+    return (Candidates(cands.tables, cands.skipped), cands.keys, *cands.split)
 
 
-def _versions_task(packages: list[int], *split: dict[str, object]
+def _versions_task(keys: list[Part], split: list[dict[str, Part]]
                    ) -> tuple[dict[str, Part], list[str | None]]:
     """On a worker: the versions and entities of one part of the version ids."""
     tune_worker_allocator()
-    return versions_of(split, packages, threads=1)
+    return versions_of(split, keys, threads=1)
 
 
 class _Staging:
-    """The staging tasks of a load, submitted at :meth:`start` or when first asked; their
-    results stay on the workers until :meth:`versions`."""
+    """The tasks of a load, all submitted at :meth:`start` or when first asked: staging, and
+    the versions tasks, which Dask starts once the last batch is staged (each batch's
+    package keys tell every versions task the winning packages)."""
 
     def __init__(self, client: Any, batches: list[list[Input]], split: int) -> None:
         self.client = client
         self.batches = batches
         self.split = split
-        self.staged: list[Any] = []
         self.heads: list[Any] = []
+        self.picks: list[Any] = []
+        self.held: list[Any] = []
 
     def start(self) -> None:
-        if self.staged or not self.batches:
+        if self.heads or not self.batches:
             return
         submit = self.client.submit
-        self.staged = [submit(_candidates_task, task, self.split, pure=False,
-                              priority=STAGING_PRIORITY)
-                       for task in enumerate(self.batches)]
-        self.heads = [submit(operator.getitem, f, 0, pure=False) for f in self.staged]
+
+        def item(future: Any, i: int) -> Any:
+            return submit(operator.getitem, future, i, pure=False)
+
+        staged = [submit(_candidates_task, task, self.split, pure=False,
+                         priority=STAGING_PRIORITY) for task in enumerate(self.batches)]
+        self.heads = [item(f, 0) for f in staged]
+        keys = [item(f, 1) for f in staged]
+        self.picks = [submit(_versions_task, keys, [item(f, 2 + p) for f in staged],
+                             pure=False) for p in range(self.split)]
+        self.held = [*staged, *keys]
 
     def __iter__(self) -> Iterator[tuple[int, Candidates]]:
         """The candidates of each batch for the client, in order."""
@@ -119,18 +130,12 @@ class _Staging:
             yield batch_no, result_of(head)
             head.release()
 
-    def versions(self, packages: list[int]) -> list[tuple[dict[str, Part], list[str | None]]]:
-        """Pick the versions of every part of the version ids, on the workers."""
-        submit = self.client.submit
-        [winners] = self.client.scatter([packages], broadcast=True, hash=False)
-        picks = [submit(_versions_task, winners,
-                        *[submit(operator.getitem, f, 1 + p, pure=False) for f in self.staged],
-                        pure=False)
-                 for p in range(self.split)]
+    def versions(self) -> list[tuple[dict[str, Part], list[str | None]]]:
+        """The picked versions of every part of the version ids."""
         try:
-            return [result_of(f) for f in picks]
+            return [result_of(f) for f in self.picks]
         finally:
-            for future in (*picks, winners, *self.staged):
+            for future in (*self.picks, *self.held):
                 future.release()
 
 
@@ -165,11 +170,10 @@ class ClusterRunner:
     def pick(self, con: duckdb.DuckDBPyConnection, tick: Tick) -> dict[str, list[Part]]:
         """The records' winners here; the versions' on the workers, as parts."""
         pick(con, transform.RECORD_PICKS, tick)
-        if self.staging is None or not self.staging.staged:  # nothing was staged
+        if self.staging is None or not self.staging.picks:  # nothing was staged
             pick(con, transform.VERSION_PICKS, tick)
             return {}
-        packages = [doc for (doc,) in run(con, "SELECT doc_no FROM win_packages")]
-        made = self.staging.versions(packages)
+        made = self.staging.versions()
         tick("pick:versions")
         run(con, "CREATE OR REPLACE TEMP TABLE new_versions AS "
                  "SELECT unnest(CAST($ids AS VARCHAR[])) AS id",

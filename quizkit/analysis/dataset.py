@@ -197,23 +197,33 @@ def _rewrite(con: duckdb.DuckDBPyConnection, table: str, part: str, condition: s
     moves.append((tmp, part))
 
 
-def copy_rows(con: duckdb.DuckDBPyConnection, table: str, select: str, target: str) -> int:
+def _copy(con: duckdb.DuckDBPyConnection, select: str, target: str, options: str = "") -> int:
     """Write the rows of ``select`` to Parquet file ``target`` (a plain name of quizkit's
-    own), with the columns and types of ``table``; how many rows."""
-    cast = ", ".join(f'CAST("{c.name}" AS {c.type}) AS "{c.name}"' for c in BY_NAME[table].columns)
+    own); how many rows."""
     # COPY TO takes its target literally, and says how many rows it wrote.
-    ((count,),) = run(con, f"COPY (SELECT {cast} FROM ({select})) TO "
-                           f"{_sql_list([target])[1:-1]} (FORMAT parquet)")
+    ((count,),) = run(con, f"COPY ({select}) TO {_sql_list([target])[1:-1]} "
+                           f"(FORMAT parquet{options})")
     return count
+
+
+def _typed(table: str, select: str) -> str:
+    """``select`` with the columns and types of ``table``."""
+    cast = ", ".join(f'CAST("{c.name}" AS {c.type}) AS "{c.name}"' for c in BY_NAME[table].columns)
+    return f"SELECT {cast} FROM ({select})"
+
+
+def parquet_of(con: duckdb.DuckDBPyConnection, select: str, options: str = "") -> Part:
+    """The rows of ``select`` as one Parquet file in memory (``options``: more of COPY's)."""
+    with tempfile.TemporaryDirectory(prefix="quizkit-part-") as work:
+        target = os.path.join(work, "part.parquet")
+        rows = _copy(con, select, target, options)
+        return Part(rows, Path(target).read_bytes())
 
 
 def part_of(con: duckdb.DuckDBPyConnection, table: str, select: str) -> Part:
     """The rows of ``select`` as a part of ``table`` made here, to be placed elsewhere
     (:func:`write_dataset` with ``ready``)."""
-    with tempfile.TemporaryDirectory(prefix="quizkit-part-") as work:
-        target = os.path.join(work, "part.parquet")
-        rows = copy_rows(con, table, select, target)
-        return Part(rows, Path(target).read_bytes())
+    return parquet_of(con, _typed(table, select))
 
 
 def _write_part(con: duckdb.DuckDBPyConnection, table: str, select: str, root: Path,
@@ -221,7 +231,7 @@ def _write_part(con: duckdb.DuckDBPyConnection, table: str, select: str, root: P
     """Plan a new part of ``table`` with the rows of ``select`` (none when it has no rows,
     unless the table has no part yet: every table keeps its columns and types)."""
     tmp = os.path.join(work, f"n{len(moves)}.parquet")
-    count = copy_rows(con, table, select, tmp)
+    count = _copy(con, _typed(table, select), tmp)
     if count or not parts(root, table):
         _plan_new(table, tmp, root, moves)
     return count

@@ -40,7 +40,7 @@ import duckdb
 from quizkit import remote
 from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, connect, one_line, run
-from quizkit.analysis.dataset import Part, part_of, write_dataset
+from quizkit.analysis.dataset import Part, parquet_of, part_of, write_dataset
 from quizkit.analysis.files import ExportFile, InputError, Skipped, expand, inspect, is_export
 from quizkit.analysis.readers import (
     DERIVED_SQL,
@@ -115,12 +115,14 @@ class Candidates:
     tables by table name (``files`` included), and the files it skipped.
 
     ``split`` holds the candidates of the :data:`transform.BY_VERSION` tables apart, in
-    parts by their version id (see :func:`candidates_of`); they are then not in ``tables``.
+    parts by their version id, as Parquet, and ``keys`` the :data:`transform.PACKAGE_KEYS`
+    (see :func:`candidates_of`); the split tables are then not in ``tables``.
     """
 
     tables: dict[str, object]
     skipped: list[Skipped]
-    split: list[dict[str, object]] = field(default_factory=list)
+    split: list[dict[str, Part]] = field(default_factory=list)
+    keys: Part | None = None
 
 
 class Runner(Protocol):
@@ -472,7 +474,9 @@ def candidates_of(batch: list[Input], offset: int, *, split: int,
     """The candidate rows of one batch, computed in a connection of their own (the work of
     a cluster worker): flat rows, never documents. The :data:`transform.BY_VERSION` tables
     come in ``split`` parts by the hash of their version id (every batch puts a version id
-    in the same part), so that each part can be picked on its own."""
+    in the same part), so that each part can be picked on its own; as Parquet compressed
+    with zstd, which costs what making Arrow tables of them costs and is a tenth of their
+    size (for a worker to keep until the parts are picked, and to send)."""
     con = connect(None)
     try:
         with configured(con, memory_limit=memory_limit, threads=threads):
@@ -480,36 +484,38 @@ def candidates_of(batch: list[Input], offset: int, *, split: int,
             skipped = stage_batch(con, batch, offset)
             tables = {t: con.sql(f"SELECT * FROM cand_{t}").to_arrow_table()
                       for t in (*transform.CANDIDATES, "files") if t not in transform.BY_VERSION}
-            parts = [{t: con.sql(f"SELECT * FROM cand_{t} "
-                                 f"WHERE hash({key}) % {int(split)} = {p}").to_arrow_table()
+            parts = [{t: parquet_of(con, f"SELECT * FROM cand_{t} "
+                                         f"WHERE hash({key}) % {int(split)} = {p}",
+                                    ", COMPRESSION zstd")
                       for t, key in transform.BY_VERSION.items()} for p in range(split)]
-        return Candidates(tables, skipped, parts)
+            keys = parquet_of(con, transform.PACKAGE_KEYS, ", COMPRESSION zstd")
+        return Candidates(tables, skipped, parts, keys)
     except duckdb.Error as exc:
         raise LoadError(one_line(exc)) from None
     finally:
         con.close()
 
 
-def versions_of(split: Sequence[dict[str, object]], packages: Sequence[int], *,
+def versions_of(split: Sequence[dict[str, Part]], keys: Sequence[Part], *,
                 memory_limit: str | None = None,
                 threads: int | None = None) -> tuple[dict[str, Part], list[str | None]]:
-    """The winning versions and entities among one part of every batch's split candidates
-    (:func:`candidates_of`), given the document numbers of the winning packages (the work of
-    a cluster worker): a part of each :data:`transform.BY_VERSION` table, and the ids of the
-    new versions (what replaces rows already loaded)."""
+    """The winning versions and entities among one part of every batch's split candidates,
+    given every batch's package keys (:func:`candidates_of`; the work of a cluster worker):
+    a part of each :data:`transform.BY_VERSION` table, and the ids of the new versions (what
+    replaces rows already loaded)."""
     con = connect(None)
     try:
-        with configured(con, memory_limit=memory_limit, threads=threads):
-            for table in transform.BY_VERSION:
-                names = []
-                for i, tables in enumerate(split):
-                    names.append(f"split_{table}_{i}")
-                    con.register(names[-1], tables[table])
-                run(con, f"CREATE TEMP VIEW cand_{table} AS "
-                         + " UNION ALL ".join(f"SELECT * FROM {n}" for n in names))
-            run(con, "CREATE TEMP TABLE win_packages AS "
-                     "SELECT unnest(CAST($docs AS BIGINT[])) AS doc_no", {"docs": list(packages)})
-            pick(con, transform.VERSION_PICKS, lambda _step: None)
+        with configured(con, memory_limit=memory_limit, threads=threads), \
+                tempfile.TemporaryDirectory(prefix="quizkit-split-") as work:
+            given = {"packages": list(keys),
+                     **{t: [tables[t] for tables in split] for t in transform.BY_VERSION}}
+            for table, parts in given.items():
+                files = [os.path.join(work, f"{table}-{i}.parquet") for i in range(len(parts))]
+                for name, part in zip(files, parts, strict=True):
+                    Path(name).write_bytes(part.data)
+                listed = ", ".join(_sql_text(f) for f in files)  # a view takes no parameters
+                run(con, f"CREATE TEMP VIEW cand_{table} AS SELECT * FROM read_parquet([{listed}])")
+            pick(con, (transform.PACKAGE_WINNERS, *transform.VERSION_PICKS), lambda _step: None)
             parts = {t: part_of(con, t, transform.select_new(t)) for t in transform.BY_VERSION}
             ids = [i for (i,) in run(con, "SELECT id FROM new_versions")]
         return parts, ids

@@ -236,8 +236,9 @@ def _new(table: str, body: str) -> str:
 
 # In order: the winners first, since the new_* tables read them. The picks of every record
 # but the versions and their entities:
+PACKAGE_WINNERS = ("win_packages", WIN_PACKAGES)
 RECORD_PICKS: tuple[tuple[str, str], ...] = (
-    ("win_packages", WIN_PACKAGES),
+    PACKAGE_WINNERS,
     ("packages", _new("packages", "FROM cand_packages SEMI JOIN win_packages USING (doc_no)")),
     ("categories", _new("categories",
                         "FROM cand_categories SEMI JOIN win_packages USING (doc_no)")),
@@ -251,8 +252,9 @@ RECORD_PICKS: tuple[tuple[str, str], ...] = (
     ("banners", _new("banners", "FROM cand_banners " + _latest("id"))),
 )
 
-# The picks of the versions (after win_packages): they need every candidate of a version id
-# (and the entities, :data:`DIRECT`, their version's), and nothing else but win_packages.
+# The picks of the versions (after :data:`PACKAGE_WINNERS`): they need every candidate of a
+# version id (and the entities, :data:`DIRECT`, their version's), and nothing else but
+# win_packages, which needs only the id, file and doc_no of every package candidate.
 VERSION_PICKS: tuple[tuple[str, str], ...] = (
     ("win_versions", WIN_VERSIONS),
     ("versions", _new("versions",
@@ -263,11 +265,13 @@ PICKS = RECORD_PICKS + VERSION_PICKS
 
 #: The tables of a version and its entities, with the column holding the version's id: on a
 #: cluster their candidates are split by that id, and each part is picked on its own
-#: (:data:`VERSION_PICKS`, once the winning packages are known), where the rest is picked in
-#: one place. They are also the bulk of a load's rows.
+#: (:data:`VERSION_PICKS`, with :data:`PACKAGE_KEYS` of every batch for the winning
+#: packages), where the rest is picked in one place. They are also the bulk of a load's rows.
 BY_VERSION: dict[str, str] = {"versions": "id", "rounds": "version_id",
                               "themes": "version_id", "questions": "version_id",
                               "steps": "version_id"}
+#: What :data:`PACKAGE_WINNERS` reads of ``cand_packages``.
+PACKAGE_KEYS = "SELECT id, file, doc_no FROM cand_packages"
 
 
 # Entities go straight from their candidates into their tables: the largest tables, not
