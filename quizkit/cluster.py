@@ -12,7 +12,8 @@ storage through :mod:`quizkit.remote`) and send back what the client needs and n
   them as Parquet parts (:mod:`quizkit.analysis.cluster_load`). The client picks the rest
   and writes the dataset.
 
-Tasks are gathered in input order, a bounded window of them in flight. When a worker dies,
+Validation tasks are gathered in input order, a bounded window of them in flight; a load
+submits all its tasks at once, since their results stay on the workers. When a worker dies,
 Dask runs its tasks again elsewhere: results do not change. Dask itself comes with
 ``pip install 'quizkit[cluster]'``.
 """
