@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -179,6 +180,26 @@ def test_cluster_load_gives_the_tables_of_a_local_load(corpus: Path, cluster: st
     for t in TABLE_NAMES:
         assert rows(con_ds, t) == rows(con_db, t), t
     assert rows(con_db, "steps") and rows(con_db, "findings")
+
+
+def test_a_cluster_load_into_a_dataset_replaces_rows_as_a_local_load_does(
+        corpus: Path, cluster: str, tmp_path: Path) -> None:
+    """Load the corpus, then a copy of its version files, into one dataset: the copies hold
+    the same versions in other files, so only the versions' ids say which rows they replace,
+    and on the cluster those ids come back from the workers. The dataset must end as the
+    local one does (no row twice, none lost)."""
+    again = str(tmp_path / "copy")
+    shutil.copytree(corpus / "versions", again)
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    for paths in ([str(corpus)], [again]):
+        assert quizkit("load", *paths, "--parquet", str(local),
+                       "--no-findings").returncode in (0, 3)
+        assert quizkit("load", *paths, "--parquet", str(remote), "--no-findings",
+                       "--scheduler", cluster).returncode in (0, 3)
+    con_local, con_remote = dataset_con(local), dataset_con(remote)
+    for t in TABLE_NAMES:
+        assert rows(con_remote, t) == rows(con_local, t), t
+    assert rows(con_local, "versions")
 
 
 def test_load_on_a_cluster_needs_a_dataset(corpus: Path, cluster: str, tmp_path: Path) -> None:
