@@ -16,14 +16,15 @@ from typing import Any, NoReturn
 
 import click
 
+from quizkit import exits
 from quizkit.interrupts import EXIT_SIGINT, StopSignals, Terminated
 from quizkit.output import OutputError
 from quizkit.version import __version__
 
 #: Exit code of a usage or configuration error, and of an output that cannot be written.
-EXIT_USAGE = 2
+EXIT_USAGE = exits.USAGE
 #: What a shell reports for a writer whose reader went away (128 + SIGPIPE).
-EXIT_PIPE = 141
+EXIT_PIPE = exits.PIPE
 
 #: Command name → ``module:attribute`` of its click command.
 COMMANDS = {

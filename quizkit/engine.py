@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from quizkit import intake, snippets
+from quizkit.config import INPUT_PREFIX
 from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report, Severity
 from quizkit.interrupts import signals_deferred, stop_workers, worker_started
@@ -458,7 +459,7 @@ CheckMany = Callable[[list[Source], Options], Iterable[FileOutcome]]
 
 
 def _collect(sources: list[Source], options: Options, jobs: int, schemas: SchemaBook,
-             report: Report, facts: list[Located], deliver: Callable[[Finding], None],
+             report: Report, facts: list[Located], deliver: Callable[[Finding], bool],
              reporter: Reporter | None, on_file: Callable[[FileResult], None] | None,
              check_many: CheckMany | None = None) -> None:
     """Check every source; keep results and facts, deliver findings, in input order."""
@@ -469,8 +470,12 @@ def _collect(sources: list[Source], options: Options, jobs: int, schemas: Schema
         facts.extend(outcome.facts)
         if report.keep_findings:
             report.outlines.extend(outcome.outlines)
+        inputs_kept = False
         for finding in outcome.findings:
-            deliver(finding)
+            kept = deliver(finding)
+            inputs_kept = inputs_kept or (kept and finding.code.startswith(INPUT_PREFIX))
+        if not outcome.result.readable and not inputs_kept:
+            report.absorbed += 1  # the baseline held every input finding of the file
         if reporter is not None:
             reporter.file_done(outcome.result.path)
         if on_file is not None:
@@ -506,14 +511,16 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
                     keep_files=reporter is None or reporter.needs_files)
     facts: list[Located] = []
 
-    def deliver(finding: Finding) -> None:
+    def deliver(finding: Finding) -> bool:
+        """Report ``finding`` after the adjustments; whether it was kept."""
         if adjust is not None:
             finding = adjust(finding)
             if finding is None:
-                return
+                return False
         report.add(finding)
         if reporter is not None:
             reporter.finding(finding)
+        return True
 
     if reporter is not None:
         reporter.start()

@@ -58,6 +58,7 @@ from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
 from quizkit.batching import consecutive_runs
 from quizkit.config import Settings
 from quizkit.findings import Report
+from quizkit.input_report import InputReport
 from quizkit.runner import run as validate_run
 from quizkit.walk import WalkRules
 
@@ -98,6 +99,9 @@ class LoadResult:
     timings: dict[str, float] = field(default_factory=dict)
     #: The exclude patterns (of the settings) that excluded nothing.
     unmatched: list[str] = field(default_factory=list)
+    #: The files read and the inputs that could not be, as ``validate`` reports them (set by
+    #: :mod:`quizkit.api` through :func:`quizkit.input_report.report`).
+    inputs: InputReport | None = None
 
 
 @dataclass(frozen=True, slots=True)
