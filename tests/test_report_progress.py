@@ -123,8 +123,8 @@ def test_forced_progress_into_a_log_is_plain_lines(tmp_path) -> None:
     log = tmp_path / "progress.log"
     with log.open("wb") as err:
         proc = subprocess.run([console_script(), "validate", "--progress", "--jobs", "1",
-                               "--exclude", "invalid/", str(SAMPLES)], stdout=subprocess.DEVNULL, stderr=err,
-                              timeout=120)
+                               "--exclude", "invalid/", str(SAMPLES)],
+                              stdout=subprocess.DEVNULL, stderr=err, timeout=120)
     assert proc.returncode == 0
     text = log.read_text()
     assert "\x1b" not in text and "\r" not in text
