@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import click
 
-from quizkit import exits
+from quizkit.catalog import exits
 from quizkit.cli import main
 
 
@@ -38,7 +38,7 @@ def cli_reference() -> str:
              "Generated from the code by `python -m quizkit.docgen cli > docs/cli.md`; a test "
              "keeps it in step.", "", "## quizkit", "", "```text",
              main.get_help(root), "```", "", "## Exit codes", "",
-             "Every command follows this one table (`quizkit.exits`).", "",
+             "Every command follows this one table (`quizkit.catalog.exits`).", "",
              exits.markdown_table()]
     for full, command in commands(main, root, "quizkit"):
         ctx = click.Context(command, info_name=full.removeprefix("quizkit "), parent=root)

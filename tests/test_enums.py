@@ -12,7 +12,7 @@ import referencing
 from referencing.jsonschema import DRAFT202012
 
 from quizkit import api
-from quizkit.schemas import KINDS
+from quizkit.model.schemas import KINDS
 from tests.conftest import ROOT, SAMPLES, cli, cli_json, run_script, valid_samples
 
 # Where each enum lives, written by hand from INTERFACE.md (independent of the schemas).
@@ -212,7 +212,7 @@ def test_the_default_editor_globs_match_the_generators_and_the_samples_names(tmp
     schema and to no other."""
     import orjson
 
-    from quizkit.kinds import detect_kind
+    from quizkit.model.kinds import detect_kind
 
     api.generate(tmp_path / "dump", packages=20, seed=3)
     files = list((tmp_path / "dump").rglob("*.json"))

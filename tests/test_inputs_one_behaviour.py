@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES, run_script
 
-from quizkit import exits
+from quizkit.catalog import exits
 
 #: Each reading command, with ``{dump}`` for the inputs and ``{out}`` for a file it may write.
 COMMANDS = {

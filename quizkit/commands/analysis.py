@@ -1,9 +1,9 @@
 """Commands for analysis: ``load``, ``summary sizes|starts|overview``, ``query``, ``export``.
 
-Exit codes follow the policy of :mod:`quizkit.exits` (docs/cli.md): 0 fine; 2 usage or
+Exit codes follow the policy of :mod:`quizkit.catalog.exits` (docs/cli.md): 0 fine; 2 usage or
 database error (a path that does not exist, a refused or failing query); 3 an input could not
 be read or parsed. Such an input is reported as ``quizkit validate`` reports it
-(:mod:`quizkit.input_report`); the rest is loaded and the exit code is 3, unless the
+(:mod:`quizkit.checks.input_report`); the rest is loaded and the exit code is 3, unless the
 ``--baseline`` holds the input's finding.
 """
 
@@ -18,24 +18,25 @@ from typing import Any
 
 import click
 
-from quizkit import api, exits
+from quizkit import api
 from quizkit.analysis import summaries
 from quizkit.analysis.connect import DatabaseError
 from quizkit.analysis.files import InputError
 from quizkit.analysis.load import DEFAULT_MEMORY_LIMIT, Input, LoadError, LoadResult
-from quizkit.analysis.output import FORMATS
 from quizkit.analysis.query import QueryError
 from quizkit.analysis.summary_output import SUMMARY_FORMATS
-from quizkit.cluster import ClusterError
+from quizkit.catalog import exits
+from quizkit.checks.input_report import InputReport
+from quizkit.cluster.checking import ClusterError
 from quizkit.commands.exit_policy import end_with
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import baseline_option, config_errors, config_option
 from quizkit.commands.walk_options import walk_options, warn_unmatched
-from quizkit.input_report import InputReport
-from quizkit.numbers import plural, thousands
-from quizkit.progress import Progress
+from quizkit.inputs.walk import PatternError
+from quizkit.outputs.numbers import plural, thousands
+from quizkit.outputs.progress import Progress
+from quizkit.pages.formats import FORMATS
 from quizkit.reporters.text import files_line
-from quizkit.walk import PatternError
 
 
 def _warn_unknown(result: LoadResult) -> None:

@@ -1,5 +1,5 @@
-"""The exit-code policy of :mod:`quizkit.exits` on the command line: the errors every command
-that reads exports may meet become one line and the same code, whichever command met them."""
+"""The exit-code policy of :mod:`quizkit.catalog.exits` on the command line: the errors every
+command that reads exports may meet become one line and the same code, whichever met them."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from contextlib import contextmanager
 
 import click
 
-from quizkit import exits
-from quizkit.input_report import InputReport
-from quizkit.sources import MissingPath
-from quizkit.walk import PatternError
+from quizkit.catalog import exits
+from quizkit.checks.input_report import InputReport
+from quizkit.inputs.sources import MissingPath
+from quizkit.inputs.walk import PatternError
 
 
 @contextmanager

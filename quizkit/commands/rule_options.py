@@ -10,9 +10,9 @@ from pathlib import Path
 
 import click
 
-from quizkit import exits
-from quizkit.config import ConfigError
+from quizkit.catalog import exits
 from quizkit.reporters import ReportSpecError
+from quizkit.settings.config import ConfigError
 
 
 def config_option(fn: Callable) -> Callable:

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import sys
+from functools import partial
 from pathlib import Path
 
 import click
 
-from quizkit import exits, runner
-from quizkit.cluster import ClusterError
+from quizkit.catalog import exits
+from quizkit.checks import runner
+from quizkit.cluster.checking import ClusterError, checking
 from quizkit.commands.exit_policy import input_errors
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, rule_options
 from quizkit.commands.walk_options import stdin_option, walk_options
-from quizkit.config import SEVERITIES, resolve
-from quizkit.limits import Limits
+from quizkit.inputs.limits import Limits
+from quizkit.model.schemas import KINDS
 from quizkit.reporters import REPORTERS
 from quizkit.reporters.text import COLOR_CHOICES
-from quizkit.schemas import KINDS
+from quizkit.settings.config import SEVERITIES, resolve
 
 
 @click.command()
@@ -78,11 +80,12 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
                            write_baseline=write_baseline)
         try:
             with input_errors():
-                report = runner.run(paths, settings, format=fmt, output=output,
-                                    reports=reports, color=color, show=show, quiet=quiet,
-                                    verbose=verbose, progress=progress,
-                                    notes=lambda line: click.echo(line, err=True),
-                                    scheduler=scheduler, stdin_format=stdin_format)
+                report = runner.run(
+                    paths, settings, format=fmt, output=output, reports=reports,
+                    color=color, show=show, quiet=quiet, verbose=verbose, progress=progress,
+                    notes=lambda line: click.echo(line, err=True),
+                    cluster=partial(checking, scheduler) if scheduler else None,
+                    stdin_format=stdin_format)
         except ClusterError as exc:
             exits.stop(str(exc), exits.USAGE)
     sys.exit(settings.exit_code(report))
