@@ -35,14 +35,14 @@ import orjson
 from quizkit import cluster, rule_docs
 from quizkit.analysis import summaries
 from quizkit.analysis.cluster_load import TASK_BYTES, ClusterRunner
-from quizkit.analysis.connect import DatabaseError, connect, one_line
+from quizkit.analysis.connect import DatabaseError, connect, lock_down, one_line
 from quizkit.analysis.dataset import open_dataset
-from quizkit.analysis.export import export_parquet, foreign_tables
+from quizkit.analysis.export import export_parquet, export_targets, foreign_tables
 from quizkit.analysis.load import LoadResult, OnBatch, load_parquet, load_paths
 from quizkit.analysis.load import load as load_into
 from quizkit.analysis.output import render, write_rows
-from quizkit.analysis.query import lock_down, stream
 from quizkit.analysis.query import query as run_query
+from quizkit.analysis.query import stream
 from quizkit.analysis.sections import Section
 from quizkit.analysis.summary_output import summary_text, write_charts
 from quizkit.config import ConfigError, ConfigSource
@@ -329,7 +329,7 @@ class Exported:
 
 def export(db: str | os.PathLike[str], parquet: str | os.PathLike[str]) -> Exported:
     """Write one Parquet file per quizkit table of ``db`` into the directory ``parquet``."""
-    con = connect(db, read_only=True)
+    con = connect(db, read_only=True, allowed=export_targets(parquet))
     try:
         foreign = foreign_tables(con)
         return Exported(export_parquet(con, parquet), foreign)

@@ -39,7 +39,7 @@ import duckdb
 
 from quizkit import remote
 from quizkit.analysis import transform
-from quizkit.analysis.connect import DatabaseError, connect, one_line, run
+from quizkit.analysis.connect import DatabaseError, connect, lock_down, one_line, run
 from quizkit.analysis.dataset import Part, parquet_of, part_of, write_dataset
 from quizkit.analysis.files import ExportFile, InputError, Skipped, expand, inspect, is_export
 from quizkit.analysis.readers import (
@@ -302,6 +302,7 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
             _setting(con, "checkpoint_threshold", "'0B'"):
         if ready:  # the rows a cluster picks are written as parts of a dataset only
             raise LoadError("this runner's loads go into a Parquet dataset (load_parquet)")
+        lock_down(con)  # the inputs are read: the rest is the database's own work
         _replace(con, validated=[i.name for i in inputs], result=result, clock=clock)
     return result
 

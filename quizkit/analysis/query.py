@@ -23,7 +23,7 @@ from typing import Any
 
 import duckdb
 
-from quizkit.analysis.connect import one_line, run
+from quizkit.analysis.connect import one_line
 from quizkit.analysis.sections import Section
 
 ALLOWED = {duckdb.StatementType.SELECT}
@@ -89,11 +89,6 @@ def _parses(con: duckdb.DuckDBPyConnection, sql: str) -> bool:
     except duckdb.Error:
         return False
     return True
-
-
-def lock_down(con: duckdb.DuckDBPyConnection) -> None:
-    """No file or network access from here on (irreversible for this connection)."""
-    run(con, "SET enable_external_access = false")
 
 
 @dataclass
