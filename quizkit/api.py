@@ -158,7 +158,7 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
         raise ConfigError("--scheduler loads into a Parquet dataset: give --parquet DIR")
     s = settings(config, exclude=exclude, include_hidden=include_hidden, **options)
     paths = path_list(paths)
-    refuse_inputs([db], paths)
+    refuse_inputs([db], [*paths, *s.files_read], written_trees=[parquet])
     common = dict(findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
                   threads=threads, on_batch=on_batch)
     if db is not None:
@@ -234,7 +234,7 @@ def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike
     paths = path_list(paths)
     if output is not None:
         resolve_output(output)  # a bad output fails now, not after loading
-        refuse_inputs([output], paths)
+        refuse_inputs([output], [*paths, db], read_trees=[parquet])
     groups, loaded = _summaries(names, paths, db, parquet, top=top, by=by, every=every)
     try:
         text = summary_text(groups, format, section)
@@ -264,9 +264,11 @@ def charts(out: str | os.PathLike[str], paths: Iterable[str] | str = (), *,
     """Every chart of the summaries (``quizkit summary charts``) as ``summary.section.svg``
     and ``.png`` in the directory ``out``."""
     check_directory(out)  # a bad directory fails now, not after loading; made when written
-    groups, loaded = _summaries(summaries.SUMMARIES_ORDER, path_list(paths), db, parquet,
+    paths = path_list(paths)
+    groups, loaded = _summaries(summaries.SUMMARIES_ORDER, paths, db, parquet,
                                 top=top, by=by, every=every)
-    return Charts(write_charts(groups, out), loaded, missing_charts(groups))
+    return Charts(write_charts(groups, out, inputs=[*paths, db], read_trees=[parquet]), loaded,
+                  missing_charts(groups))
 
 
 def _summaries(names: Sequence[str], paths: Sequence[str], db: str | os.PathLike[str] | None,
@@ -329,7 +331,9 @@ class Exported:
 
 def export(db: str | os.PathLike[str], parquet: str | os.PathLike[str]) -> Exported:
     """Write one Parquet file per quizkit table of ``db`` into the directory ``parquet``."""
-    con = connect(db, read_only=True, allowed=export_targets(parquet))
+    targets = export_targets(parquet)
+    refuse_inputs(targets, [db])
+    con = connect(db, read_only=True, allowed=targets)
     try:
         foreign = foreign_tables(con)
         return Exported(export_parquet(con, parquet), foreign)

@@ -70,6 +70,11 @@ class Settings:
     source: Path | None = None
 
     @property
+    def files_read(self) -> tuple[str | Path, ...]:
+        """The files these settings make a run read: config file, profile, baseline."""
+        return tuple(f for f in (self.source, self.profile, self.baseline) if f is not None)
+
+    @property
     def where(self) -> str:
         return str(self.source) if self.source else "the command line"
 

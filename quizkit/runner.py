@@ -162,6 +162,10 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     (:func:`quizkit.cluster.check_many`); ``scheduler`` connects to one.
     """
     sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
+    writing = format is not None or output is not None or bool(reports)
+    outputs = [spec.path for spec in parse_reports(format, output, reports)] if writing else []
+    refuse_inputs([*outputs, s.write_baseline],
+                  [*(source.path for source in sources), *s.files_read])
     loaded = read_profile_file(s.profile)
     if schemas is None:
         schemas = SchemaBook(loaded.enums)
@@ -174,9 +178,6 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     adjust = config_mod.chain(None if adjuster.is_noop else adjuster, known, recorder)
     options = engine.Options(kind=s.kind, profile=loaded.enums, limits=s.limits,
                              service=loaded.service)
-    writing = format is not None or output is not None or bool(reports)
-    outputs = [spec.path for spec in parse_reports(format, output, reports)] if writing else []
-    refuse_inputs([*outputs, s.write_baseline], [source.path for source in sources])
     progress_line = Progress.for_run(len(sources), quiet=quiet, verbose=verbose,
                                      force=progress)
     view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"))

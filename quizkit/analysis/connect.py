@@ -75,9 +75,9 @@ def lock_down(con: duckdb.DuckDBPyConnection, allowed: Sequence[str] = ()) -> No
     """No file or network access from here on but to the ``allowed`` files and files beside
     them (the temporary files of the output layer), irreversibly for this connection."""
     if allowed:
-        beside = dict.fromkeys(os.path.join(os.path.dirname(os.path.abspath(p)), "")
-                               for p in allowed)
-        run(con, "SET allowed_paths = $p", {"p": [os.path.abspath(p) for p in allowed]})
+        real = [os.path.realpath(p) for p in allowed]
+        beside = dict.fromkeys(os.path.join(os.path.dirname(p), "") for p in real)
+        run(con, "SET allowed_paths = $p", {"p": real})
         run(con, "SET allowed_directories = $d", {"d": list(beside)})
     run(con, "SET enable_external_access = false")
 

@@ -35,9 +35,9 @@ def foreign_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def export_targets(out_dir: str | os.PathLike[str]) -> list[str]:
-    """The files an export into ``out_dir`` may write (links resolved): the only ones its
+    """The files an export into ``out_dir`` may write: the only ones (links followed) its
     connection may reach, with the temporary files beside them."""
-    return [os.path.realpath(Path(out_dir, f"{t.name}.parquet")) for t in TABLES]
+    return [os.fspath(Path(out_dir, f"{t.name}.parquet")) for t in TABLES]
 
 
 def export_parquet(con: duckdb.DuckDBPyConnection,
