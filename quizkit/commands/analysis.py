@@ -18,6 +18,7 @@ import click
 
 from quizkit import api
 from quizkit.analysis import summaries
+from quizkit.analysis.aftermath import no_room
 from quizkit.analysis.connect import DatabaseError
 from quizkit.analysis.files import InputError, Skipped
 from quizkit.analysis.load import DEFAULT_MEMORY_LIMIT, Input, LoadError, LoadResult
@@ -54,8 +55,9 @@ def _warn_unknown(result: LoadResult) -> None:
 
 
 @contextmanager
-def _errors(load_failed: str = "could not load the files") -> Iterator[None]:
-    """The analysis errors → one line and the exit code of the contract."""
+def _errors(load_failed: str = "load failed") -> Iterator[None]:
+    """The analysis errors → one line and the exit code of the contract (a failed load says
+    itself whether the database or dataset changed, :mod:`quizkit.analysis.aftermath`)."""
     try:
         with config_errors():
             yield
@@ -63,8 +65,8 @@ def _errors(load_failed: str = "could not load the files") -> Iterator[None]:
         _fail(str(exc), EXIT_INPUT)
     except PatternError as exc:
         _fail(str(exc), EXIT_USAGE)
-    except LoadError as exc:
-        _fail(f"{load_failed}: {exc}", EXIT_INPUT)
+    except LoadError as exc:  # a full disk or a file-size limit is 2, as for any output
+        _fail(f"{load_failed}: {exc}", EXIT_USAGE if no_room(str(exc)) else EXIT_INPUT)
     except (DatabaseError, QueryError, ClusterError) as exc:
         sys.stdout.flush()  # the rows written before a query failed, then the error
         _fail(str(exc), EXIT_USAGE)
@@ -145,7 +147,7 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
     def show_step(step: str, seconds: float) -> None:
         click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
 
-    with _errors(f"load failed, the {'database' if db else 'dataset'} is unchanged"), \
+    with _errors(), \
             Progress.for_run(quiet=quiet, force=progress) as line:
         def on_batch(batch: list[Input], total_files: int, total_bytes: int) -> None:
             line.set_totals(total_files, total_bytes)
