@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import duckdb
 
-from quizkit.output import OutputError, resolve
+from quizkit.outputs.writer import OutputError, resolve
 
 SAFE_CONFIG = {
     "autoinstall_known_extensions": False,

@@ -33,7 +33,7 @@ import duckdb
 from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, connect, one_line, run
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
-from quizkit.interrupts import signals_deferred
+from quizkit.outputs.interrupts import signals_deferred
 
 
 @dataclass(frozen=True, slots=True)
