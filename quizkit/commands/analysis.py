@@ -27,9 +27,11 @@ from quizkit.analysis.summary_output import SUMMARY_FORMATS
 from quizkit.cluster import ClusterError
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, config_option
+from quizkit.commands.wait_option import scheduler_address, wait_option
 from quizkit.commands.walk_options import walk_options, warn_unmatched
 from quizkit.numbers import plural, thousands
 from quizkit.progress import Progress
+from quizkit.waits import WaitTimeout
 from quizkit.walk import PatternError
 
 EXIT_USAGE = 2
@@ -65,7 +67,7 @@ def _errors(load_failed: str = "could not load the files") -> Iterator[None]:
         _fail(str(exc), EXIT_USAGE)
     except LoadError as exc:
         _fail(f"{load_failed}: {exc}", EXIT_INPUT)
-    except (DatabaseError, QueryError, ClusterError) as exc:
+    except (DatabaseError, QueryError, ClusterError, WaitTimeout) as exc:
         sys.stdout.flush()  # the rows written before a query failed, then the error
         _fail(str(exc), EXIT_USAGE)
 
@@ -118,8 +120,10 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--threads", type=click.IntRange(min=1), default=None,
               help="DuckDB threads [default: the number of cores].")
 @click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
-              help="Run the per-file work on this Dask cluster (tcp://host:8786; default "
+              help="Run the per-file work on this Dask cluster (tcp://host:8786 or tls://; "
+                   "default "
                    "$DASK_SCHEDULER_ADDRESS, used with --parquet only); needs --parquet.")
+@wait_option
 @click.option("--timings", is_flag=True, help="Print the time of each step to stderr.")
 @click.option("-q", "--quiet", is_flag=True,
               help="Print nothing but warnings and errors (no progress display).")
@@ -141,6 +145,9 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
     if scheduler and not parquet and click.get_current_context().get_parameter_source(
             "scheduler") == click.core.ParameterSource.ENVIRONMENT:
         scheduler = None  # DASK_SCHEDULER_ADDRESS is for the loads a cluster can do
+    ctx = click.get_current_context()
+    scheduler = scheduler_address(ctx, next(p for p in ctx.command.params
+                                            if p.name == "scheduler"), scheduler)
 
     def show_step(step: str, seconds: float) -> None:
         click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)

@@ -12,6 +12,7 @@ from quizkit.cluster import ClusterError
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, rule_options
+from quizkit.commands.wait_option import scheduler_address, wait_option
 from quizkit.commands.walk_options import stdin_option, walk_options
 from quizkit.config import SEVERITIES, resolve
 from quizkit.limits import Limits
@@ -19,6 +20,7 @@ from quizkit.reporters import REPORTERS
 from quizkit.reporters.text import COLOR_CHOICES
 from quizkit.schemas import KINDS
 from quizkit.sources import MissingPath
+from quizkit.waits import WaitTimeout
 from quizkit.walk import PatternError
 
 
@@ -47,8 +49,10 @@ from quizkit.walk import PatternError
               help="List findings of this severity or worse in the text report (the rest are "
                    "counted in its summary line; --fail-on is separate).")
 @click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
-              help="Check the files on this Dask cluster (tcp://host:8786; default "
+              callback=scheduler_address,
+              help="Check the files on this Dask cluster (tcp://host:8786 or tls://; default "
                    "$DASK_SCHEDULER_ADDRESS); the workers read the inputs themselves.")
+@wait_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
 @progress_option
@@ -86,7 +90,7 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
             raise click.UsageError(f"no such file or directory: {exc}") from None
         except PatternError as exc:
             raise click.UsageError(str(exc)) from None
-        except ClusterError as exc:
+        except (ClusterError, WaitTimeout) as exc:
             click.echo(f"quizkit: error: {exc}", err=True)
             sys.exit(2)
     sys.exit(settings.exit_code(report))
