@@ -45,6 +45,7 @@ from quizkit.analysis.query import lock_down, stream
 from quizkit.analysis.query import query as run_query
 from quizkit.analysis.sections import Section
 from quizkit.analysis.summary_output import summary_text, write_charts
+from quizkit.bounds import MAX_THREADS
 from quizkit.config import ConfigError, ConfigSource
 from quizkit.documents import Skipped, iter_documents
 from quizkit.editor import editor_settings
@@ -156,6 +157,10 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
         raise ConfigError("give --db FILE or --parquet DIR (one of them)")
     if scheduler and parquet is None:
         raise ConfigError("--scheduler loads into a Parquet dataset: give --parquet DIR")
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or not 1 <= threads <= MAX_THREADS):
+        raise ConfigError(f"threads must be a whole number from 1 to {MAX_THREADS}, "
+                          f"got {threads!r}")
     s = settings(config, exclude=exclude, include_hidden=include_hidden, **options)
     paths = path_list(paths)
     refuse_inputs([db], paths)

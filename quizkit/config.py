@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from quizkit.bounds import MAX_JOBS
 from quizkit.configfiles import ConfigError, read_toml, type_name
 from quizkit.findings import Finding, Report, Severity
 from quizkit.limits import Limits
@@ -287,8 +288,9 @@ def resolve(config: ConfigSource = None, *, select: Rules | None = None,
             raise ConfigError(f"unknown kind {kind!r} (kinds: {', '.join(KINDS)})")
         changes["kind"] = kind
     if jobs is not None:
-        if not isinstance(jobs, int) or jobs < 1:
-            raise ConfigError(f"jobs must be a whole number of at least 1, got {jobs!r}")
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
+            raise ConfigError(f"jobs must be a whole number from 1 to {MAX_JOBS}, "
+                              f"got {jobs!r}")
         changes["jobs"] = jobs
     if limits is not None:
         changes["limits"] = limits

@@ -11,12 +11,14 @@ from __future__ import annotations
 import math
 import os
 
+from quizkit.bounds import MAX_SECONDS
+
 #: The environment variable that holds the timeout.
 ENV = "QUIZKIT_WAIT_TIMEOUT"
 #: Seconds, when nothing else is said.
 DEFAULT = 30.0
 #: The longest timeout accepted (a day).
-MAXIMUM = 86400.0
+MAXIMUM = MAX_SECONDS
 
 
 class WaitTimeout(Exception):

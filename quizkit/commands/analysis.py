@@ -24,10 +24,11 @@ from quizkit.analysis.load import DEFAULT_MEMORY_LIMIT, Input, LoadError, LoadRe
 from quizkit.analysis.output import FORMATS
 from quizkit.analysis.query import QueryError
 from quizkit.analysis.summary_output import SUMMARY_FORMATS
+from quizkit.bounds import MAX_ROWS, MAX_SECONDS, MAX_THREADS
 from quizkit.cluster import ClusterError
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, config_option
-from quizkit.commands.wait_option import scheduler_address, wait_option
+from quizkit.commands.wait_option import SECONDS, scheduler_address, wait_option
 from quizkit.commands.walk_options import walk_options, warn_unmatched
 from quizkit.numbers import plural, thousands
 from quizkit.progress import Progress
@@ -117,8 +118,8 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
               show_default=True,
               help="DuckDB's memory limit (e.g. 512MB, 2GB); beyond it DuckDB spills to a "
                    "temporary directory.")
-@click.option("--threads", type=click.IntRange(min=1), default=None,
-              help="DuckDB threads [default: the number of cores].")
+@click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
+              help=f"DuckDB threads, at most {MAX_THREADS} [default: the number of cores].")
 @click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
               help="Run the per-file work on this Dask cluster (tcp://host:8786 or tls://; "
                    "default "
@@ -209,7 +210,7 @@ def _summary_options(grouped: bool, every: bool = False
 
 
 def _top_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
+    return click.option("--top", type=click.IntRange(0, MAX_ROWS), default=10, show_default=True,
                         help="Rows of every ranked list; 0 for all.")(fn)
 
 
@@ -282,10 +283,10 @@ def charts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, 
 @click.argument("sql")
 @_source_options
 @_format_option
-@click.option("--limit", type=click.IntRange(min=0), default=None,
+@click.option("--limit", type=click.IntRange(0, MAX_ROWS), default=None,
               help="Write at most this many rows.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-              metavar="SECONDS", help="Stop the query after this long (exit 2).")
+@click.option("--timeout", type=SECONDS, default=None, metavar="SECONDS",
+              help=f"Stop the query after this long, at most {MAX_SECONDS:g} (exit 2).")
 @config_option
 def query_command(sql: str, paths: tuple[str, ...], db: str | None, parquet: str | None,
                   fmt: str,

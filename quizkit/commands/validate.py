@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from quizkit import runner
+from quizkit.bounds import MAX_JOBS
 from quizkit.cluster import ClusterError
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.progress_option import progress_option
@@ -15,6 +16,7 @@ from quizkit.commands.rule_options import config_errors, rule_options
 from quizkit.commands.wait_option import scheduler_address, wait_option
 from quizkit.commands.walk_options import stdin_option, walk_options
 from quizkit.config import SEVERITIES, resolve
+from quizkit.engine import WorkersError
 from quizkit.limits import Limits
 from quizkit.reporters import REPORTERS
 from quizkit.reporters.text import COLOR_CHOICES
@@ -39,8 +41,9 @@ from quizkit.walk import PatternError
               help="Enum profile (TOML, from `quizkit enums infer`): values outside it are "
               "unknown-enum-value findings. Its [service] table names validation levels and "
               "entities for --format service.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes [default: the number of cores; 1 for stdin].")
+@click.option("-j", "--jobs", type=click.IntRange(1, MAX_JOBS), default=None,
+              help=f"Worker processes, at most {MAX_JOBS} [default: the number of cores; "
+                   "1 for stdin].")
 @click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
               help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
 @click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
@@ -90,7 +93,7 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
             raise click.UsageError(f"no such file or directory: {exc}") from None
         except PatternError as exc:
             raise click.UsageError(str(exc)) from None
-        except (ClusterError, WaitTimeout) as exc:
+        except (ClusterError, WaitTimeout, WorkersError) as exc:
             click.echo(f"quizkit: error: {exc}", err=True)
             sys.exit(2)
     sys.exit(settings.exit_code(report))

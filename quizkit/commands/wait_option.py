@@ -13,12 +13,32 @@ from quizkit import scheduler_probe, waits
 from quizkit.display import printable
 
 
+class Seconds(click.ParamType):
+    """A number of seconds above 0, finite, at most a day (``inf`` and ``nan`` are not)."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            return waits.parse(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+SECONDS = Seconds()
+
+
 def _set(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
     if value is None:
         return
     try:
         seconds = waits.parse(value)
     except ValueError as exc:
+        if ctx.get_parameter_source("wait_timeout") == click.core.ParameterSource.ENVIRONMENT:
+            raise click.UsageError(f"{waits.ENV}: {exc}", ctx=ctx) from None
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
     os.environ[waits.ENV] = repr(seconds)  # read by every layer that waits (quizkit.waits)
 
