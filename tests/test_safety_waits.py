@@ -26,7 +26,8 @@ def test_a_fifo_among_the_parts_is_refused_at_once(dataset: Path, table: str) ->
     try:
         for args in (["summary", "sizes", "--parquet", dataset],
                      ["query", "SELECT count(*) FROM packages", "--parquet", dataset],
-                     ["load", SAMPLES / "package-full.json", "--parquet", dataset, "--no-findings"]):
+                     ["load", SAMPLES / "package-full.json", "--parquet", dataset,
+                      "--no-findings"]):
             line = one_line_error(quizkit(*args, timeout=60), 3)
             assert "part-x.parquet" in line and "not a regular file" in line
     finally:
