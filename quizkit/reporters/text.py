@@ -21,6 +21,7 @@ import os
 from collections.abc import Mapping
 from typing import TextIO
 
+from quizkit.display import printable
 from quizkit.findings import Finding, Report, Severity
 from quizkit.numbers import plural
 from quizkit.pointers import readable
@@ -91,7 +92,8 @@ class TextReporter(Reporter):
         severity = self._paint(f"{f.severity!s:<7}", f.severity)
         pointer = self._paint(f"  at {readable(f.pointer)}", "dim") if f.pointer else ""
         record = self._paint(f" (record {f.record})", "dim") if f.record is not None else ""
-        self.stream.write(f"  {where:<8} {severity}  {rule_label(f)}  {f.message}{pointer}"
+        self.stream.write(f"  {where:<8} {severity}  {rule_label(f)}  {printable(f.message)}"
+                          f"{pointer}"
                           f"{record}\n")
 
     def finish(self, report: Report) -> None:
@@ -127,4 +129,4 @@ class ConciseReporter(TextReporter):
         pointer = f" at {readable(f.pointer)}" if f.pointer else ""
         severity = self._paint(str(f.severity), f.severity)
         self.stream.write(f"{self._paint(location(f), 'path')}: {severity} {rule_label(f)} "
-                          f"{f.message}{pointer}\n")
+                          f"{printable(f.message)}{pointer}\n")
