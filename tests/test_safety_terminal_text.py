@@ -32,12 +32,13 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("args", [
     ["validate", "--format", "text", "--color", "always"],
     ["validate", "--format", "concise"],
+    ["validate", "--format", "markdown"],
     ["query", "SELECT name, 1 AS n FROM packages"],
     ["query", "SELECT name AS \"col\x1b[2J\u009b\" FROM packages"],
     ["query", "SELECT name FROM packages", "--format", "markdown"],
     ["summary", "all"],
     ["summary", "sizes", "--format", "markdown"],
-], ids=["text", "concise", "query", "query-column", "query-markdown", "summary",
+], ids=["text", "concise", "markdown", "query", "query-column", "query-markdown", "summary",
         "summary-markdown"])
 def test_control_characters_from_inputs_come_out_escaped(hostile: Path,
                                                          args: list[str]) -> None:
