@@ -1,6 +1,7 @@
 """Text from the inputs never drives a terminal: control characters of keys and values (C0,
 C1 = U+0080..U+009F, DEL) come out escaped in every output meant for people — the text and
-concise reports, query and summary tables — through one helper (quizkit.display.printable)."""
+concise reports, query and summary tables — through one helper
+(quizkit.catalog.display.printable)."""
 
 from __future__ import annotations
 

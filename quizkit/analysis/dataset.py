@@ -34,7 +34,7 @@ from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, connect, one_line, run
 from quizkit.analysis.files import InputError
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
-from quizkit.display import printable
+from quizkit.catalog.display import printable
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,19 +21,19 @@ from quizkit.analysis import summaries
 from quizkit.analysis.connect import DatabaseError
 from quizkit.analysis.files import InputError, Skipped
 from quizkit.analysis.load import DEFAULT_MEMORY_LIMIT, Input, LoadError, LoadResult
-from quizkit.analysis.output import FORMATS
 from quizkit.analysis.query import QueryError
 from quizkit.analysis.summary_output import SUMMARY_FORMATS
-from quizkit.bounds import MAX_ROWS, MAX_SECONDS, MAX_THREADS
-from quizkit.cluster import ClusterError
+from quizkit.cluster.checking import ClusterError
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, config_option
 from quizkit.commands.wait_option import SECONDS, scheduler_address, wait_option
 from quizkit.commands.walk_options import walk_options, warn_unmatched
-from quizkit.numbers import plural, thousands
-from quizkit.progress import Progress
-from quizkit.waits import WaitTimeout
-from quizkit.walk import PatternError
+from quizkit.inputs.walk import PatternError
+from quizkit.outputs.numbers import plural, thousands
+from quizkit.outputs.progress import Progress
+from quizkit.pages.formats import FORMATS
+from quizkit.settings.bounds import MAX_ROWS, MAX_SECONDS, MAX_THREADS
+from quizkit.settings.waits import WaitTimeout
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
