@@ -79,6 +79,13 @@ class TextReporter(Reporter):
     def _paint(self, text: str, style: Severity | str) -> str:
         return f"{_STYLE[style]}{text}{_RESET}" if self.color else text
 
+    def start(self) -> None:
+        """The head of the report: the config file in use, if any (it may select, ignore or
+        exclude; a run never applies one silently)."""
+        if self.options.config is not None:
+            self.stream.write(self._paint(f"config: {printable(str(self.options.config))}",
+                                          "dim") + "\n\n")
+
     def finding(self, f: Finding) -> None:
         if f.severity < self.options.show:
             self.hidden += 1

@@ -2,7 +2,10 @@
 
 A config file is found from the current directory upward: in each directory ``quizkit.toml``
 (options at its top level) wins over ``pyproject.toml`` (options under ``[tool.quizkit]``; a
-``pyproject.toml`` without that table is passed over). ``--config FILE`` names one instead.
+``pyproject.toml`` without that table is passed over). The search stops at the root of a
+repository (a directory holding ``.git``) and at the home directory, after looking there, and
+before a directory or a file owned by another user (a configuration someone else can write
+could silence every check). ``--config FILE`` names one instead; ``--isolated`` uses none.
 Options given on the command line (or to :mod:`quizkit.api`) win over the file:
 ``select``/``ignore``/``fail-on``/``profile`` replace the file's value, ``severity`` entries
 override the file's per rule, ``exclude`` patterns add to the file's.
@@ -107,15 +110,40 @@ def find_config(start: Path | None = None) -> Path | None:
     invalid one is a :class:`ConfigError`, not silently passed over.
     """
     here = (start or Path.cwd()).resolve()
+    home = _home()
     for directory in (here, *here.parents):
+        if not _owned_by_us(directory):
+            return None
         for name in CONFIG_NAMES:
             candidate = directory / name
             if not candidate.exists():
                 continue
+            if not _owned_by_us(candidate):
+                return None
             if name == "pyproject.toml" and _tool_table(candidate) is None:
                 continue
             return candidate
+        if directory == home or (directory / ".git").exists():
+            return None
     return None
+
+
+def _home() -> Path | None:
+    try:
+        return Path.home().resolve()
+    except (RuntimeError, KeyError, OSError):  # no home directory known
+        return None
+
+
+def _owned_by_us(path: Path) -> bool:
+    """Whether ``path`` belongs to the user running quizkit (always, where there are no
+    owners to compare)."""
+    if not hasattr(os, "geteuid"):
+        return True
+    try:
+        return path.stat().st_uid == os.geteuid()
+    except OSError:
+        return False
 
 
 def _tool_table(path: Path) -> Any:
