@@ -67,6 +67,7 @@ from quizkit.outputs.writer import resolve as resolve_output
 from quizkit.pages.formats import render, write_rows
 from quizkit.pages.html_summary import missing_charts
 from quizkit.rules import REGISTRY
+from quizkit.settings.bounds import MAX_THREADS
 from quizkit.settings.config import ConfigError, ConfigSource
 from quizkit.validation import validate
 
@@ -88,6 +89,9 @@ CLI_ONLY: dict[tuple[str, str], str] = {
     ("load", "quiet"): "only silences the one-line summary the command prints",
     ("load", "progress"): "the CLI's progress line; the API reports each batch to on_batch",
     ("export", "quiet"): "only silences the list of files the command prints",
+    ("validate", "isolated"): "config=False",
+    ("load", "isolated"): "config=False",
+    ("query", "isolated"): "config=False",
 }
 
 
@@ -157,6 +161,10 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
         raise ConfigError("give --db FILE or --parquet DIR (one of them)")
     if scheduler and parquet is None:
         raise ConfigError("--scheduler loads into a Parquet dataset: give --parquet DIR")
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or not 1 <= threads <= MAX_THREADS):
+        raise ConfigError(f"threads must be a whole number from 1 to {MAX_THREADS}, "
+                          f"got {threads!r}")
     s = settings(config, exclude=exclude, include_hidden=include_hidden, **options)
     paths = path_list(paths)
     refuse_inputs([db], [*paths, *s.files_read], written_trees=[parquet])

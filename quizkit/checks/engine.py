@@ -404,8 +404,12 @@ def _check_many(sources: list[Source], options: Options, jobs: int,
     finished = False
     try:
         with signals_deferred():  # the first submit forks the workers
-            for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
-                pending.append(_submit(pool, chunk, options, schemas))
+            try:
+                for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
+                    pending.append(_submit(pool, chunk, options, schemas))
+            except OSError as exc:  # past the process limit (EAGAIN), out of memory
+                raise WorkersError(f"cannot start {jobs} worker processes: "
+                                   f"{exc.strerror or exc} (use a smaller -j)") from None
         while pending:
             outcomes = pending.popleft().result()
             nxt = next(chunks, None)
@@ -477,6 +481,10 @@ def _collect(sources: list[Source], options: Options, jobs: int, schemas: Schema
             reporter.file_done(outcome.result.path)
         if on_file is not None:
             on_file(outcome.result)
+
+
+class WorkersError(Exception):
+    """The worker processes could not be started (one line; exit 2)."""
 
 
 def run(sources: Iterable[Source], options: Options | None = None, *,

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass
 
+from quizkit.catalog.display import printable
 from quizkit.catalog.findings import Report
 from quizkit.checks import engine
 from quizkit.checks.baseline import Baseline, Recorder
@@ -143,7 +144,10 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
                              service=loaded.service)
     progress_line = Progress.for_run(len(sources), quiet=quiet, verbose=verbose,
                                      force=progress)
-    view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"))
+    view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"),
+                         config=s.source)
+    if verbose and notes is not None:
+        notes(f"config: {printable(str(s.source)) if s.source else 'none'}")
     opened = open_reporters(format, output, reports, options=view, progress=progress_line) \
         if writing else nullcontext(reporter)
     with ExitStack() as stack:

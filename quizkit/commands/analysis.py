@@ -27,11 +27,14 @@ from quizkit.analysis.summary_output import SUMMARY_FORMATS
 from quizkit.cluster.checking import ClusterError
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, config_option
+from quizkit.commands.wait_option import SECONDS, scheduler_address, wait_option
 from quizkit.commands.walk_options import walk_options, warn_unmatched
 from quizkit.inputs.walk import PatternError
 from quizkit.outputs.numbers import plural, thousands
 from quizkit.outputs.progress import Progress
 from quizkit.pages.formats import FORMATS
+from quizkit.settings.bounds import MAX_ROWS, MAX_SECONDS, MAX_THREADS
+from quizkit.settings.waits import WaitTimeout
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3
@@ -67,7 +70,7 @@ def _errors(load_failed: str = "load failed") -> Iterator[None]:
         _fail(str(exc), EXIT_USAGE)
     except LoadError as exc:  # a full disk or a file-size limit is 2, as for any output
         _fail(f"{load_failed}: {exc}", EXIT_USAGE if no_room(str(exc)) else EXIT_INPUT)
-    except (DatabaseError, QueryError, ClusterError) as exc:
+    except (DatabaseError, QueryError, ClusterError, WaitTimeout) as exc:
         sys.stdout.flush()  # the rows written before a query failed, then the error
         _fail(str(exc), EXIT_USAGE)
 
@@ -117,11 +120,13 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
               show_default=True,
               help="DuckDB's memory limit (e.g. 512MB, 2GB); beyond it DuckDB spills to a "
                    "temporary directory.")
-@click.option("--threads", type=click.IntRange(min=1), default=None,
-              help="DuckDB threads [default: the number of cores].")
+@click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
+              help=f"DuckDB threads, at most {MAX_THREADS} [default: the number of cores].")
 @click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
-              help="Run the per-file work on this Dask cluster (tcp://host:8786; default "
+              help="Run the per-file work on this Dask cluster (tcp://host:8786 or tls://; "
+                   "default "
                    "$DASK_SCHEDULER_ADDRESS, used with --parquet only); needs --parquet.")
+@wait_option
 @click.option("--timings", is_flag=True, help="Print the time of each step to stderr.")
 @click.option("-q", "--quiet", is_flag=True,
               help="Print nothing but warnings and errors (no progress display).")
@@ -143,6 +148,9 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
     if scheduler and not parquet and click.get_current_context().get_parameter_source(
             "scheduler") == click.core.ParameterSource.ENVIRONMENT:
         scheduler = None  # DASK_SCHEDULER_ADDRESS is for the loads a cluster can do
+    ctx = click.get_current_context()
+    scheduler = scheduler_address(ctx, next(p for p in ctx.command.params
+                                            if p.name == "scheduler"), scheduler)
 
     def show_step(step: str, seconds: float) -> None:
         click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
@@ -204,7 +212,7 @@ def _summary_options(grouped: bool, every: bool = False
 
 
 def _top_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
+    return click.option("--top", type=click.IntRange(0, MAX_ROWS), default=10, show_default=True,
                         help="Rows of every ranked list; 0 for all.")(fn)
 
 
@@ -277,10 +285,10 @@ def charts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, 
 @click.argument("sql")
 @_source_options
 @_format_option
-@click.option("--limit", type=click.IntRange(min=0), default=None,
+@click.option("--limit", type=click.IntRange(0, MAX_ROWS), default=None,
               help="Write at most this many rows.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-              metavar="SECONDS", help="Stop the query after this long (exit 2).")
+@click.option("--timeout", type=SECONDS, default=None, metavar="SECONDS",
+              help=f"Stop the query after this long, at most {MAX_SECONDS:g} (exit 2).")
 @config_option
 def query_command(sql: str, paths: tuple[str, ...], db: str | None, parquet: str | None,
                   fmt: str,

@@ -9,10 +9,12 @@ from pathlib import Path
 import click
 
 from quizkit.checks import runner
+from quizkit.checks.engine import WorkersError
 from quizkit.cluster.checking import ClusterError, checking
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, rule_options
+from quizkit.commands.wait_option import scheduler_address, wait_option
 from quizkit.commands.walk_options import stdin_option, walk_options
 from quizkit.inputs.limits import Limits
 from quizkit.inputs.sources import MissingPath
@@ -20,7 +22,9 @@ from quizkit.inputs.walk import PatternError
 from quizkit.model.schemas import KINDS
 from quizkit.reporters import REPORTERS
 from quizkit.reporters.text import COLOR_CHOICES
+from quizkit.settings.bounds import MAX_JOBS
 from quizkit.settings.config import SEVERITIES, resolve
+from quizkit.settings.waits import WaitTimeout
 
 
 @click.command()
@@ -38,8 +42,9 @@ from quizkit.settings.config import SEVERITIES, resolve
               help="Enum profile (TOML, from `quizkit enums infer`): values outside it are "
               "unknown-enum-value findings. Its [service] table names validation levels and "
               "entities for --format service.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes [default: the number of cores; 1 for stdin].")
+@click.option("-j", "--jobs", type=click.IntRange(1, MAX_JOBS), default=None,
+              help=f"Worker processes, at most {MAX_JOBS} [default: the number of cores; "
+                   "1 for stdin].")
 @click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
               help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
 @click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
@@ -48,8 +53,10 @@ from quizkit.settings.config import SEVERITIES, resolve
               help="List findings of this severity or worse in the text report (the rest are "
                    "counted in its summary line; --fail-on is separate).")
 @click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
-              help="Check the files on this Dask cluster (tcp://host:8786; default "
+              callback=scheduler_address,
+              help="Check the files on this Dask cluster (tcp://host:8786 or tls://; default "
                    "$DASK_SCHEDULER_ADDRESS); the workers read the inputs themselves.")
+@wait_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
 @progress_option
@@ -88,7 +95,7 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
             raise click.UsageError(f"no such file or directory: {exc}") from None
         except PatternError as exc:
             raise click.UsageError(str(exc)) from None
-        except ClusterError as exc:
+        except (ClusterError, WaitTimeout, WorkersError) as exc:
             click.echo(f"quizkit: error: {exc}", err=True)
             sys.exit(2)
     sys.exit(settings.exit_code(report))
