@@ -42,6 +42,7 @@ from quizkit.rules import REGISTRY
 from quizkit.rules.checks import RawFinding, Registry
 from quizkit.rules.facts import Below, Fact, Located, Place
 from quizkit.rules.navigate import DocumentFacts, versions_of
+from quizkit.settings.config import INPUT_PREFIX
 
 if TYPE_CHECKING:
     import multiprocessing.context
@@ -464,7 +465,7 @@ CheckMany = Callable[[list[Source], Options], Iterable[FileOutcome]]
 
 
 def _collect(sources: list[Source], options: Options, jobs: int, schemas: SchemaBook,
-             report: Report, facts: list[Located], deliver: Callable[[Finding], None],
+             report: Report, facts: list[Located], deliver: Callable[[Finding], bool],
              reporter: Reporter | None, on_file: Callable[[FileResult], None] | None,
              check_many: CheckMany | None = None) -> None:
     """Check every source; keep results and facts, deliver findings, in input order."""
@@ -475,8 +476,12 @@ def _collect(sources: list[Source], options: Options, jobs: int, schemas: Schema
         facts.extend(outcome.facts)
         if report.keep_findings:
             report.outlines.extend(outcome.outlines)
+        inputs_kept = False
         for finding in outcome.findings:
-            deliver(finding)
+            kept = deliver(finding)
+            inputs_kept = inputs_kept or (kept and finding.code.startswith(INPUT_PREFIX))
+        if not outcome.result.readable and not inputs_kept:
+            report.absorbed += 1  # the baseline held every input finding of the file
         if reporter is not None:
             reporter.file_done(outcome.result.path)
         if on_file is not None:
@@ -516,14 +521,16 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
                     keep_files=reporter is None or reporter.needs_files)
     facts: list[Located] = []
 
-    def deliver(finding: Finding) -> None:
+    def deliver(finding: Finding) -> bool:
+        """Report ``finding`` after the adjustments; whether it was kept."""
         if adjust is not None:
             finding = adjust(finding)
             if finding is None:
-                return
+                return False
         report.add(finding)
         if reporter is not None:
             reporter.finding(finding)
+        return True
 
     if reporter is not None:
         reporter.start()

@@ -8,17 +8,17 @@ from pathlib import Path
 
 import click
 
+from quizkit.catalog import exits
 from quizkit.checks import runner
 from quizkit.checks.engine import WorkersError
 from quizkit.cluster.checking import ClusterError, checking
+from quizkit.commands.exit_policy import input_errors
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, rule_options
 from quizkit.commands.wait_option import scheduler_address, wait_option
 from quizkit.commands.walk_options import stdin_option, walk_options
 from quizkit.inputs.limits import Limits
-from quizkit.inputs.sources import MissingPath
-from quizkit.inputs.walk import PatternError
 from quizkit.model.schemas import KINDS
 from quizkit.reporters import REPORTERS
 from quizkit.reporters.text import COLOR_CHOICES
@@ -75,8 +75,9 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
              write_baseline: Path | None) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
-    Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
-    error; 3 an input could not be read or parsed.
+    Exit codes (docs/cli.md): 0 clean; 1 findings at or above --fail-on; 2 usage or
+    configuration error, a path that does not exist; 3 an input could not be read or parsed
+    (unless the --baseline holds its finding).
     """
     with config_errors():
         settings = resolve(config_file, kind=kind, profile=profile, select=select,
@@ -85,17 +86,13 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
                            baseline=baseline_file,
                            write_baseline=write_baseline)
         try:
-            report = runner.run(paths, settings, format=fmt, output=output, reports=reports,
-                                color=color, show=show, quiet=quiet, verbose=verbose,
-                                progress=progress,
-                                notes=lambda line: click.echo(line, err=True),
-                                cluster=partial(checking, scheduler) if scheduler else None,
-                                stdin_format=stdin_format)
-        except MissingPath as exc:
-            raise click.UsageError(f"no such file or directory: {exc}") from None
-        except PatternError as exc:
-            raise click.UsageError(str(exc)) from None
+            with input_errors():
+                report = runner.run(
+                    paths, settings, format=fmt, output=output, reports=reports,
+                    color=color, show=show, quiet=quiet, verbose=verbose, progress=progress,
+                    notes=lambda line: click.echo(line, err=True),
+                    cluster=partial(checking, scheduler) if scheduler else None,
+                    stdin_format=stdin_format)
         except (ClusterError, WaitTimeout, WorkersError) as exc:
-            click.echo(f"quizkit: error: {exc}", err=True)
-            sys.exit(2)
+            exits.stop(str(exc), exits.USAGE)
     sys.exit(settings.exit_code(report))

@@ -168,9 +168,9 @@ def load_config(path: str | os.PathLike[str]) -> Settings:
     return settings_from_table(table, path, prefix)
 
 
-def _str_list(value: Any, name: str, where: str, accept_str: bool = True) -> tuple[str, ...]:
-    if accept_str and isinstance(value, str):
-        value = [value]
+def _str_list(value: Any, name: str, where: str) -> tuple[str, ...]:
+    """A list of strings; a lone string is the wrong type, as the docs say (a list of one
+    is written ``["name"]``)."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{name} in {where} must be an array of strings, "
                           f"not {type_name(value)}")
@@ -215,7 +215,7 @@ KEYS: dict[str, tuple[str, Callable[..., Any]]] = {
     "severity": ("severity", _rule_table),
     "fail-on": ("fail_on", _level),
     "per-path-ignores": ("per_path_ignores", _path_rules),
-    "exclude": ("exclude", lambda v, n, w: _str_list(v, n, w, accept_str=False)),
+    "exclude": ("exclude", _str_list),
     "include-hidden": ("include_hidden", _bool),
     "profile": ("profile", None),  # a path: relative to the file, see settings_from_table
 }
