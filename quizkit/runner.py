@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from quizkit import cluster, engine
 from quizkit import config as config_mod
 from quizkit.baseline import Baseline, Recorder
+from quizkit.cache import ResultCache
+from quizkit.cache import choose as choose_cache_dir
 from quizkit.config import ConfigError, ConfigSource, Rules, Settings
 from quizkit.enums import profile_from_table, read_profile
 from quizkit.findings import Report
@@ -120,7 +122,8 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
              reports: Sequence[str] = (), color: str = "auto", show: str = "info",
              quiet: bool = True, verbose: bool = False, progress: bool | None = None,
              reporter: Reporter | None = None, notes: Notes | None = None,
-             scheduler: str | None = None, schemas: SchemaBook | None = None) -> Report:
+             scheduler: str | None = None, schemas: SchemaBook | None = None,
+             cache_dir: str | os.PathLike[str] | None = None, no_cache: bool = False) -> Report:
     """Validate files, directories or ``s3://`` URLs (``-`` reads stdin) and return the
     :class:`Report`. ``scheduler`` (``tcp://host:8786``) checks the files on that Dask
     cluster (:mod:`quizkit.cluster`; the cross-file checks still run here).
@@ -136,15 +139,31 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
     ``schemas`` (:func:`schema_book`) keeps the compiled schemas between calls: without it
     each call compiles what it uses (about 2 ms; 20 ms when a document is invalid:
     docs/performance.md).
+
+    The result cache (docs/performance.md) is used when ``cache_dir`` or the configuration's
+    ``cache-dir`` names its directory: unlike the CLI, the API writes no cache in the current
+    directory unasked. ``no_cache=True`` turns it off.
     """
     s = config_mod.resolve(
         config, kind=kind, profile=profile, select=select, ignore=ignore, severity=severity,
         fail_on=fail_on, exclude=exclude, include_hidden=include_hidden, jobs=jobs,
         limits=limits_of(max_file_size, max_decompressed_size, max_depth),
-        baseline=baseline, write_baseline=write_baseline)
+        baseline=baseline, write_baseline=write_baseline, cache_dir=cache_dir)
     return run(paths, s, format=format, output=output, reports=reports, color=color,
                show=show, quiet=quiet, verbose=verbose, progress=progress, reporter=reporter,
-               notes=notes, scheduler=scheduler, stdin_format=stdin_format, schemas=schemas)
+               notes=notes, scheduler=scheduler, stdin_format=stdin_format, schemas=schemas,
+               cache=False if no_cache else None)
+
+
+def _result_cache(s: Settings, cache: bool | None, paths: list[str],
+                  say: Notes) -> ResultCache | None:
+    """The run's result cache, if it has one (``cache`` as :func:`run` takes it)."""
+    if cache is False or (cache is None and s.cache_dir is None):
+        return None
+    directory, warning = choose_cache_dir(s.cache_dir, paths)
+    if warning is not None:
+        say(warning)
+    return None if directory is None else ResultCache(directory, say)
 
 
 def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
@@ -154,12 +173,15 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         reporter: Reporter | None = None, notes: Notes | None = None,
         scheduler: str | None = None, stdin_format: str = "auto",
         schemas: SchemaBook | None = None,
-        check_many: engine.CheckMany | None = None) -> Report:
+        check_many: engine.CheckMany | None = None, cache: bool | None = None) -> Report:
     """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving);
     ``schemas``: compiled for the settings' profile (default: made for this run).
 
     ``check_many`` checks the files on a cluster already connected
     (:func:`quizkit.cluster.check_many`); ``scheduler`` connects to one.
+    ``cache``: ``True`` uses the result cache (in the settings' ``cache_dir``, else the
+    default place), ``None`` only when the settings name a directory, ``False`` never; a
+    run on a cluster is not cached.
     """
     sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
     loaded = read_profile_file(s.profile)
@@ -182,6 +204,9 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"))
     opened = open_reporters(format, output, reports, options=view, progress=progress_line) \
         if writing else nullcontext(reporter)
+    say = notes or (lambda _line: None)
+    results = None if scheduler or check_many is not None else \
+        _result_cache(s, cache, path_list(paths), say)
     with ExitStack() as stack:
         stack.enter_context(progress_line)  # the line is erased however the run ends
         if scheduler:  # before any output is opened: an unreachable cluster writes nothing
@@ -191,8 +216,7 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
             configure_service(target, names=loaded.service)
         report = engine.run(sources, options, reporter=target, jobs=s.jobs, adjust=adjust,
                             on_file=progress_line.on_file, check_many=check_many,
-                            schemas=schemas)
-    say = notes or (lambda _line: None)
+                            schemas=schemas, cache=results)
     if recorder is not None:
         recorder.write()
         n = sum(recorder.counts.values())
