@@ -217,6 +217,10 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         report = engine.run(sources, options, reporter=target, jobs=s.jobs, adjust=adjust,
                             on_file=progress_line.on_file, check_many=check_many,
                             schemas=schemas, cache=results)
+    if verbose and results is not None:
+        hits = results.counts["hit"]
+        say(f"result cache: {hits} of {hits + results.counts['miss']} files unchanged since "
+            f"their last check, in {results.directory}")
     if recorder is not None:
         recorder.write()
         n = sum(recorder.counts.values())

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -80,19 +81,19 @@ class ResultCache:
     """
 
     def __init__(self, directory: str | os.PathLike[str], warn: Callable[[str], None],
-                 key: str = "") -> None:
+                 key: str = "", counts: Counter[str] | None = None) -> None:
         self.directory = Path(directory)
         self.key = key
         self.folder = self.directory / key
         self._warn = warn
         self._writable = True
         self._made: set[Path] = set()
-        self.hits = 0
-        self.misses = 0
+        #: ``hit`` and ``miss`` lookups, shared with the caches :meth:`for_run` makes.
+        self.counts: Counter[str] = Counter() if counts is None else counts
 
     def for_run(self, options: Any) -> ResultCache:
         """This cache for a run with the engine's ``options``."""
-        return ResultCache(self.directory, self._warn, run_key(options))
+        return ResultCache(self.directory, self._warn, run_key(options), self.counts)
 
     def _entry(self, source: Source) -> Path:
         name = xxhash.xxh3_128_hexdigest(
@@ -105,10 +106,7 @@ class ResultCache:
         """The cached outcome of ``source`` if its entry is sound and the input unchanged,
         else ``None`` (a corrupt or foreign entry is a miss, replaced after the check)."""
         found = self._lookup(source, limits, outcome_type) if cacheable(source) else None
-        if found is None:
-            self.misses += 1
-        else:
-            self.hits += 1
+        self.counts["miss" if found is None else "hit"] += 1
         return found
 
     def _lookup(self, source: Source, limits: Limits, outcome_type: type) -> Any | None:
