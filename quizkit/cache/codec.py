@@ -172,13 +172,14 @@ def _read_finding(v: Any, path: str) -> Finding:
 def _read_fact(v: Any, path: str) -> Located:
     pointer, record, line, column, snippet, name, *values = v
     cls, fields = FACTS[name]
-    if type(pointer) is not str or fields is None or len(values) != len(fields):
+    if (fields is None or len(values) != len(fields) or type(pointer) is not str
+            or not (record is None or type(record) is int)
+            or not (line is None or type(line) is int)
+            or not (column is None or type(column) is int)):
         _bad()
-    fact = cls(*(read(x) for (_, read), x in zip(fields, values, strict=True)))
-    place = Place(path, record, pointer, line, column, _read_snippet(snippet))
-    if not (record is None or type(record) is int) or not (line is None or type(line) is int) \
-            or not (column is None or type(column) is int):
-        _bad()
+    fact = cls._make([field[1](x) for field, x in zip(fields, values, strict=True)])
+    place = Place(path, record, pointer, line, column,
+                  None if snippet is None else _read_snippet(snippet))
     return Located(place, fact)
 
 

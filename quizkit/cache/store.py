@@ -95,9 +95,10 @@ class ResultCache:
         """This cache for a run with the engine's ``options``."""
         return ResultCache(self.directory, self._warn, run_key(options), self.counts)
 
-    def _entry(self, source: Source) -> Path:
+    def _entry(self, path: str, display: str) -> Path:
+        """The entry file of the input at ``path`` (absolute) shown as ``display``."""
         name = xxhash.xxh3_128_hexdigest(
-            f"{os.path.abspath(source.path)}\0{source.display}".encode("utf-8", "surrogateescape"))
+            f"{path}\0{display}".encode("utf-8", "surrogateescape"))
         return self.folder / name[:2] / name[2:]
 
     # --- reading --------------------------------------------------------------------------
@@ -110,13 +111,13 @@ class ResultCache:
         return found
 
     def _lookup(self, source: Source, limits: Limits, outcome_type: type) -> Any | None:
-        entry_file = self._entry(source)
+        path, display = os.path.abspath(source.path), source.display
+        entry_file = self._entry(path, display)
         try:
             entry = orjson.loads(entry_file.read_bytes())
             if (type(entry) is not dict or entry.get("magic") != MAGIC
-                    or entry.get("run") != self.key
-                    or entry.get("path") != os.path.abspath(source.path)
-                    or entry.get("display") != source.display):
+                    or entry.get("run") != self.key or entry.get("path") != path
+                    or entry.get("display") != display):
                 return None
             recorded = _read_stamp(entry.get("stamp"))
             outcome = codec.decode(entry.get("outcome"), outcome_type)
@@ -150,10 +151,10 @@ class ResultCache:
             written = codec.encode(outcome)
         except codec.BadEntry:  # an outcome this version cannot write: checked every time
             return
-        entry = {"magic": MAGIC, "format": FORMAT, "run": self.key,
-                 "path": os.path.abspath(source.path), "display": source.display,
-                 "stamp": _stamp_json(stamp), "outcome": written}
-        self._write(self._entry(source), entry)
+        path, display = os.path.abspath(source.path), source.display
+        entry = {"magic": MAGIC, "format": FORMAT, "run": self.key, "path": path,
+                 "display": display, "stamp": _stamp_json(stamp), "outcome": written}
+        self._write(self._entry(path, display), entry)
 
     def _write(self, entry_file: Path, entry: dict) -> None:
         if not self._writable:
