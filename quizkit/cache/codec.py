@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from quizkit.findings import FileResult, Finding, Severity, Snippet
+from quizkit.catalog.findings import FileResult, Finding, Severity, Snippet
+from quizkit.reporters.service_blocks import Outline
 from quizkit.rules.facts import Fact, Located, Place
-from quizkit.service import Outline
 
 
 class BadEntry(Exception):

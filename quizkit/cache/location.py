@@ -13,8 +13,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from quizkit import remote
-from quizkit.sources import STDIN
+from quizkit.inputs import remote
+from quizkit.inputs.sources import STDIN
 
 DEFAULT_NAME = ".quizkit_cache"
 

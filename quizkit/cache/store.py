@@ -27,11 +27,11 @@ from typing import Any
 import orjson
 import xxhash
 
-from quizkit import remote
 from quizkit.cache import codec, stamps
 from quizkit.cache.stamps import Stamp
-from quizkit.limits import Limits
-from quizkit.sources import ReadError, Source
+from quizkit.inputs import remote
+from quizkit.inputs.limits import Limits
+from quizkit.inputs.sources import ReadError, Source
 from quizkit.version import __version__
 
 #: The format of entries; a change makes every older entry foreign (a miss).
