@@ -57,6 +57,10 @@ from quizkit.settings.waits import WaitTimeout
               help="Check the files on this Dask cluster (tcp://host:8786 or tls://; default "
                    "$DASK_SCHEDULER_ADDRESS); the workers read the inputs themselves.")
 @wait_option
+@click.option("--cache-dir", envvar="QUIZKIT_CACHE_DIR", type=click.Path(),
+              help="Keep the result cache here [default: $QUIZKIT_CACHE_DIR, else the "
+                   "config's cache-dir, else .quizkit_cache in the current directory].")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
 @progress_option
@@ -68,7 +72,8 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
              fail_on: str | None, exclude: tuple[str, ...], include_hidden: bool,
              stdin_format: str, profile: str | None,
              jobs: int | None, reports: tuple[str, ...], color: str, show: str,
-             scheduler: str | None, quiet: bool, verbose: bool, progress: bool | None,
+             scheduler: str | None, cache_dir: str | None, no_cache: bool, quiet: bool,
+             verbose: bool, progress: bool | None,
              limits: Limits,
              config_file: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
              severity: tuple[str, ...], baseline_file: Path | None,
@@ -84,7 +89,7 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
                            ignore=ignore, severity=severity, fail_on=fail_on, exclude=exclude,
                            include_hidden=include_hidden, jobs=jobs, limits=limits,
                            baseline=baseline_file,
-                           write_baseline=write_baseline)
+                           write_baseline=write_baseline, cache_dir=cache_dir)
         try:
             with input_errors():
                 report = runner.run(
@@ -92,7 +97,7 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
                     color=color, show=show, quiet=quiet, verbose=verbose, progress=progress,
                     notes=lambda line: click.echo(line, err=True),
                     cluster=partial(checking, scheduler) if scheduler else None,
-                    stdin_format=stdin_format)
+                    stdin_format=stdin_format, cache=not no_cache)
         except (ClusterError, WaitTimeout, WorkersError) as exc:
             exits.stop(str(exc), exits.USAGE)
     sys.exit(settings.exit_code(report))

@@ -70,6 +70,9 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     baseline: Path | None = None
     write_baseline: Path | None = None
+    #: The result cache's directory (a config file's is relative to the file; ``None``: the
+    #: default, see quizkit.cache.location).
+    cache_dir: str | None = None
     #: The config file the settings came from.
     source: Path | None = None
 
@@ -218,6 +221,7 @@ KEYS: dict[str, tuple[str, Callable[..., Any]]] = {
     "exclude": ("exclude", _str_list),
     "include-hidden": ("include_hidden", _bool),
     "profile": ("profile", None),  # a path: relative to the file, see settings_from_table
+    "cache-dir": ("cache_dir", None),
 }
 
 
@@ -293,7 +297,8 @@ def resolve(config: ConfigSource = None, *, select: Rules | None = None,
             kind: str | None = None,
             jobs: int | None = None, limits: Limits | None = None,
             baseline: str | os.PathLike[str] | None = None,
-            write_baseline: str | os.PathLike[str] | None = None) -> Settings:
+            write_baseline: str | os.PathLike[str] | None = None,
+            cache_dir: str | os.PathLike[str] | None = None) -> Settings:
     """The settings of one run: the config (given, found or none), then these options.
 
     Raises :class:`ConfigError` naming the first problem (an unknown rule or level, a bad
@@ -331,6 +336,8 @@ def resolve(config: ConfigSource = None, *, select: Rules | None = None,
         changes["baseline"] = Path(baseline)
     if write_baseline is not None:
         changes["write_baseline"] = Path(write_baseline)
+    if cache_dir is not None:
+        changes["cache_dir"] = os.fspath(cache_dir)
     settings = replace(base, **changes)
     if settings.baseline is not None and settings.write_baseline is not None:
         raise ConfigError("--baseline and --write-baseline cannot be combined "
