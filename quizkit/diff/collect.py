@@ -1,0 +1,120 @@
+"""Exports → one row per record in the diff's work database: key, place and a digest.
+
+Only what the comparison needs travels into DuckDB: each record's table, key, parent and
+place in the parent's array, where it was read (file, document, pointer), its rank among
+copies of itself, and an XXH3 digest of its canonical JSON (keys sorted, no whitespace), so
+key order and formatting are never a difference. The bodies stay in the files: the few
+records a report shows are read again there (:mod:`quizkit.diff.detail`). Rows are written
+a batch at a time, so memory does not grow with the exports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import duckdb
+import orjson
+import xxhash
+
+from quizkit.diff.records import MEASURES, Record, records
+from quizkit.documents import Skipped, iter_documents
+from quizkit.sources import Source
+
+#: Rows written to DuckDB at a time.
+BATCH_ROWS = 50_000
+
+COLUMNS = {"side": "TINYINT", "tbl": "VARCHAR", "key": "VARCHAR", "parent": "VARCHAR",
+           "idx": "BIGINT", "rank": "INTEGER", "file": "VARCHAR", "doc_no": "BIGINT",
+           "record": "BIGINT", "pointer": "VARCHAR", "hash": "UBIGINT",
+           **{m: "BIGINT" for m in MEASURES}, "body": "VARCHAR"}
+
+
+def create(con: duckdb.DuckDBPyConnection) -> None:
+    """The work table of records of both sides."""
+    cols = ", ".join(f"{name} {kind}" for name, kind in COLUMNS.items())
+    con.execute(f"CREATE TABLE records ({cols})")
+
+
+def canonical(value: Any) -> bytes:
+    """The canonical JSON of a value: sorted keys, compact (big integers kept exactly)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer beyond 64 bits
+        return json.dumps(value, sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False).encode()
+
+
+def digest(value: Any) -> int:
+    return xxhash.xxh3_64_intdigest(canonical(value))
+
+
+def _rows(side: int, sources: Iterable[Source], skipped: Skipped,
+          relative: dict[str, str]) -> Iterator[list[Any]]:
+    for doc_no, (path, line, kind, doc) in enumerate(iter_documents(sources, skipped), 1):
+        where = relative.get(path, path)
+        anonymous = where if line is None else f"{where}:{line}"
+        for rec in _expand(kind, doc, anonymous):
+            yield [side, rec.table, rec.key, rec.parent, rec.index, rec.rank, path, doc_no,
+                   line, rec.pointer, digest(rec.body),
+                   *(rec.measures or (None,) * len(MEASURES)), None]
+
+
+def _expand(kind: str, doc: Any, anonymous: str) -> Iterator[Record]:
+    """A document's records; a top-level array of whole documents gives each one's."""
+    if kind == "version-list" and isinstance(doc, list) and doc and all(
+            isinstance(d, dict) and "versions" in d for d in doc):
+        from quizkit.kinds import detect_kind
+        for i, element in enumerate(doc):
+            element_kind = detect_kind(element)
+            if element_kind is not None:
+                for rec in records(element_kind, element, f"{anonymous}#/{i}"):
+                    yield Record(rec.table, rec.key, f"/{i}{rec.pointer}", rec.body, rec.rank,
+                                 rec.parent, rec.index, rec.measures)
+        return
+    yield from records(kind, doc, anonymous)
+
+
+def collect(con: duckdb.DuckDBPyConnection, side: int, sources: list[Source],
+            skipped: Skipped, work: str) -> None:
+    """Every record of ``sources`` into the table ``records`` as ``side`` (0 old, 1 new);
+    what could not be read goes to ``skipped``. ``work`` is a private directory for the
+    batches on their way into DuckDB."""
+    relative = _relative_names(sources)
+    batch: list[list[Any]] = []
+    staging = os.path.join(work, f"side{side}.jsonl")
+    for row in _rows(side, sources, skipped, relative):
+        batch.append(row)
+        if len(batch) >= BATCH_ROWS:
+            insert(con, batch, staging)
+            batch = []
+    if batch:
+        insert(con, batch, staging)
+
+
+def insert(con: duckdb.DuckDBPyConnection, batch: list[list[Any]], staging: str) -> None:
+    names = list(COLUMNS)
+    with open(staging, "wb") as fh:
+        for row in batch:
+            fh.write(orjson.dumps(dict(zip(names, row, strict=True))))
+            fh.write(b"\n")
+    columns = "{" + ", ".join(f"'{n}': '{t}'" for n, t in COLUMNS.items()) + "}"
+    con.execute(f"INSERT INTO records SELECT * FROM read_json(?, format = 'newline_delimited', "
+                f"columns = {columns})", [staging])
+
+
+def _relative_names(sources: list[Source]) -> dict[str, str]:
+    """Each source's path relative to the inputs' common directory (keys for records that
+    have no id of their own, so the same file in two trees is the same record)."""
+    paths = [s.display for s in sources]
+    if not paths:
+        return {}
+    try:
+        root = os.path.commonpath([os.path.abspath(p) for p in paths])
+    except ValueError:
+        return {}
+    if len(paths) == 1:
+        root = os.path.dirname(root)
+    return {p: os.path.relpath(os.path.abspath(p), root) for p in paths}
