@@ -3,8 +3,9 @@
 A record nested in another is its own record: a package's body leaves out its versions,
 categories and author (each a record of its own), a version's body its rounds, themes,
 questions and steps, a game's its history. What is left is compared as JSON values, key
-order aside (an entity's ``versionId``, its parent's key, aside too). Each nested record remembers its parent's key and its place in the parent's
-array, so a record whose only change is that place is told apart (``moved``).
+order aside (an entity's ``versionId``, its parent's key, aside too). Each nested record
+remembers its parent's key and its place in the parent's array, so a record whose only
+change is that place is told apart (``moved``).
 
 When one side holds a record several times (a version in its package and in a version
 file), the richer document wins as in ``quizkit load``: ``package-full``, then

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,8 +69,8 @@ class Threshold:
         return _OPS[self.op](n, self.value)
 
 
-_OPS = {">": float.__gt__, ">=": float.__ge__, "<": float.__lt__, "<=": float.__le__,
-        "==": float.__eq__, "!=": float.__ne__}
+_OPS = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le,
+        "==": operator.eq, "!=": operator.ne}
 _THRESHOLD = re.compile(r"^\s*(\w+)\.(\w+)\s*(>=|<=|==|!=|>|<)\s*(\d+(?:\.\d+)?)\s*(%?)\s*$")
 
 
