@@ -79,7 +79,6 @@ __all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigErr
 CLI_RENAMES: dict[tuple[str, str], str] = {
     ("validate", "report"): "reports",
     ("diff", "report"): "reports",
-    ("diff", "fmt"): "format",
     ("rules", "rule_id"): "rule",
     ("schema list", "all"): "records",
     ("schema editor", "match"): "matches",
