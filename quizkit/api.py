@@ -46,7 +46,9 @@ from quizkit.analysis.query import query as run_query
 from quizkit.analysis.sections import Section
 from quizkit.analysis.summary_output import summary_text, write_charts
 from quizkit.config import ConfigError, ConfigSource
+from quizkit.diff import output as diff_output
 from quizkit.diff.result import DiffResult
+from quizkit.diff.run import diff as run_diff
 from quizkit.documents import Skipped, iter_documents
 from quizkit.editor import editor_settings
 from quizkit.engine import CheckMany
@@ -361,9 +363,6 @@ def diff(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
     ``memory_limit`` and ``threads`` are DuckDB's; ``exclude`` and ``include_hidden`` are
     the walk's; ``notes`` hears of exclude patterns that matched nothing.
     """
-    from quizkit.diff import output as diff_output
-    from quizkit.diff.run import diff as run_diff
-
     old, new = os.fspath(old), os.fspath(new)
     writing = format is not None or output is not None or bool(reports)
     specs = diff_output.plan(format, None if output is None else os.fspath(output), reports,

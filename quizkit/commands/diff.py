@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from quizkit import api
 from quizkit.commands.walk_options import walk_options
 from quizkit.config import ConfigError
 from quizkit.diff.compare import CHANGES
@@ -48,8 +49,6 @@ def diff_command(old: str, new: str, fmt: str, output: str | None, reports: tupl
     Exit codes (as diff(1)): 0 no difference; 1 differences (see --fail-on, --fail-if);
     2 usage error; 3 an input could not be read (the rest is still compared and reported).
     """
-    from quizkit import api
-
     try:
         result = api.diff(old, new, format=fmt, output=output, reports=reports, color=color,
                           fail_on=fail_on, fail_if=fail_if, memory_limit=memory_limit,

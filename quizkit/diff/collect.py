@@ -21,6 +21,7 @@ import xxhash
 
 from quizkit.diff.records import MEASURES, Record, records
 from quizkit.documents import Skipped, iter_documents
+from quizkit.kinds import detect_kind
 from quizkit.sources import Source
 
 #: Rows written to DuckDB at a time.
@@ -66,7 +67,6 @@ def _expand(kind: str, doc: Any, anonymous: str) -> Iterator[Record]:
     """A document's records; a top-level array of whole documents gives each one's."""
     if kind == "version-list" and isinstance(doc, list) and doc and all(
             isinstance(d, dict) and "versions" in d for d in doc):
-        from quizkit.kinds import detect_kind
         for i, element in enumerate(doc):
             element_kind = detect_kind(element)
             if element_kind is not None:
