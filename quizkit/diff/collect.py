@@ -82,19 +82,24 @@ def collect(con: duckdb.DuckDBPyConnection, side: int, sources: list[Source],
     """Every record of ``sources`` into the table ``records`` as ``side`` (0 old, 1 new);
     what could not be read goes to ``skipped``. ``work`` is a private directory for the
     batches on their way into DuckDB."""
-    relative = _relative_names(sources)
+    store(con, _rows(side, sources, skipped, _relative_names(sources)),
+          os.path.join(work, f"side{side}.jsonl"))
+
+
+def store(con: duckdb.DuckDBPyConnection, rows: Iterable[list[Any]], staging: str) -> None:
+    """``rows`` (values of :data:`COLUMNS`) into ``records``, :data:`BATCH_ROWS` at a time
+    through the file ``staging``."""
     batch: list[list[Any]] = []
-    staging = os.path.join(work, f"side{side}.jsonl")
-    for row in _rows(side, sources, skipped, relative):
+    for row in rows:
         batch.append(row)
         if len(batch) >= BATCH_ROWS:
-            insert(con, batch, staging)
+            _insert(con, batch, staging)
             batch = []
     if batch:
-        insert(con, batch, staging)
+        _insert(con, batch, staging)
 
 
-def insert(con: duckdb.DuckDBPyConnection, batch: list[list[Any]], staging: str) -> None:
+def _insert(con: duckdb.DuckDBPyConnection, batch: list[list[Any]], staging: str) -> None:
     names = list(COLUMNS)
     with open(staging, "wb") as fh:
         for row in batch:

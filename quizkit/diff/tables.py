@@ -23,7 +23,7 @@ from quizkit.analysis.dataset import open_dataset
 from quizkit.analysis.export import table_names
 from quizkit.analysis.load import load
 from quizkit.analysis.tables import BY_NAME
-from quizkit.diff.collect import BATCH_ROWS, insert
+from quizkit.diff.collect import BATCH_ROWS, store
 from quizkit.diff.records import MEASURES, TABLES
 from quizkit.runner import settings
 
@@ -71,18 +71,9 @@ def collect(con: duckdb.DuckDBPyConnection, side: int, path: str, work: str, *,
         present = set(table_names(source)) or {
             r[0] for r in source.execute("SELECT view_name FROM duckdb_views() "
                                          "WHERE NOT internal").fetchall()}
-        staging = os.path.join(work, f"side{side}.jsonl")
-        batch: list[list[Any]] = []
-        for table in TABLES:
-            if table not in present:
-                continue
-            for row in _rows(source, side, table, path):
-                batch.append(row)
-                if len(batch) >= BATCH_ROWS:
-                    insert(con, batch, staging)
-                    batch = []
-        if batch:
-            insert(con, batch, staging)
+        rows = (row for table in TABLES if table in present
+                for row in _rows(source, side, table, path))
+        store(con, rows, os.path.join(work, f"side{side}.jsonl"))
     return problems
 
 
