@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import duckdb
@@ -21,6 +22,7 @@ import xxhash
 
 from quizkit.diff.records import MEASURES, Record, records
 from quizkit.documents import Skipped, iter_documents
+from quizkit.interrupts import worker_started
 from quizkit.kinds import detect_kind
 from quizkit.sources import Source
 
@@ -78,12 +80,66 @@ def _expand(kind: str, doc: Any, anonymous: str) -> Iterator[Record]:
 
 
 def collect(con: duckdb.DuckDBPyConnection, side: int, sources: list[Source],
-            skipped: Skipped, work: str) -> None:
+            skipped: Skipped, work: str, jobs: int | None = None) -> None:
     """Every record of ``sources`` into the table ``records`` as ``side`` (0 old, 1 new);
     what could not be read goes to ``skipped``. ``work`` is a private directory for the
-    batches on their way into DuckDB."""
-    store(con, _rows(side, sources, skipped, _relative_names(sources)),
-          os.path.join(work, f"side{side}.jsonl"))
+    batches on their way into DuckDB. ``jobs`` processes read parts of the sources (default:
+    the number of cores); each writes its rows to staging files, inserted in order here."""
+    relative = _relative_names(sources)
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(sources) // 16 or 1))
+    size = -(-len(sources) // (jobs * 4)) if sources else 1
+    parts = [(side, sources[i:i + size], {s.display: relative.get(s.display, s.display)
+                                          for s in sources[i:i + size]},
+              i * DOCS_PER_SOURCE, os.path.join(work, f"side{side}-{i}"))
+             for i in range(0, len(sources), size)]
+    if jobs == 1:
+        done = map(_part, parts)
+        _gather(con, done, skipped)
+        return
+    with ProcessPoolExecutor(jobs, initializer=worker_started) as pool:
+        _gather(con, pool.map(_part, parts), skipped)
+
+
+#: Document numbers reserved per source (a later document of a side wins a tie).
+DOCS_PER_SOURCE = 1 << 32
+
+_Part = tuple[int, list[Source], dict[str, str], int, str]
+
+
+def _part(part: _Part) -> tuple[list[str], Skipped]:
+    """One part of a side's sources read into staging files (run in a worker)."""
+    side, sources, relative, offset, prefix = part
+    skipped = Skipped()
+    files: list[str] = []
+    batch: list[bytes] = []
+    names = list(COLUMNS)
+
+    def flush() -> None:
+        path = f"{prefix}-{len(files)}.jsonl"
+        with open(path, "wb") as fh:
+            fh.write(b"".join(batch))
+        files.append(path)
+        batch.clear()
+
+    for row in _rows(side, sources, skipped, relative):
+        row[7] += offset
+        batch.append(orjson.dumps(dict(zip(names, row, strict=True))) + b"\n")
+        if len(batch) >= BATCH_ROWS:
+            flush()
+    if batch:
+        flush()
+    return files, skipped
+
+
+def _gather(con: duckdb.DuckDBPyConnection, done: Iterable[tuple[list[str], Skipped]],
+            skipped: Skipped) -> None:
+    for files, part_skipped in done:
+        for path in files:
+            _read_staged(con, path)
+            os.unlink(path)
+        skipped.unreadable += part_skipped.unreadable
+        skipped.unparseable += part_skipped.unparseable
+        skipped.unknown_kind += part_skipped.unknown_kind
 
 
 def store(con: duckdb.DuckDBPyConnection, rows: Iterable[list[Any]], staging: str) -> None:
@@ -105,9 +161,13 @@ def _insert(con: duckdb.DuckDBPyConnection, batch: list[list[Any]], staging: str
         for row in batch:
             fh.write(orjson.dumps(dict(zip(names, row, strict=True))))
             fh.write(b"\n")
+    _read_staged(con, staging)
+
+
+def _read_staged(con: duckdb.DuckDBPyConnection, path: str) -> None:
     columns = "{" + ", ".join(f"'{n}': '{t}'" for n, t in COLUMNS.items()) + "}"
     con.execute(f"INSERT INTO records SELECT * FROM read_json(?, format = 'newline_delimited', "
-                f"columns = {columns})", [staging])
+                f"columns = {columns})", [path])
 
 
 def _relative_names(sources: list[Source]) -> dict[str, str]:
