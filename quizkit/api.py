@@ -348,6 +348,7 @@ def diff(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
          reports: Sequence[str] = (), color: str = "never",
          fail_on: Iterable[str] | str | None = None, fail_if: Iterable[str] = (),
          memory_limit: str | None = None, threads: int | None = None,
+         jobs: int | None = None, scheduler: str | None = None,
          exclude: Iterable[str] = (), include_hidden: bool = False,
          notes: Callable[[str], None] | None = None) -> DiffResult:
     """What changed from the export ``old`` to ``new`` (``quizkit diff``): each a file, a
@@ -360,8 +361,10 @@ def diff(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
     decide what counts as different. With ``format`` (``text``, ``json``, ``jsonl``,
     ``markdown``, ``html``) and ``output`` or ``reports`` (``FORMAT:PATH``), the reports
     are also written, as ``validate`` writes them (``output=None``: standard output).
-    ``memory_limit`` and ``threads`` are DuckDB's; ``exclude`` and ``include_hidden`` are
-    the walk's; ``notes`` hears of exclude patterns that matched nothing.
+    ``memory_limit`` and ``threads`` are DuckDB's; ``jobs`` processes read the exports
+    (default: one per core), or with ``scheduler`` (``tcp://host:8786``) the workers of that
+    Dask cluster; ``exclude`` and ``include_hidden`` are the walk's; ``notes`` hears of
+    exclude patterns that matched nothing.
     """
     old, new = os.fspath(old), os.fspath(new)
     writing = format is not None or output is not None or bool(reports)
@@ -369,7 +372,7 @@ def diff(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
                              [old, new]) if writing else []
     result = run_diff(old, new, exclude=exclude, include_hidden=include_hidden,
                       fail_on=fail_on, fail_if=fail_if, memory_limit=memory_limit,
-                      threads=threads, notes=notes)
+                      threads=threads, jobs=jobs, scheduler=scheduler, notes=notes)
     diff_output.write(result, specs, color=color)
     return result
 

@@ -7,6 +7,7 @@ import sys
 import click
 
 from quizkit import api
+from quizkit.cluster import ClusterError
 from quizkit.commands.walk_options import walk_options
 from quizkit.config import ConfigError
 from quizkit.diff.compare import CHANGES
@@ -38,10 +39,16 @@ from quizkit.walk import PatternError
 @click.option("--memory-limit", metavar="SIZE",
               help="DuckDB's memory limit for the comparison (e.g. 1GB) [default: load's].")
 @click.option("--threads", type=click.IntRange(min=1), help="DuckDB threads.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Processes reading the exports [default: the number of cores].")
+@click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
+              help="Read both exports on this Dask cluster (tcp://host:8786; default "
+                   "$DASK_SCHEDULER_ADDRESS); the workers read the inputs themselves.")
 @walk_options
 def diff_command(old: str, new: str, fmt: str, output: str | None, reports: tuple[str, ...],
                  color: str, fail_on: str | None, fail_if: tuple[str, ...],
-                 memory_limit: str | None, threads: int | None, exclude: tuple[str, ...],
+                 memory_limit: str | None, threads: int | None, jobs: int | None,
+                 scheduler: str | None, exclude: tuple[str, ...],
                  include_hidden: bool) -> None:
     """Compare two exports OLD and NEW (files, directories, s3:// URLs, a .duckdb file from
     `quizkit load` or a Parquet dataset folder), record by record.
@@ -52,10 +59,14 @@ def diff_command(old: str, new: str, fmt: str, output: str | None, reports: tupl
     try:
         result = api.diff(old, new, format=fmt, output=output, reports=reports, color=color,
                           fail_on=fail_on, fail_if=fail_if, memory_limit=memory_limit,
-                          threads=threads, exclude=exclude, include_hidden=include_hidden,
+                          threads=threads, jobs=jobs, scheduler=scheduler, exclude=exclude,
+                          include_hidden=include_hidden,
                           notes=lambda line: click.echo(line, err=True))
     except MissingPath as exc:
         raise click.UsageError(f"no such file or directory: {exc}") from None
     except (ConfigError, ReportSpecError, PatternError) as exc:
         raise click.UsageError(str(exc)) from None
+    except ClusterError as exc:
+        click.echo(f"quizkit: error: {exc}", err=True)
+        sys.exit(2)
     sys.exit(result.exit_code)

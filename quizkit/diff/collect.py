@@ -20,6 +20,7 @@ import duckdb
 import orjson
 import xxhash
 
+from quizkit import cluster
 from quizkit.diff.records import MEASURES, Record, records
 from quizkit.documents import Skipped, iter_documents
 from quizkit.interrupts import worker_started
@@ -80,62 +81,87 @@ def _expand(kind: str, doc: Any, anonymous: str) -> Iterator[Record]:
 
 
 def collect(con: duckdb.DuckDBPyConnection, side: int, sources: list[Source],
-            skipped: Skipped, work: str, jobs: int | None = None) -> None:
+            skipped: Skipped, work: str, jobs: int | None = None,
+            client: Any | None = None) -> None:
     """Every record of ``sources`` into the table ``records`` as ``side`` (0 old, 1 new);
     what could not be read goes to ``skipped``. ``work`` is a private directory for the
-    batches on their way into DuckDB. ``jobs`` processes read parts of the sources (default:
-    the number of cores); each writes its rows to staging files, inserted in order here."""
+    batches on their way into DuckDB.
+
+    ``jobs`` processes read parts of the sources (default: the number of cores), each
+    writing its rows to staging files inserted here in order. With ``client`` (a Dask
+    client), the cluster's workers read the parts themselves and send back only the rows.
+    """
     relative = _relative_names(sources)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(sources) // 16 or 1))
-    size = -(-len(sources) // (jobs * 4)) if sources else 1
+    size = CLUSTER_PART if client is not None else -(-len(sources) // (jobs * 4)) or 1
     parts = [(side, sources[i:i + size], {s.display: relative.get(s.display, s.display)
                                           for s in sources[i:i + size]},
               i * DOCS_PER_SOURCE, os.path.join(work, f"side{side}-{i}"))
              for i in range(0, len(sources), size)]
-    if jobs == 1:
-        done = map(_part, parts)
-        _gather(con, done, skipped)
-        return
-    with ProcessPoolExecutor(jobs, initializer=worker_started) as pool:
-        _gather(con, pool.map(_part, parts), skipped)
+    if client is not None:
+        staged = (( [_staged_bytes(data, prefix)], part_skipped)
+                  for (data, part_skipped), (*_, prefix) in
+                  zip(cluster.ordered(client, part_rows, parts), parts, strict=True))
+        _gather(con, staged, skipped)
+    elif jobs == 1:
+        _gather(con, map(_part, parts), skipped)
+    else:
+        with ProcessPoolExecutor(jobs, initializer=worker_started) as pool:
+            _gather(con, pool.map(_part, parts), skipped)
 
 
 #: Document numbers reserved per source (a later document of a side wins a tie).
 DOCS_PER_SOURCE = 1 << 32
+#: Sources in one task on a cluster (its rows come back in one message).
+CLUSTER_PART = 256
 
 _Part = tuple[int, list[Source], dict[str, str], int, str]
 
 
+def _lines(part: _Part, skipped: Skipped) -> Iterator[bytes]:
+    """The rows of one part of a side's sources, as JSON lines for ``read_json``."""
+    side, sources, relative, offset, _prefix = part
+    names = list(COLUMNS)
+    for row in _rows(side, sources, skipped, relative):
+        row[7] += offset
+        yield orjson.dumps(dict(zip(names, row, strict=True))) + b"\n"
+
+
 def _part(part: _Part) -> tuple[list[str], Skipped]:
-    """One part of a side's sources read into staging files (run in a worker)."""
-    side, sources, relative, offset, prefix = part
+    """One part of a side's sources read into staging files (run in a local worker)."""
     skipped = Skipped()
     files: list[str] = []
     batch: list[bytes] = []
-    names = list(COLUMNS)
-
-    def flush() -> None:
-        path = f"{prefix}-{len(files)}.jsonl"
-        with open(path, "wb") as fh:
-            fh.write(b"".join(batch))
-        files.append(path)
-        batch.clear()
-
-    for row in _rows(side, sources, skipped, relative):
-        row[7] += offset
-        batch.append(orjson.dumps(dict(zip(names, row, strict=True))) + b"\n")
+    for line in _lines(part, skipped):
+        batch.append(line)
         if len(batch) >= BATCH_ROWS:
-            flush()
+            files.append(_staged_bytes(b"".join(batch), f"{part[4]}-{len(files)}"))
+            batch.clear()
     if batch:
-        flush()
+        files.append(_staged_bytes(b"".join(batch), f"{part[4]}-{len(files)}"))
     return files, skipped
+
+
+def part_rows(part: _Part) -> tuple[bytes, Skipped]:
+    """One part of a side's sources, read on a cluster's worker: its rows and what could not
+    be read (never the documents themselves)."""
+    skipped = Skipped()
+    return b"".join(_lines(part, skipped)), skipped
+
+
+def _staged_bytes(data: bytes, prefix: str) -> str:
+    path = f"{prefix}.jsonl"
+    with open(path, "wb") as fh:
+        fh.write(data)
+    return path
 
 
 def _gather(con: duckdb.DuckDBPyConnection, done: Iterable[tuple[list[str], Skipped]],
             skipped: Skipped) -> None:
     for files, part_skipped in done:
         for path in files:
-            _read_staged(con, path)
+            if os.path.getsize(path):
+                _read_staged(con, path)
             os.unlink(path)
         skipped.unreadable += part_skipped.unreadable
         skipped.unparseable += part_skipped.unparseable

@@ -88,7 +88,8 @@ def _array(value: Any, name: str) -> list:
 
 def records(kind: str, doc: Any, anonymous: str = "") -> Iterator[Record]:
     """The records of one document of ``kind``; ``anonymous`` keys a record that has no id
-    of its own (a ``banner-create`` request: its file and pointer)."""
+    of its own (a ``banner-create`` request: its file and pointer). Each entity's ``versionId``
+    is taken out of ``doc`` (read for its records only)."""
     rank = RANK.get(kind, 3)
     if kind == "package-full" and isinstance(doc, dict):
         yield from _package(doc, rank)
@@ -141,8 +142,8 @@ def _version(version: Any, pointer: str, rank: int, parent: str | None,
         for i, entity in enumerate(_array(version, table)):
             entity_key = _key(entity)
             if entity_key is not None:
-                yield Record(table, entity_key, f"{pointer}/{table}/{i}",
-                             _without(entity, PARENT_ID), rank, key, i)
+                entity.pop(PARENT_ID[0], None)  # the document is read for its records only
+                yield Record(table, entity_key, f"{pointer}/{table}/{i}", entity, rank, key, i)
 
 
 def _game(doc: Any, rank: int) -> Iterator[Record]:

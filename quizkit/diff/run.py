@@ -5,7 +5,12 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable, Iterable
+from contextlib import ExitStack
+from typing import Any
 
+import duckdb
+
+from quizkit import cluster
 from quizkit.analysis.connect import connect
 from quizkit.analysis.load import configured
 from quizkit.config import ConfigError
@@ -35,6 +40,7 @@ def fail_kinds(fail_on: Iterable[str] | str | None) -> tuple[str, ...]:
 def diff(old: str, new: str, *, exclude: Iterable[str] = (), include_hidden: bool = False,
          fail_on: Iterable[str] | str | None = None, fail_if: Iterable[str] = (),
          memory_limit: str | None = None, threads: int | None = None,
+         jobs: int | None = None, scheduler: str | None = None,
          notes: Notes | None = None) -> DiffResult:
     """Compare the exports ``old`` and ``new`` (see :func:`quizkit.api.diff`)."""
     kinds = fail_kinds(fail_on)
@@ -42,12 +48,18 @@ def diff(old: str, new: str, *, exclude: Iterable[str] = (), include_hidden: boo
     for path in (old, new):
         if path == "-":
             raise ConfigError("diff compares files, directories, URLs or databases, not stdin")
-    with tempfile.TemporaryDirectory(prefix="quizkit-diff-") as work:
+    if scheduler and any(tables.is_tables(p) for p in (old, new)):
+        raise ConfigError("--scheduler reads exports on a cluster: both sides must be exports "
+                          "(not a database or a dataset)")
+    with ExitStack() as stack:
+        work = stack.enter_context(tempfile.TemporaryDirectory(prefix="quizkit-diff-"))
+        client = stack.enter_context(cluster.connect(scheduler)) if scheduler else None
         con = connect(os.path.join(work, "diff.duckdb"))
         try:
             with configured(con, memory_limit=memory_limit, threads=threads):
                 collect.create(con)
-                unreadable = _read_sides(con, (old, new), exclude, include_hidden, work, notes)
+                unreadable = _read_sides(con, (old, new), exclude, include_hidden, work,
+                                         notes, jobs, client)
                 compare.compare(con)
                 changes = list(detailed(compare.changes(con)))
                 return DiffResult([old], [new], compare.summary(con), compare.totals(con),
@@ -56,8 +68,9 @@ def diff(old: str, new: str, *, exclude: Iterable[str] = (), include_hidden: boo
             con.close()
 
 
-def _read_sides(con, paths: tuple[str, str], exclude: Iterable[str], include_hidden: bool,
-                work: str, notes: Notes | None) -> list[tuple[str, str, str]]:
+def _read_sides(con: duckdb.DuckDBPyConnection, paths: tuple[str, str],
+                exclude: Iterable[str], include_hidden: bool, work: str, notes: Notes | None,
+                jobs: int | None, client: Any) -> list[tuple[str, str, str]]:
     """Both sides into ``records``; the inputs that could not be read, per side."""
     unreadable = []
     table_sides = [tables.is_tables(p) for p in paths]
@@ -70,6 +83,6 @@ def _read_sides(con, paths: tuple[str, str], exclude: Iterable[str], include_hid
             continue
         skipped = Skipped()
         sources = expand_paths([path], exclude, include_hidden, notes=notes)
-        collect.collect(con, side, sources, skipped, work)
+        collect.collect(con, side, sources, skipped, work, jobs, client)
         unreadable += [(name, p, r) for p, r in skipped.failed()]
     return unreadable
