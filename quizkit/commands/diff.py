@@ -7,15 +7,15 @@ import sys
 import click
 
 from quizkit import api
-from quizkit.cluster import ClusterError
+from quizkit.cluster.checking import ClusterError
 from quizkit.commands.walk_options import walk_options
-from quizkit.config import ConfigError
 from quizkit.diff.compare import CHANGES
 from quizkit.diff.output import FORMATS
+from quizkit.inputs.sources import MissingPath
+from quizkit.inputs.walk import PatternError
 from quizkit.reporters import ReportSpecError
 from quizkit.reporters.text import COLOR_CHOICES
-from quizkit.sources import MissingPath
-from quizkit.walk import PatternError
+from quizkit.settings.config import ConfigError
 
 
 @click.command("diff")

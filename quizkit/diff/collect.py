@@ -20,12 +20,12 @@ import duckdb
 import orjson
 import xxhash
 
-from quizkit import cluster
+from quizkit.checks.documents import Skipped, iter_documents
+from quizkit.cluster import checking as cluster
 from quizkit.diff.records import MEASURES, Record, records
-from quizkit.documents import Skipped, iter_documents
-from quizkit.interrupts import worker_started
-from quizkit.kinds import detect_kind
-from quizkit.sources import Source
+from quizkit.inputs.sources import Source
+from quizkit.model.kinds import detect_kind
+from quizkit.outputs.interrupts import worker_started
 
 #: Rows written to DuckDB at a time.
 BATCH_ROWS = 50_000

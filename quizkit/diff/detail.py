@@ -14,14 +14,14 @@ from typing import Any
 
 import orjson
 
-from quizkit import intake
+from quizkit.checks.documents import line_units
 from quizkit.diff.fields import fields
 from quizkit.diff.records import body_at
 from quizkit.diff.result import Change, Location
-from quizkit.documents import line_units
-from quizkit.parsing import LineIndex
-from quizkit.positions import Positions
-from quizkit.sources import ReadError, Source
+from quizkit.inputs import intake
+from quizkit.inputs.parsing import LineIndex
+from quizkit.inputs.positions import Positions
+from quizkit.inputs.sources import ReadError, Source
 
 #: Changes detailed at a time.
 CHUNK = 2_000

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from quizkit.pointers import escape_token
+from quizkit.catalog.pointers import escape_token
 
 #: Characters of a value shown; a longer one is cut (:func:`cut`).
 MAX_SHOWN = 200

@@ -1,6 +1,6 @@
 """The diff's reports through the one output layer: ``--format``/``-o`` and ``--report
 FORMAT:PATH`` are checked as ``validate`` checks them (:func:`quizkit.reporters.parse_reports`),
-before any work, and every file is written atomically (:mod:`quizkit.output`)."""
+before any work, and every file is written atomically (:mod:`quizkit.outputs.writer`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import orjson
 from quizkit.diff.page import html
 from quizkit.diff.result import DiffResult
 from quizkit.diff.text import markdown, text
-from quizkit.output import atomic_write, refuse_inputs, resolve
+from quizkit.outputs.writer import atomic_write, refuse_inputs, resolve
 from quizkit.reporters import ReportSpec, ReportSpecError, parse_reports
 
 FORMATS = ("text", "json", "jsonl", "markdown", "html")
@@ -45,7 +45,7 @@ def plan(fmt: str | None, output: str | None, reports: Sequence[str],
          inputs: Iterable[str]) -> list[ReportSpec]:
     """The reports of a run, checked before any work: known formats, one on standard output,
     writable targets, none of them an input. Raises
-    :class:`~quizkit.reporters.ReportSpecError` or :class:`~quizkit.output.OutputError`."""
+    :class:`~quizkit.reporters.ReportSpecError` or :class:`~quizkit.outputs.writer.OutputError`."""
     specs = parse_reports(fmt, output, reports)
     for spec in specs:
         if spec.format not in FORMATS:

@@ -10,8 +10,8 @@ from importlib import resources
 from quizkit.diff.compare import CHANGES
 from quizkit.diff.fields import ABSENT, cut
 from quizkit.diff.result import DiffResult
-from quizkit.numbers import thousands
-from quizkit.reporters.html_page import esc, json_data, page
+from quizkit.outputs.numbers import thousands
+from quizkit.pages.html_page import esc, json_data, page
 
 #: Changes the page carries (the JSON report has them all).
 MOST = 20_000

@@ -7,9 +7,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from quizkit.config import ConfigError
 from quizkit.diff.compare import CHANGES
 from quizkit.diff.fields import Field
+from quizkit.settings.config import ConfigError
 
 
 @dataclass(slots=True)

@@ -10,17 +10,17 @@ from typing import Any
 
 import duckdb
 
-from quizkit import cluster
 from quizkit.analysis.connect import connect
 from quizkit.analysis.load import configured
-from quizkit.config import ConfigError
+from quizkit.checks.documents import Skipped
+from quizkit.checks.runner import expand_paths
+from quizkit.cluster import checking as cluster
 from quizkit.diff import collect, compare, tables
 from quizkit.diff.compare import CHANGES
 from quizkit.diff.detail import detailed
 from quizkit.diff.records import TABLES
 from quizkit.diff.result import DiffResult, parse_threshold
-from quizkit.documents import Skipped
-from quizkit.runner import expand_paths
+from quizkit.settings.config import ConfigError
 
 Notes = Callable[[str], None]
 

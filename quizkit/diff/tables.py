@@ -23,9 +23,9 @@ from quizkit.analysis.dataset import open_dataset
 from quizkit.analysis.export import table_names
 from quizkit.analysis.load import load
 from quizkit.analysis.tables import BY_NAME
+from quizkit.checks.runner import settings
 from quizkit.diff.collect import BATCH_ROWS, store
 from quizkit.diff.records import MEASURES, TABLES
-from quizkit.runner import settings
 
 #: Table → the column naming a row's parent (None: a top-level record).
 PARENTS = {"versions": "package_id", "rounds": "version_id", "themes": "version_id",

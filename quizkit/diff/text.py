@@ -21,11 +21,11 @@ from typing import Any, TextIO
 
 import orjson
 
+from quizkit.catalog.display import printable
 from quizkit.diff.compare import CHANGES
 from quizkit.diff.fields import ABSENT, Field, cut
 from quizkit.diff.result import Change, DiffResult, Location
-from quizkit.display import printable
-from quizkit.numbers import thousands
+from quizkit.outputs.numbers import thousands
 from quizkit.reporters.text import _RESET, use_color
 
 _STYLE = {"added": "\x1b[32m", "removed": "\x1b[1;31m", "changed": "\x1b[33m",
