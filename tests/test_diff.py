@@ -1,10 +1,10 @@
 """``quizkit diff`` on a generated corpus and a copy with known edits, through the real CLI.
 
 The copy: one package removed with everything under it (its version files too), one added,
-one renamed, a question's price changed, two games renamed, files rewritten with another
-indentation and their keys reversed, and a version's rounds array reversed. The diff must
-name exactly those records and fields: the rewritten files are no change, the reversed
-rounds are moves.
+one renamed, a question's price changed, a round removed, two games renamed, files rewritten
+with another indentation and their keys reversed, and a version's rounds array reversed. The
+diff must name exactly those records and fields: the rewritten files are no change, the
+reversed rounds are moves.
 """
 
 from __future__ import annotations
@@ -75,7 +75,20 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict:
     renamed["name"] += " (second edition)"
     question = renamed["versions"][0]["questions"][1]
     question["price"] += 50
+    shortened = next(v for p in packages[1:] for v in _read(p)["versions"]
+                     if len(v["rounds"]) >= 2 and p != packages[2])
+    owner = next(p for p in packages[1:] if shortened["id"] in p.read_text())
+    holder = renamed if owner == packages[1] else _read(owner)
+    version = next(v for v in holder["versions"] if v["id"] == shortened["id"])
+    dropped = version["rounds"].pop(0)  # the rounds after it are not moved
     _write(packages[1], renamed)
+    _write(owner, holder)
+    expected["removed"].add(("rounds", dropped["id"]))
+    copy = new / "versions" / f"{shortened['id']}.json"  # the version's own file
+    if copy.exists():
+        version = _read(copy)
+        version["rounds"] = [r for r in version["rounds"] if r["id"] != dropped["id"]]
+        _write(copy, version)
     expected["changed"][("packages", renamed["id"])] = {"/name"}
     expected["changed"][("questions", question["id"])] = {"/price"}
 

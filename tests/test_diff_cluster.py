@@ -4,12 +4,13 @@ test_cluster.py) gives the report of a local diff."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from test_cluster import cluster, s3_env  # noqa: F401  (the session's cluster)
+from test_cluster import bucket, cluster, corpus, s3_env  # noqa: F401  (the session's)
 
 
 def _diff(*args: str) -> subprocess.CompletedProcess:
@@ -45,3 +46,17 @@ def test_a_cluster_diff_refuses_a_database_side(cluster: str,  # noqa: F811
     (tmp_path / "x.duckdb").write_bytes(b"")
     done = _diff(str(tmp_path / "x.duckdb"), str(tmp_path), "--scheduler", cluster)
     assert done.returncode == 2 and b"--scheduler" in done.stderr
+
+
+def test_an_export_in_object_storage_is_the_same_as_its_local_copy(
+        bucket: str, corpus: Path, s3_env: dict[str, str]) -> None:  # noqa: F811
+    done = subprocess.run([sys.executable, "-m", "quizkit", "diff", bucket, str(corpus),
+                           "--format", "json"], capture_output=True, timeout=600,
+                          env={**os.environ, **s3_env})
+    report = json.loads(done.stdout)
+    assert done.returncode == 3  # the corpus holds files that cannot be parsed, on both sides
+    assert report["changes"] == []
+    unreadable = {side: sorted(u["path"].rsplit("/", 1)[1] for u in report["unreadable"]
+                               if u["side"] == side) for side in ("old", "new")}
+    assert unreadable["old"] == unreadable["new"] != []
+    assert sum(t["unchanged"] for t in report["summary"].values()) > 1000
