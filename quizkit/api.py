@@ -57,6 +57,9 @@ from quizkit.checks.runner import (
 from quizkit.checks.runner import run as run_validation
 from quizkit.cluster.checking import checking as cluster
 from quizkit.cluster.loading import TASK_BYTES, ClusterRunner
+from quizkit.diff import output as diff_output
+from quizkit.diff.result import DiffResult
+from quizkit.diff.run import diff as run_diff
 from quizkit.generate import Summary, generate_corpus
 from quizkit.inputs import remote
 from quizkit.inputs.sources import Source
@@ -74,14 +77,15 @@ from quizkit.settings.bounds import MAX_THREADS
 from quizkit.settings.config import ConfigError, ConfigSource, Settings
 from quizkit.validation import validate
 
-__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigError", "Exported",
-           "LoadResult", "charts", "editor_settings", "export", "export_schemas", "generate",
-           "infer", "load", "query", "read_profile_file", "rules", "schema", "schema_book",
-           "schemas", "settings", "summary", "validate"]
+__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigError",
+           "DiffResult", "Exported", "LoadResult", "charts", "diff", "editor_settings", "export",
+           "export_schemas", "generate", "infer", "load", "query", "read_profile_file", "rules",
+           "schema", "schema_book", "schemas", "settings", "summary", "validate"]
 
 #: (command, CLI option or argument) → API parameter, where the names differ.
 CLI_RENAMES: dict[tuple[str, str], str] = {
     ("validate", "report"): "reports",
+    ("diff", "report"): "reports",
     ("rules", "rule_id"): "rule",
     ("schema list", "all"): "records",
     ("schema editor", "match"): "matches",
@@ -401,6 +405,40 @@ def export(db: str | os.PathLike[str], parquet: str | os.PathLike[str]) -> Expor
         con.close()
 
 
+def diff(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
+         format: str | None = None, output: str | os.PathLike[str] | None = None,
+         reports: Sequence[str] = (), color: str = "never",
+         fail_on: Iterable[str] | str | None = None, fail_if: Iterable[str] = (),
+         memory_limit: str | None = None, threads: int | None = None,
+         jobs: int | None = None, scheduler: str | None = None,
+         exclude: Iterable[str] = (), include_hidden: bool = False,
+         notes: Callable[[str], None] | None = None) -> DiffResult:
+    """What changed from the export ``old`` to ``new`` (``quizkit diff``): each a file, a
+    directory, an ``s3://`` URL, a ``.duckdb`` file from ``load`` or a Parquet dataset.
+
+    Records are matched by table and key (docs/tables.md); the result holds each one
+    added, removed, changed (with its fields) or moved, the counts per table, the totals,
+    and ``exit_code`` (0 the same, 1 different, 3 an input could not be read). ``fail_on``
+    (kinds of change) and ``fail_if`` (thresholds such as ``"packages.removed > 1%"``)
+    decide what counts as different. With ``format`` (``text``, ``json``, ``jsonl``,
+    ``markdown``, ``html``) and ``output`` or ``reports`` (``FORMAT:PATH``), the reports
+    are also written, as ``validate`` writes them (``output=None``: standard output).
+    ``memory_limit`` and ``threads`` are DuckDB's; ``jobs`` processes read the exports
+    (default: one per core), or with ``scheduler`` (``tcp://host:8786``) the workers of that
+    Dask cluster; ``exclude`` and ``include_hidden`` are the walk's; ``notes`` hears of
+    exclude patterns that matched nothing.
+    """
+    old, new = os.fspath(old), os.fspath(new)
+    writing = format is not None or output is not None or bool(reports)
+    specs = diff_output.plan(format, None if output is None else os.fspath(output), reports,
+                             [old, new]) if writing else []
+    result = run_diff(old, new, exclude=exclude, include_hidden=include_hidden,
+                      fail_on=fail_on, fail_if=fail_if, memory_limit=memory_limit,
+                      threads=threads, jobs=jobs, scheduler=scheduler, notes=notes)
+    diff_output.write(result, specs, color=color)
+    return result
+
+
 # --- schemas, rules, samples -------------------------------------------------------------------
 
 def schemas(*, records: bool = False) -> list[tuple[str, str, str]]:
@@ -474,7 +512,7 @@ def generate(out: str | os.PathLike[str], *, packages: int = 100, seed: int = 0,
 
 #: Each CLI command → its API function (the test of options walks this).
 COMMANDS: dict[str, Callable[..., object]] = {
-    "validate": validate, "load": load, "query": query, "export": export,
+    "validate": validate, "diff": diff, "load": load, "query": query, "export": export,
     "summary sizes": summary, "summary starts": summary, "summary overview": summary,
     "summary all": summary, "summary charts": charts,
     "enums infer": infer, "rules": rules, "samples generate": generate,
