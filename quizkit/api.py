@@ -33,13 +33,13 @@ import duckdb
 import orjson
 
 from quizkit.analysis import summaries
-from quizkit.analysis.connect import DatabaseError, connect, one_line
+from quizkit.analysis.connect import DatabaseError, connect, lock_down, one_line
 from quizkit.analysis.dataset import open_dataset
-from quizkit.analysis.export import export_parquet, foreign_tables
+from quizkit.analysis.export import export_parquet, export_targets, foreign_tables
 from quizkit.analysis.load import LoadResult, OnBatch, load_parquet, load_paths
 from quizkit.analysis.load import load as load_into
-from quizkit.analysis.query import lock_down, stream
 from quizkit.analysis.query import query as run_query
+from quizkit.analysis.query import stream
 from quizkit.analysis.sections import Section
 from quizkit.analysis.summary_output import summary_text, write_charts
 from quizkit.catalog import rule_docs
@@ -57,6 +57,9 @@ from quizkit.checks.runner import (
 from quizkit.checks.runner import run as run_validation
 from quizkit.cluster.checking import connect as connect_cluster
 from quizkit.cluster.loading import TASK_BYTES, ClusterRunner
+from quizkit.diff import output as diff_output
+from quizkit.diff.result import DiffResult
+from quizkit.diff.run import diff as run_diff
 from quizkit.generate import Summary, generate_corpus
 from quizkit.inputs import remote
 from quizkit.inputs.sources import Source
@@ -70,17 +73,19 @@ from quizkit.outputs.writer import resolve as resolve_output
 from quizkit.pages.formats import render, write_rows
 from quizkit.pages.html_summary import missing_charts
 from quizkit.rules import REGISTRY
+from quizkit.settings.bounds import MAX_THREADS
 from quizkit.settings.config import ConfigError, ConfigSource, Settings
 from quizkit.validation import validate
 
-__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigError", "Exported",
-           "LoadResult", "charts", "editor_settings", "export", "export_schemas", "generate",
-           "infer", "load", "query", "read_profile_file", "rules", "schema", "schema_book",
-           "schemas", "settings", "summary", "validate"]
+__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigError",
+           "DiffResult", "Exported", "LoadResult", "charts", "diff", "editor_settings", "export",
+           "export_schemas", "generate", "infer", "load", "query", "read_profile_file", "rules",
+           "schema", "schema_book", "schemas", "settings", "summary", "validate"]
 
 #: (command, CLI option or argument) → API parameter, where the names differ.
 CLI_RENAMES: dict[tuple[str, str], str] = {
     ("validate", "report"): "reports",
+    ("diff", "report"): "reports",
     ("rules", "rule_id"): "rule",
     ("schema list", "all"): "records",
     ("schema editor", "match"): "matches",
@@ -91,6 +96,9 @@ CLI_ONLY: dict[tuple[str, str], str] = {
     ("load", "quiet"): "only silences the one-line summary the command prints",
     ("load", "progress"): "the CLI's progress line; the API reports each batch to on_batch",
     ("export", "quiet"): "only silences the list of files the command prints",
+    ("validate", "isolated"): "config=False",
+    ("load", "isolated"): "config=False",
+    ("query", "isolated"): "config=False",
 }
 
 
@@ -171,10 +179,14 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
         raise ConfigError("give --db FILE or --parquet DIR (one of them)")
     if scheduler and parquet is None:
         raise ConfigError("--scheduler loads into a Parquet dataset: give --parquet DIR")
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or not 1 <= threads <= MAX_THREADS):
+        raise ConfigError(f"threads must be a whole number from 1 to {MAX_THREADS}, "
+                          f"got {threads!r}")
     s = settings(config, exclude=exclude, include_hidden=include_hidden, baseline=baseline,
                  **options)
     paths = path_list(paths)
-    refuse_inputs([db], paths)
+    refuse_inputs([db], [*paths, *s.files_read], written_trees=[parquet])
     return _with_inputs(_load(paths, db, parquet, s, scheduler, dict(
         findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
         threads=threads, on_batch=on_batch)), paths, s)
@@ -278,7 +290,7 @@ def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike
     paths = path_list(paths)
     if output is not None:
         resolve_output(output)  # a bad output fails now, not after loading
-        refuse_inputs([output], paths)
+        refuse_inputs([output], [*paths, db], read_trees=[parquet])
     groups, loaded = _summaries(names, paths, db, parquet, top=top, by=by, every=every,
                                 config=config, baseline=baseline)
     try:
@@ -310,10 +322,12 @@ def charts(out: str | os.PathLike[str], paths: Iterable[str] | str = (), *,
     """Every chart of the summaries (``quizkit summary charts``) as ``summary.section.svg``
     and ``.png`` in the directory ``out``."""
     check_directory(out)  # a bad directory fails now, not after loading; made when written
-    groups, loaded = _summaries(summaries.SUMMARIES_ORDER, path_list(paths), db, parquet,
+    paths = path_list(paths)
+    groups, loaded = _summaries(summaries.SUMMARIES_ORDER, paths, db, parquet,
                                 top=top, by=by, every=every, config=config,
                                 baseline=baseline)
-    return Charts(write_charts(groups, out), loaded, missing_charts(groups))
+    return Charts(write_charts(groups, out, inputs=[*paths, db], read_trees=[parquet]), loaded,
+                  missing_charts(groups))
 
 
 def _summaries(names: Sequence[str], paths: Sequence[str], db: str | os.PathLike[str] | None,
@@ -379,7 +393,9 @@ class Exported:
 
 def export(db: str | os.PathLike[str], parquet: str | os.PathLike[str]) -> Exported:
     """Write one Parquet file per quizkit table of ``db`` into the directory ``parquet``."""
-    con = connect(db, read_only=True)
+    targets = export_targets(parquet)
+    refuse_inputs(targets, [db])
+    con = connect(db, read_only=True, allowed=targets)
     try:
         foreign = foreign_tables(con)
         return Exported(export_parquet(con, parquet), foreign)
@@ -387,6 +403,40 @@ def export(db: str | os.PathLike[str], parquet: str | os.PathLike[str]) -> Expor
         raise DatabaseError(f"export failed: {one_line(exc)}") from None
     finally:
         con.close()
+
+
+def diff(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
+         format: str | None = None, output: str | os.PathLike[str] | None = None,
+         reports: Sequence[str] = (), color: str = "never",
+         fail_on: Iterable[str] | str | None = None, fail_if: Iterable[str] = (),
+         memory_limit: str | None = None, threads: int | None = None,
+         jobs: int | None = None, scheduler: str | None = None,
+         exclude: Iterable[str] = (), include_hidden: bool = False,
+         notes: Callable[[str], None] | None = None) -> DiffResult:
+    """What changed from the export ``old`` to ``new`` (``quizkit diff``): each a file, a
+    directory, an ``s3://`` URL, a ``.duckdb`` file from ``load`` or a Parquet dataset.
+
+    Records are matched by table and key (docs/tables.md); the result holds each one
+    added, removed, changed (with its fields) or moved, the counts per table, the totals,
+    and ``exit_code`` (0 the same, 1 different, 3 an input could not be read). ``fail_on``
+    (kinds of change) and ``fail_if`` (thresholds such as ``"packages.removed > 1%"``)
+    decide what counts as different. With ``format`` (``text``, ``json``, ``jsonl``,
+    ``markdown``, ``html``) and ``output`` or ``reports`` (``FORMAT:PATH``), the reports
+    are also written, as ``validate`` writes them (``output=None``: standard output).
+    ``memory_limit`` and ``threads`` are DuckDB's; ``jobs`` processes read the exports
+    (default: one per core), or with ``scheduler`` (``tcp://host:8786``) the workers of that
+    Dask cluster; ``exclude`` and ``include_hidden`` are the walk's; ``notes`` hears of
+    exclude patterns that matched nothing.
+    """
+    old, new = os.fspath(old), os.fspath(new)
+    writing = format is not None or output is not None or bool(reports)
+    specs = diff_output.plan(format, None if output is None else os.fspath(output), reports,
+                             [old, new]) if writing else []
+    result = run_diff(old, new, exclude=exclude, include_hidden=include_hidden,
+                      fail_on=fail_on, fail_if=fail_if, memory_limit=memory_limit,
+                      threads=threads, jobs=jobs, scheduler=scheduler, notes=notes)
+    diff_output.write(result, specs, color=color)
+    return result
 
 
 # --- schemas, rules, samples -------------------------------------------------------------------
@@ -462,7 +512,7 @@ def generate(out: str | os.PathLike[str], *, packages: int = 100, seed: int = 0,
 
 #: Each CLI command → its API function (the test of options walks this).
 COMMANDS: dict[str, Callable[..., object]] = {
-    "validate": validate, "load": load, "query": query, "export": export,
+    "validate": validate, "diff": diff, "load": load, "query": query, "export": export,
     "summary sizes": summary, "summary starts": summary, "summary overview": summary,
     "summary all": summary, "summary charts": charts,
     "enums infer": infer, "rules": rules, "samples generate": generate,

@@ -38,6 +38,7 @@ COMMANDS = {
     "summary": "quizkit.commands.analysis:summary",
     "query": "quizkit.commands.analysis:query_command",
     "export": "quizkit.commands.analysis:export_command",
+    "diff": "quizkit.commands.diff:diff_command",
 }
 
 

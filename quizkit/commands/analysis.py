@@ -20,6 +20,7 @@ import click
 
 from quizkit import api
 from quizkit.analysis import summaries
+from quizkit.analysis.aftermath import no_room
 from quizkit.analysis.connect import DatabaseError
 from quizkit.analysis.files import InputError
 from quizkit.analysis.load import DEFAULT_MEMORY_LIMIT, Input, LoadError, LoadResult
@@ -31,12 +32,15 @@ from quizkit.cluster.checking import ClusterError
 from quizkit.commands.exit_policy import end_with
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import baseline_option, config_errors, config_option
+from quizkit.commands.wait_option import SECONDS, scheduler_address, wait_option
 from quizkit.commands.walk_options import walk_options, warn_unmatched
 from quizkit.inputs.walk import PatternError
 from quizkit.outputs.numbers import plural, thousands
 from quizkit.outputs.progress import Progress
 from quizkit.pages.formats import FORMATS
 from quizkit.reporters.text import files_line
+from quizkit.settings.bounds import MAX_ROWS, MAX_SECONDS, MAX_THREADS
+from quizkit.settings.waits import WaitTimeout
 
 
 def _warn_unknown(result: LoadResult) -> None:
@@ -47,8 +51,9 @@ def _warn_unknown(result: LoadResult) -> None:
 
 
 @contextmanager
-def _errors(load_failed: str = "could not load the files") -> Iterator[None]:
-    """The analysis errors → one line and the exit code of the contract."""
+def _errors(load_failed: str = "load failed") -> Iterator[None]:
+    """The analysis errors → one line and the exit code of the contract (a failed load says
+    itself whether the database or dataset changed, :mod:`quizkit.analysis.aftermath`)."""
     try:
         with config_errors():
             yield
@@ -56,9 +61,10 @@ def _errors(load_failed: str = "could not load the files") -> Iterator[None]:
         exits.stop(str(exc), exits.USAGE)
     except PatternError as exc:
         exits.stop(str(exc), exits.USAGE)
-    except LoadError as exc:
-        exits.stop(f"{load_failed}: {exc}", exits.INPUT)
-    except (DatabaseError, QueryError, ClusterError) as exc:
+    except LoadError as exc:  # a full disk or a file-size limit is 2, as for any output
+        exits.stop(f"{load_failed}: {exc}", exits.USAGE if no_room(str(exc)) else exits.INPUT)
+    except (DatabaseError, QueryError, ClusterError, WaitTimeout) as exc:
+        sys.stdout.flush()  # the rows written before a query failed, then the error
         exits.stop(str(exc), exits.USAGE)
 
 
@@ -112,11 +118,13 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
               show_default=True,
               help="DuckDB's memory limit (e.g. 512MB, 2GB); beyond it DuckDB spills to a "
                    "temporary directory.")
-@click.option("--threads", type=click.IntRange(min=1), default=None,
-              help="DuckDB threads [default: the number of cores].")
+@click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
+              help=f"DuckDB threads, at most {MAX_THREADS} [default: the number of cores].")
 @click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
-              help="Run the per-file work on this Dask cluster (tcp://host:8786; default "
+              help="Run the per-file work on this Dask cluster (tcp://host:8786 or tls://; "
+                   "default "
                    "$DASK_SCHEDULER_ADDRESS, used with --parquet only); needs --parquet.")
+@wait_option
 @click.option("--timings", is_flag=True, help="Print the time of each step to stderr.")
 @click.option("-q", "--quiet", is_flag=True,
               help="Print nothing but warnings and errors (no progress display).")
@@ -140,11 +148,14 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
     if scheduler and not parquet and click.get_current_context().get_parameter_source(
             "scheduler") == click.core.ParameterSource.ENVIRONMENT:
         scheduler = None  # DASK_SCHEDULER_ADDRESS is for the loads a cluster can do
+    ctx = click.get_current_context()
+    scheduler = scheduler_address(ctx, next(p for p in ctx.command.params
+                                            if p.name == "scheduler"), scheduler)
 
     def show_step(step: str, seconds: float) -> None:
         click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
 
-    with _errors(f"load failed, the {'database' if db else 'dataset'} is unchanged"), \
+    with _errors(), \
             Progress.for_run(quiet=quiet, force=progress) as line:
         def on_batch(batch: list[Input], total_files: int, total_bytes: int) -> None:
             line.set_totals(total_files, total_bytes)
@@ -212,7 +223,7 @@ def _summary_options(grouped: bool, every: bool = False
 
 
 def _top_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
+    return click.option("--top", type=click.IntRange(0, MAX_ROWS), default=10, show_default=True,
                         help="Rows of every ranked list; 0 for all.")(fn)
 
 
@@ -295,10 +306,10 @@ def charts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, 
 @click.argument("sql")
 @_source_options
 @_format_option
-@click.option("--limit", type=click.IntRange(min=0), default=None,
+@click.option("--limit", type=click.IntRange(0, MAX_ROWS), default=None,
               help="Write at most this many rows.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-              metavar="SECONDS", help="Stop the query after this long (exit 2).")
+@click.option("--timeout", type=SECONDS, default=None, metavar="SECONDS",
+              help=f"Stop the query after this long, at most {MAX_SECONDS:g} (exit 2).")
 def query_command(sql: str, paths: tuple[str, ...], db: str | None, parquet: str | None,
                   fmt: str, limit: int | None, timeout: float | None,
                   config_file: Path | None, baseline_file: Path | None) -> None:

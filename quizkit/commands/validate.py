@@ -10,17 +10,21 @@ import click
 
 from quizkit.catalog import exits
 from quizkit.checks import runner
+from quizkit.checks.engine import WorkersError
 from quizkit.cluster.checking import ClusterError, checking
 from quizkit.commands.exit_policy import input_errors
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, rule_options
+from quizkit.commands.wait_option import scheduler_address, wait_option
 from quizkit.commands.walk_options import stdin_option, walk_options
 from quizkit.inputs.limits import Limits
 from quizkit.model.schemas import KINDS
 from quizkit.reporters import REPORTERS
 from quizkit.reporters.text import COLOR_CHOICES
+from quizkit.settings.bounds import MAX_JOBS
 from quizkit.settings.config import SEVERITIES, resolve
+from quizkit.settings.waits import WaitTimeout
 
 
 @click.command()
@@ -38,8 +42,9 @@ from quizkit.settings.config import SEVERITIES, resolve
               help="Enum profile (TOML, from `quizkit enums infer`): values outside it are "
               "unknown-enum-value findings. Its [service] table names validation levels and "
               "entities for --format service.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes [default: the number of cores; 1 for stdin].")
+@click.option("-j", "--jobs", type=click.IntRange(1, MAX_JOBS), default=None,
+              help=f"Worker processes, at most {MAX_JOBS} [default: the number of cores; "
+                   "1 for stdin].")
 @click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
               help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
 @click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
@@ -48,8 +53,14 @@ from quizkit.settings.config import SEVERITIES, resolve
               help="List findings of this severity or worse in the text report (the rest are "
                    "counted in its summary line; --fail-on is separate).")
 @click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
-              help="Check the files on this Dask cluster (tcp://host:8786; default "
+              callback=scheduler_address,
+              help="Check the files on this Dask cluster (tcp://host:8786 or tls://; default "
                    "$DASK_SCHEDULER_ADDRESS); the workers read the inputs themselves.")
+@wait_option
+@click.option("--cache-dir", envvar="QUIZKIT_CACHE_DIR", type=click.Path(),
+              help="Keep the result cache here [default: $QUIZKIT_CACHE_DIR, else the "
+                   "config's cache-dir, else .quizkit_cache in the current directory].")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
 @progress_option
@@ -61,7 +72,8 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
              fail_on: str | None, exclude: tuple[str, ...], include_hidden: bool,
              stdin_format: str, profile: str | None,
              jobs: int | None, reports: tuple[str, ...], color: str, show: str,
-             scheduler: str | None, quiet: bool, verbose: bool, progress: bool | None,
+             scheduler: str | None, cache_dir: str | None, no_cache: bool, quiet: bool,
+             verbose: bool, progress: bool | None,
              limits: Limits,
              config_file: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
              severity: tuple[str, ...], baseline_file: Path | None,
@@ -77,7 +89,7 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
                            ignore=ignore, severity=severity, fail_on=fail_on, exclude=exclude,
                            include_hidden=include_hidden, jobs=jobs, limits=limits,
                            baseline=baseline_file,
-                           write_baseline=write_baseline)
+                           write_baseline=write_baseline, cache_dir=cache_dir)
         try:
             with input_errors():
                 report = runner.run(
@@ -85,7 +97,7 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
                     color=color, show=show, quiet=quiet, verbose=verbose, progress=progress,
                     notes=lambda line: click.echo(line, err=True),
                     cluster=partial(checking, scheduler) if scheduler else None,
-                    stdin_format=stdin_format)
-        except ClusterError as exc:
+                    stdin_format=stdin_format, cache=not no_cache)
+        except (ClusterError, WaitTimeout, WorkersError) as exc:
             exits.stop(str(exc), exits.USAGE)
     sys.exit(settings.exit_code(report))
