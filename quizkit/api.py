@@ -96,9 +96,9 @@ CLI_ONLY: dict[tuple[str, str], str] = {
     ("load", "quiet"): "only silences the one-line summary the command prints",
     ("load", "progress"): "the CLI's progress line; the API reports each batch to on_batch",
     ("export", "quiet"): "only silences the list of files the command prints",
-    ("validate", "isolated"): "config=False",
-    ("load", "isolated"): "config=False",
-    ("query", "isolated"): "config=False",
+    **{(name, "isolated"): "config=False"
+       for name in ("validate", "load", "query", "enums infer", "summary all", "summary charts",
+                    "summary overview", "summary sizes", "summary starts")},
 }
 
 
