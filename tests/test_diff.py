@@ -247,3 +247,12 @@ def test_the_api_returns_what_the_cli_reports(corpus: dict) -> None:
     _code, report = _diff(corpus)
     assert result.exit_code == 1
     assert [c.to_dict() for c in result.changes] == report["changes"]
+
+
+def test_an_output_that_is_an_input_is_refused_before_any_work(corpus: dict) -> None:
+    target = sorted((corpus["new"] / "packages").glob("*.json"))[0]
+    before = target.read_bytes()
+    done = run_script("diff", str(corpus["old"]), str(corpus["new"]), "--report",
+                      f"json:{target}")
+    assert done.returncode == 2 and b"also an input" in done.stderr
+    assert target.read_bytes() == before
