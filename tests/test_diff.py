@@ -256,3 +256,11 @@ def test_an_output_that_is_an_input_is_refused_before_any_work(corpus: dict) -> 
                       f"json:{target}")
     assert done.returncode == 2 and b"also an input" in done.stderr
     assert target.read_bytes() == before
+
+
+def test_a_database_side_that_cannot_be_read_exits_3(corpus: dict, tmp_path: Path) -> None:
+    fake = tmp_path / "old.duckdb"
+    fake.write_text("not a database\n")
+    done = run_script("diff", str(fake), str(corpus["new"]))
+    assert done.returncode == 3, done.stderr
+    assert b"Traceback" not in done.stderr and str(fake).encode() in done.stderr
