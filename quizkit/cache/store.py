@@ -16,9 +16,7 @@ wins, with an entry as good as the other's). SQLite would do the same with more 
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +30,7 @@ from quizkit.cache.stamps import Stamp
 from quizkit.inputs import remote
 from quizkit.inputs.limits import Limits
 from quizkit.inputs.sources import ReadError, Source
+from quizkit.outputs.writer import OutputError, write_bytes
 from quizkit.version import __version__
 
 #: The format of entries; a change makes every older entry foreign (a miss).
@@ -165,8 +164,8 @@ class ResultCache:
             return  # surrogate: this input is checked every time
         try:
             self._make(entry_file.parent)
-            _atomic_write(entry_file, data)
-        except OSError as exc:
+            write_bytes(entry_file, data, durable=False)
+        except (OSError, OutputError) as exc:
             self._writable = False
             self._warn(f"quizkit: warning: cannot write the result cache in {self.directory} "
                        f"({exc.strerror or exc}); this run is not cached")
@@ -180,7 +179,7 @@ class ResultCache:
             self.directory.mkdir(parents=True, exist_ok=True)
             for name, text in ((".gitignore", GITIGNORE), ("CACHEDIR.TAG", CACHEDIR_TAG)):
                 if not (self.directory / name).is_file():
-                    _atomic_write(self.directory / name, text)
+                    write_bytes(self.directory / name, text, durable=False)
             self._made.add(self.directory)
         folder.mkdir(parents=True, exist_ok=True)
         self._made.add(folder)
@@ -198,17 +197,3 @@ def _read_stamp(value: Any) -> Stamp:
         return Stamp(*value[:5], bytes.fromhex(value[5]))
     except ValueError:
         raise codec.BadEntry from None
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in its folder and a rename."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-
