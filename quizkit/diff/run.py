@@ -69,6 +69,8 @@ def diff(old: str, new: str, *, exclude: Iterable[str] = (), include_hidden: boo
         con = connect(os.path.join(work, "diff.duckdb"))
         try:
             with configured(con, memory_limit=memory_limit, threads=threads):
+                # Every ordering the reports need is asked for; DuckDB may spare memory.
+                con.execute("SET preserve_insertion_order = false")
                 collect.create(con)
                 unreadable = _read_sides(con, (old, new), exclude, include_hidden, work,
                                          notes, jobs, client)
