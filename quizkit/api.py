@@ -60,6 +60,7 @@ from quizkit.cluster.loading import TASK_BYTES, ClusterRunner
 from quizkit.diff import output as diff_output
 from quizkit.diff.result import DiffResult
 from quizkit.diff.run import diff as run_diff
+from quizkit.diff.run import input_files
 from quizkit.generate import Summary, generate_corpus
 from quizkit.inputs import remote
 from quizkit.inputs.sources import Source
@@ -431,7 +432,7 @@ def diff(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
     old, new = os.fspath(old), os.fspath(new)
     writing = format is not None or output is not None or bool(reports)
     specs = diff_output.plan(format, None if output is None else os.fspath(output), reports,
-                             [old, new]) if writing else []
+                             input_files(old, new, exclude, include_hidden)) if writing else []
     result = run_diff(old, new, exclude=exclude, include_hidden=include_hidden,
                       fail_on=fail_on, fail_if=fail_if, memory_limit=memory_limit,
                       threads=threads, jobs=jobs, scheduler=scheduler, notes=notes)
