@@ -44,7 +44,7 @@ from quizkit.analysis.sections import Section
 from quizkit.analysis.summary_output import summary_text, write_charts
 from quizkit.catalog import rule_docs
 from quizkit.catalog.findings import Report
-from quizkit.checks.documents import Skipped, iter_documents
+from quizkit.checks.documents import SkippedInputs, iter_documents
 from quizkit.checks.engine import CheckMany
 from quizkit.checks.runner import (
     expand_paths,
@@ -94,7 +94,7 @@ CLI_ONLY: dict[tuple[str, str], str] = {
 def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
           include_hidden: bool = False, stdin_format: str = "auto",
           format: str | None = None, output: str | None = None,
-          skipped: Skipped | None = None,
+          skipped: SkippedInputs | None = None,
           notes: Callable[[str], None] | None = None) -> Inferred:
     """The enum values seen in ``paths`` (``quizkit enums infer``), with counts and examples.
 

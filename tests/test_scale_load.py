@@ -265,19 +265,19 @@ def test_progress_on_a_pipe_only_when_forced(tmp_path: Path, command: str) -> No
 def test_automatic_progress_is_for_a_terminal_outside_ci() -> None:
     """The automatic rule on a real pseudo-terminal against a pipe (the one-second delay
     itself is tested with a fake clock in test_report_progress)."""
-    from quizkit.outputs.progress import Progress
+    from quizkit.outputs.progress import ProgressLine
 
     main_fd, side_fd = os.openpty()
     read_fd, write_fd = os.pipe()
     try:
         with os.fdopen(os.dup(side_fd), "w") as tty, os.fdopen(os.dup(write_fd), "w") as pipe:
-            assert Progress.for_run(stream=tty, env={}).show
-            assert Progress.for_run(stream=tty, env={}).delay == 1.0
-            assert not Progress.for_run(stream=tty, env={"CI": "true"}).show
-            assert not Progress.for_run(stream=tty, env={}, quiet=True).show
-            assert not Progress.for_run(stream=tty, env={}, force=False).show
-            assert not Progress.for_run(stream=pipe, env={}).show
-            forced = Progress.for_run(stream=pipe, env={"CI": "true"}, force=True)
+            assert ProgressLine.for_run(stream=tty, env={}).show
+            assert ProgressLine.for_run(stream=tty, env={}).delay == 1.0
+            assert not ProgressLine.for_run(stream=tty, env={"CI": "true"}).show
+            assert not ProgressLine.for_run(stream=tty, env={}, quiet=True).show
+            assert not ProgressLine.for_run(stream=tty, env={}, force=False).show
+            assert not ProgressLine.for_run(stream=pipe, env={}).show
+            forced = ProgressLine.for_run(stream=pipe, env={"CI": "true"}, force=True)
             assert forced.show and forced.delay == 0.0
     finally:
         for fd in (main_fd, side_fd, read_fd, write_fd):

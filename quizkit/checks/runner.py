@@ -21,7 +21,7 @@ from quizkit.inputs.walk import WalkRules, expand, unmatched_lines
 from quizkit.model.enums import profile_from_table, read_profile
 from quizkit.model.schemas import Profile, SchemaBook
 from quizkit.model.service_names import DEFAULT_NAMES, ServiceNames, names_from_table
-from quizkit.outputs.progress import Progress
+from quizkit.outputs.progress import ProgressLine
 from quizkit.outputs.writer import refuse_inputs
 from quizkit.reporters import open_reporters, parse_reports
 from quizkit.reporters.base import Reporter, ReportOptions
@@ -140,7 +140,7 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     writing = format is not None or output is not None or bool(reports)
     outputs = [spec.path for spec in parse_reports(format, output, reports)] if writing else []
     refuse_inputs([*outputs, s.write_baseline], [source.path for source in sources])
-    progress_line = Progress.for_run(len(sources), quiet=quiet, verbose=verbose,
+    progress_line = ProgressLine.for_run(len(sources), quiet=quiet, verbose=verbose,
                                      force=progress)
     view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"))
     opened = open_reporters(format, output, reports, options=view, progress=progress_line) \

@@ -29,7 +29,7 @@ from quizkit.commands.rule_options import config_errors, config_option
 from quizkit.commands.walk_options import walk_options, warn_unmatched
 from quizkit.inputs.walk import PatternError
 from quizkit.outputs.numbers import plural, thousands
-from quizkit.outputs.progress import Progress
+from quizkit.outputs.progress import ProgressLine
 from quizkit.pages.formats import FORMATS
 
 EXIT_USAGE = 2
@@ -146,7 +146,7 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
         click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
 
     with _errors(f"load failed, the {'database' if db else 'dataset'} is unchanged"), \
-            Progress.for_run(quiet=quiet, force=progress) as line:
+            ProgressLine.for_run(quiet=quiet, force=progress) as line:
         def on_batch(batch: list[Input], total_files: int, total_bytes: int) -> None:
             line.set_totals(total_files, total_bytes)
             line.advance_many((item.name, item.size) for item in batch)

@@ -7,7 +7,7 @@ import sys
 import click
 
 from quizkit import api
-from quizkit.checks.documents import Skipped
+from quizkit.checks.documents import SkippedInputs
 from quizkit.commands.walk_options import stdin_option, walk_options
 from quizkit.inputs.sources import MissingPath
 from quizkit.inputs.walk import PatternError
@@ -36,7 +36,7 @@ def infer_command(paths: tuple[str, ...], output: str | None, fmt: str,
     An input that cannot be read or parsed is named on stderr and makes the exit code 3
     (the profile is still written from the rest).
     """
-    skipped = Skipped()
+    skipped = SkippedInputs()
     try:
         seen = api.infer(paths, exclude=exclude, include_hidden=include_hidden,
                          stdin_format=stdin_format, format=fmt, output=output,

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from quizkit.catalog.findings import Finding, Report, Severity
+from quizkit.catalog.findings import Adjust, Finding, Report, Severity
 from quizkit.inputs.configfiles import ConfigError, read_toml, type_name
 from quizkit.inputs.limits import Limits
 from quizkit.model.schemas import KINDS
@@ -467,8 +467,6 @@ def _path_forms(path: str, root: Path | None) -> list[str]:
             forms.append(rel.replace(os.sep, "/"))
     return forms
 
-
-Adjust = Callable[[Finding], Finding | None]
 
 
 def chain(*steps: Adjust | None) -> Adjust | None:
