@@ -4,9 +4,12 @@ those below it, small modules with names that say one thing (docs/architecture.m
 from __future__ import annotations
 
 import ast
+import json
 from collections import Counter
 
-from tests.conftest import ROOT
+import pytest
+
+from tests.conftest import ROOT, requires
 from tests.test_imports import PACKAGE, _sources
 
 #: The packages of quizkit, lowest first: a module may import its own package and those
@@ -149,3 +152,27 @@ def test_no_module_over_600_lines() -> None:
     assert set(long) <= set(LONG), f"split by what it does: {long}"
     stale = {p for p in LONG if p not in long}
     assert not stale, f"LONG lists modules that are short now: {stale}"
+
+
+def test_tests_say_what_they_need_through_requires() -> None:
+    """A missing dependency fails a test under CI and skips it elsewhere, through the one
+    helper; nothing hides a module's tests behind an import."""
+    hidden = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("*.py")
+                    if p.name != "test_layout.py" and any(word in p.read_text(encoding="utf-8")
+                           for word in ("importorskip", "allow_module_level=")))
+    assert not hidden, f"use tests.conftest.requires: {hidden}"
+
+
+def test_requires_fails_under_ci_and_skips_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    for value in ("true", "1", "yes"):
+        monkeypatch.setenv("CI", value)
+        with pytest.raises(pytest.fail.Exception, match="CI is set"):
+            requires("quizkit_no_such_module")
+        with pytest.raises(pytest.fail.Exception, match="needs ajv-cli; install: npm"):
+            requires("ajv-cli", found=False, install="npm install ajv-cli")
+    for value in ("", "0", "false"):
+        monkeypatch.setenv("CI", value)
+        with pytest.raises(pytest.skip.Exception, match="needs quizkit_no_such_module"):
+            requires("quizkit_no_such_module")
+    assert requires("json") is json
+    assert requires("a tool", found=True) is None

@@ -22,6 +22,7 @@ from test_analysis_load import expected_counts, snapshot
 from quizkit.analysis import connect, load
 from quizkit.analysis.tables import DATA_TABLES, TABLES
 from quizkit.cli import main
+from tests.conftest import requires
 
 TABLE_NAMES = [t.name for t in TABLES if t.name != "quizkit_meta"]
 
@@ -204,7 +205,7 @@ def test_names_are_literal(tmp_path: Path, target: str) -> None:
 def _on_a_terminal(argv: list[str]) -> tuple[int, bytes]:
     """Exit code and everything ``python -m quizkit ARGV`` wrote, run with stdout and stderr
     on a pseudo-terminal (``CI`` unset)."""
-    pty = pytest.importorskip("pty")
+    pty = requires("pty")
     pid, fd = pty.fork()
     if pid == 0:  # the child: stdout and stderr are the terminal
         env = {k: v for k, v in os.environ.items() if k != "CI"}
