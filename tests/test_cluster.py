@@ -270,7 +270,8 @@ def test_a_listener_that_is_not_a_scheduler_is_one_line_and_exit_2(
         corpus: Path, answer: bytes | None) -> None:
     with not_a_scheduler(answer) as address:
         for args in (["validate", str(corpus)], ["load", str(corpus), "--parquet", "unused"]):
-            proc = quizkit(*args, "--scheduler", address, timeout=120)  # the timeout: a hang
+            proc = quizkit(*args, "--scheduler", address, "--wait-timeout", "3",
+                           timeout=120)  # the timeout: a hang
             assert proc.returncode == 2
             lines = proc.stderr.strip().splitlines()
             assert len(lines) == 1 and lines[0].startswith("quizkit: error:"), proc.stderr
