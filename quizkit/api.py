@@ -45,8 +45,10 @@ from quizkit.analysis.summary_output import summary_text, write_charts
 from quizkit.catalog import rule_docs
 from quizkit.catalog.findings import Report
 from quizkit.checks import input_report
-from quizkit.checks.documents import Skipped, iter_documents
+from quizkit.checks.documents import SkippedInputs, iter_documents
 from quizkit.checks.engine import CheckMany
+from quizkit.checks.enum_inference import Inferred, profile_toml
+from quizkit.checks.enum_inference import infer as infer_values
 from quizkit.checks.runner import (
     expand_paths,
     path_list,
@@ -63,10 +65,9 @@ from quizkit.diff.run import diff as run_diff
 from quizkit.diff.run import input_files
 from quizkit.generate import Summary, generate_corpus
 from quizkit.inputs import remote
+from quizkit.inputs.bounds import MAX_THREADS
 from quizkit.inputs.sources import Source
 from quizkit.model.editor import editor_settings
-from quizkit.model.enum_inference import Inferred, profile_toml
-from quizkit.model.enum_inference import infer as infer_values
 from quizkit.model.enums import dumps_schema
 from quizkit.model.schemas import BASE_URI, KINDS, SchemaBook, bundled, schema_id
 from quizkit.outputs.writer import atomic_write, check_directory, make_directory, refuse_inputs
@@ -74,7 +75,6 @@ from quizkit.outputs.writer import resolve as resolve_output
 from quizkit.pages.formats import render, write_rows
 from quizkit.pages.html_summary import missing_charts
 from quizkit.rules import REGISTRY
-from quizkit.settings.bounds import MAX_THREADS
 from quizkit.settings.config import ConfigError, ConfigSource, Settings
 from quizkit.validation import validate
 
@@ -106,7 +106,7 @@ CLI_ONLY: dict[tuple[str, str], str] = {
 def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
           include_hidden: bool = False, stdin_format: str = "auto",
           format: str | None = None, output: str | None = None,
-          skipped: Skipped | None = None, config: ConfigSource = None,
+          skipped: SkippedInputs | None = None, config: ConfigSource = None,
           baseline: str | os.PathLike[str] | None = None,
           notes: Callable[[str], None] | None = None) -> Inferred:
     """The enum values seen in ``paths`` (``quizkit enums infer``), with counts and examples.
@@ -128,7 +128,7 @@ def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
     if output is not None:  # a bad output fails now, not after reading the corpus
         resolve_output(output)
         refuse_inputs([output], [source.path for source in sources])
-    skipped = skipped if skipped is not None else Skipped()
+    skipped = skipped if skipped is not None else SkippedInputs()
     seen = infer_values(iter_documents(sources, skipped))
     seen.inputs = input_report.report(skipped.sources, files=len(sources),
                                       documents=seen.documents, baseline=baseline)

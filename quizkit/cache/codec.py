@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from quizkit.catalog.findings import FileResult, Finding, Severity, Snippet
-from quizkit.reporters.service_blocks import Outline
+from quizkit.reporters.service_blocks import VersionOutline
 from quizkit.rules.facts import Fact, Located, Place
 
 
@@ -183,7 +183,7 @@ def _read_fact(v: Any, path: str) -> Located:
     return Located(place, fact)
 
 
-def _read_outline(v: Any) -> tuple[str, int | None, Outline]:
+def _read_outline(v: Any) -> tuple[str, int | None, VersionOutline]:
     path, record, versions, targets = v
     if type(targets) is not dict:
         _bad()
@@ -196,7 +196,7 @@ def _read_outline(v: Any) -> tuple[str, int | None, Outline]:
                 _bad()
             found.append((i, entity, eid))
         where[key] = tuple(found)
-    return _str(path), _opt_int(record), Outline(pairs, where)
+    return _str(path), _opt_int(record), VersionOutline(pairs, where)
 
 
 def decode(data: Any, outcome_type: type) -> Any:

@@ -24,7 +24,7 @@ from quizkit.cache import stamps
 from quizkit.cache import store as cache_store
 from quizkit.cache.stamps import Stamp
 from quizkit.catalog import input_rules
-from quizkit.catalog.findings import FileResult, Finding, Report, Severity
+from quizkit.catalog.findings import Adjust, FileResult, Finding, Report, Severity
 from quizkit.catalog.pointers import unescape_token
 from quizkit.catalog.rule import Rule
 from quizkit.checks import snippets
@@ -40,7 +40,7 @@ from quizkit.model.schemas import Profile, SchemaBook
 from quizkit.model.service_names import ServiceNames
 from quizkit.outputs.interrupts import signals_deferred, stop_workers, worker_started
 from quizkit.reporters.base import Reporter
-from quizkit.reporters.service_blocks import Outline, outline
+from quizkit.reporters.service_blocks import VersionOutline, outline
 from quizkit.rules import REGISTRY
 from quizkit.rules.checks import RawFinding, Registry
 from quizkit.rules.facts import Below, Fact, Located, Place
@@ -83,7 +83,7 @@ class FileOutcome:
     findings: list[Finding] = field(default_factory=list)
     facts: list[Located] = field(default_factory=list)
     #: (path, record, outline) of each document that holds versions (the service's blocks).
-    outlines: list[tuple[str, int | None, Outline]] = field(default_factory=list)
+    outlines: list[tuple[str, int | None, VersionOutline]] = field(default_factory=list)
     #: The input as it was read (``Options.stamp``: a local file that could be read).
     stamp: Stamp | None = None
 
@@ -467,8 +467,6 @@ def default_jobs(sources: list[Source]) -> int:
         return 1
     return cores()
 
-
-Adjust = Callable[[Finding], Finding | None]
 
 
 #: Checks many sources elsewhere (a cluster): ``(sources, options) -> outcomes`` in input

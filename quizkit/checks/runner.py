@@ -24,7 +24,7 @@ from quizkit.inputs.walk import WalkRules, expand, unmatched_lines
 from quizkit.model.enums import profile_from_table, read_profile
 from quizkit.model.schemas import Profile, SchemaBook
 from quizkit.model.service_names import DEFAULT_NAMES, ServiceNames, names_from_table
-from quizkit.outputs.progress import Progress
+from quizkit.outputs.progress import ProgressLine
 from quizkit.outputs.writer import refuse_inputs
 from quizkit.reporters import open_reporters, parse_reports
 from quizkit.reporters.base import Reporter, ReportOptions
@@ -158,7 +158,7 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     adjust = config_mod.chain(None if adjuster.is_noop else adjuster, known, recorder)
     options = engine.Options(kind=s.kind, profile=loaded.enums, limits=s.limits,
                              service=loaded.service)
-    progress_line = Progress.for_run(len(sources), quiet=quiet, verbose=verbose,
+    progress_line = ProgressLine.for_run(len(sources), quiet=quiet, verbose=verbose,
                                      force=progress)
     view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"),
                          config=s.source)

@@ -32,10 +32,10 @@ from typing import Any, TypeVar
 from quizkit.catalog.display import printable
 from quizkit.checks import engine
 from quizkit.cluster import scheduler_probe
+from quizkit.inputs import waits
 from quizkit.inputs.batching import consecutive_runs
 from quizkit.inputs.sources import Source
 from quizkit.model.schemas import SchemaBook
-from quizkit.settings import waits
 
 #: Tasks in flight per worker thread.
 WINDOW_PER_THREAD = 4
@@ -74,7 +74,7 @@ class ClusterError(Exception):
 def connect(address: str) -> Iterator[Any]:
     """A Dask client of the scheduler at ``address``, closed at the end, once at least one
     worker has joined; :class:`ClusterError` when that takes more than the run's
-    :func:`quizkit.settings.waits.seconds`.
+    :func:`quizkit.inputs.waits.seconds`.
 
     The peer is checked first by :mod:`quizkit.cluster.scheduler_probe`, which deserialises nothing
     it sends; only a peer that answers as a scheduler gets a Dask ``Client``.

@@ -34,13 +34,13 @@ from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import baseline_option, config_errors, config_option
 from quizkit.commands.wait_option import SECONDS, scheduler_address, wait_option
 from quizkit.commands.walk_options import walk_options, warn_unmatched
+from quizkit.inputs.bounds import MAX_ROWS, MAX_SECONDS, MAX_THREADS
+from quizkit.inputs.waits import WaitTimeout
 from quizkit.inputs.walk import PatternError
 from quizkit.outputs.numbers import plural, thousands
-from quizkit.outputs.progress import Progress
+from quizkit.outputs.progress import ProgressLine
 from quizkit.pages.formats import FORMATS
 from quizkit.reporters.text import files_line
-from quizkit.settings.bounds import MAX_ROWS, MAX_SECONDS, MAX_THREADS
-from quizkit.settings.waits import WaitTimeout
 
 
 def _warn_unknown(result: LoadResult) -> None:
@@ -156,7 +156,7 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
         click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
 
     with _errors(), \
-            Progress.for_run(quiet=quiet, force=progress) as line:
+            ProgressLine.for_run(quiet=quiet, force=progress) as line:
         def on_batch(batch: list[Input], total_files: int, total_bytes: int) -> None:
             line.set_totals(total_files, total_bytes)
             line.advance_many((item.name, item.size) for item in batch)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from contextlib import ExitStack
 from typing import Any
 
@@ -12,18 +12,17 @@ import duckdb
 
 from quizkit.analysis.connect import connect
 from quizkit.analysis.load import configured
-from quizkit.checks.documents import Skipped
-from quizkit.checks.runner import expand_paths
+from quizkit.checks.documents import SkippedInputs
+from quizkit.checks.runner import Notes, expand_paths
 from quizkit.cluster import checking as cluster
-from quizkit.diff import collect, compare, tables
+from quizkit.diff import collect, compare
+from quizkit.diff import database_side as tables
 from quizkit.diff.compare import CHANGES
 from quizkit.diff.detail import detailed
 from quizkit.diff.records import TABLES
 from quizkit.diff.result import DiffResult, parse_threshold
 from quizkit.inputs import remote
 from quizkit.settings.config import ConfigError
-
-Notes = Callable[[str], None]
 
 
 def fail_kinds(fail_on: Iterable[str] | str | None) -> tuple[str, ...]:
@@ -95,7 +94,7 @@ def _read_sides(con: duckdb.DuckDBPyConnection, paths: tuple[str, str],
                                       include_hidden=include_hidden)
             unreadable += [(name, p, r) for p, r in problems]
             continue
-        skipped = Skipped()
+        skipped = SkippedInputs()
         sources = expand_paths([path], exclude, include_hidden, notes=notes)
         collect.collect(con, side, sources, skipped, work, jobs, client)
         unreadable += [(name, p, r) for p, r in skipped.failed()]
