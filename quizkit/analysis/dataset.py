@@ -21,6 +21,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import stat
 import tempfile
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -32,7 +33,9 @@ import duckdb
 
 from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, connect, one_line, run
+from quizkit.analysis.files import InputError
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
+from quizkit.catalog.display import printable
 from quizkit.outputs.interrupts import signals_deferred
 
 
@@ -53,8 +56,25 @@ def parts(root: str | os.PathLike[str], table: str) -> list[str]:
         return []
     except OSError as exc:
         raise DatabaseError(f"cannot read dataset folder {folder}: {exc.strerror}") from None
-    return [os.path.join(folder, n) for n in names
-            if n.endswith(".parquet") and not n.startswith((".", "_"))]
+    found = [os.path.join(folder, n) for n in names
+             if n.endswith(".parquet") and not n.startswith((".", "_"))]
+    for path in found:
+        _refuse_special(path)
+    return found
+
+
+def _refuse_special(path: str) -> None:
+    """:class:`InputError` (exit 3) unless ``path`` is a regular file (or a link to one): a
+    FIFO would block DuckDB's read for good, beyond the reach of a signal; a device may
+    never end."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise InputError(f"cannot read part file {printable(path)}: "
+                         f"{exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        raise InputError(f"part file {printable(path)} is not a regular file (a FIFO, "
+                         "device or socket); the dataset cannot be read")
 
 
 class _Links:

@@ -56,6 +56,7 @@ from quizkit.analysis.readers import (
 )
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
 from quizkit.catalog.findings import Report
+from quizkit.checks.input_report import InputReport
 from quizkit.checks.runner import run as validate_run
 from quizkit.inputs import remote
 from quizkit.inputs.batching import consecutive_runs
@@ -99,6 +100,9 @@ class LoadResult:
     timings: dict[str, float] = field(default_factory=dict)
     #: The exclude patterns (of the settings) that excluded nothing.
     unmatched: list[str] = field(default_factory=list)
+    #: The files read and the inputs that could not be, as ``validate`` reports them (set by
+    #: :mod:`quizkit.api` through :func:`quizkit.checks.input_report.report`).
+    inputs: InputReport | None = None
 
 
 @dataclass(frozen=True, slots=True)
