@@ -127,7 +127,7 @@ def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
     sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
     if output is not None:  # a bad output fails now, not after reading the corpus
         resolve_output(output)
-        refuse_inputs([output], [source.path for source in sources])
+        refuse_inputs([output], [*(source.path for source in sources), *s.files_read, baseline])
     skipped = skipped if skipped is not None else SkippedInputs()
     seen = infer_values(iter_documents(sources, skipped))
     seen.inputs = input_report.report(skipped.sources, files=len(sources),
@@ -291,7 +291,8 @@ def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike
     paths = path_list(paths)
     if output is not None:
         resolve_output(output)  # a bad output fails now, not after loading
-        refuse_inputs([output], [*paths, db], read_trees=[parquet])
+        refuse_inputs([output], [*paths, db, *_files_read(paths, config, baseline)],
+                      read_trees=[parquet])
     groups, loaded = _summaries(names, paths, db, parquet, top=top, by=by, every=every,
                                 config=config, baseline=baseline)
     try:
@@ -327,8 +328,16 @@ def charts(out: str | os.PathLike[str], paths: Iterable[str] | str = (), *,
     groups, loaded = _summaries(summaries.SUMMARIES_ORDER, paths, db, parquet,
                                 top=top, by=by, every=every, config=config,
                                 baseline=baseline)
-    return Charts(write_charts(groups, out, inputs=[*paths, db], read_trees=[parquet]), loaded,
-                  missing_charts(groups))
+    return Charts(write_charts(groups, out,
+                               inputs=[*paths, db, *_files_read(paths, config, baseline)],
+                               read_trees=[parquet]), loaded, missing_charts(groups))
+
+
+def _files_read(paths: Sequence[str], config: ConfigSource,
+                baseline: str | os.PathLike[str] | None) -> tuple[str | os.PathLike[str], ...]:
+    """The config file and baseline a summary reads: those of a run over files (a database or
+    dataset is read without them)."""
+    return settings(config, baseline=baseline).files_read if paths else ()
 
 
 def _summaries(names: Sequence[str], paths: Sequence[str], db: str | os.PathLike[str] | None,
