@@ -57,7 +57,7 @@ from quizkit.checks.runner import (
     settings,
 )
 from quizkit.checks.runner import run as run_validation
-from quizkit.cluster.checking import checking as cluster
+from quizkit.cluster.checking import connect as connect_cluster
 from quizkit.cluster.loading import TASK_BYTES, ClusterRunner
 from quizkit.diff import output as diff_output
 from quizkit.diff.result import DiffResult
@@ -217,7 +217,7 @@ def _load(paths: list[str], db: str | os.PathLike[str] | None,
         return load_paths(db, paths, **common)
     if not scheduler:
         return load_parquet(parquet, paths, **common)
-    with cluster.connect(scheduler) as client:
+    with connect_cluster(scheduler) as client:
         def report(names: list[str], check_many: CheckMany) -> Report:
             return run_validation(names, s, check_many=check_many)
         return load_parquet(parquet, paths, runner=ClusterRunner(client, report),

@@ -355,7 +355,7 @@ def test_a_worker_killed_during_a_load_changes_nothing(corpus: Path, cluster: st
 def test_an_unreadable_input_on_a_worker_is_the_local_skip(corpus: Path, cluster: str,
                                                           tmp_path: Path) -> None:
     """A file the client lists but the worker cannot read (a broken .gz, a cut document) is
-    skipped with the local warning, and exit 3, in a cluster load as in a local one."""
+    reported as validate reports it, and exit 3, in a cluster load as in a local one."""
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "broken.json.gz").write_bytes(b"\x1f\x8b\x08\x00 not gzip at all")
@@ -368,7 +368,7 @@ def test_an_unreadable_input_on_a_worker_is_the_local_skip(corpus: Path, cluster
         assert proc.returncode == 3, proc.stderr
         assert "Traceback" not in proc.stderr
         shown[where] = sorted(line for line in proc.stderr.splitlines()
-                              if "warning" in line)
+                              if ": error P00" in line)
     assert shown["cluster"] == shown["local"]
     assert any("broken.json.gz" in line for line in shown["local"])
     assert any("cut.json" in line for line in shown["local"])
