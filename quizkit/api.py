@@ -137,7 +137,7 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
          timings: Callable[[str, float], None] | None = None,
          on_batch: OnBatch | None = None, config: ConfigSource = None,
          exclude: Iterable[str] = (), include_hidden: bool = False,
-         **options: object) -> LoadResult:
+         on_commit: Callable[[], None] | None = None, **options: object) -> LoadResult:
     """Load exports (files, directories, ``s3://`` URLs) into the DuckDB database ``db`` or
     the Parquet dataset ``parquet`` (one of them; ``quizkit load``); the rows per table.
 
@@ -150,7 +150,8 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     size); ``scheduler`` (``tcp://host:8786``) runs the per-file work on that Dask cluster
     (``parquet`` only). ``timings(step, seconds)`` is called after each step
     (``LoadResult.timings`` has them all), ``on_batch(batch, total_files, total_bytes)`` after
-    each batch of files read.
+    each batch of files read, ``on_commit()`` as the load is committed (with stop signals held
+    back: a stop before it leaves the database or dataset as it was, after it loaded).
     """
     if (db is None) == (parquet is None):
         raise ConfigError("give --db FILE or --parquet DIR (one of them)")
@@ -160,7 +161,7 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     paths = path_list(paths)
     refuse_inputs([db], paths)
     common = dict(findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
-                  threads=threads, on_batch=on_batch)
+                  threads=threads, on_batch=on_batch, on_commit=on_commit)
     if db is not None:
         return load_paths(db, paths, **common)
     if not scheduler:

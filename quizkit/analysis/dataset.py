@@ -22,7 +22,7 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +32,7 @@ import duckdb
 from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, connect, one_line, run
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
+from quizkit.interrupts import held_back
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,12 +114,14 @@ def _cols(table: str) -> str:
 
 def write_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], *,
                   validated: list[str],
-                  ready: Mapping[str, Sequence[Part]] | None = None) -> dict[str, int]:
+                  ready: Mapping[str, Sequence[Part]] | None = None,
+                  on_commit: Callable[[], None] | None = None) -> dict[str, int]:
     """Write the new rows of a load (the temp tables of ``quizkit.analysis.load.stage_all``)
     into dataset ``root``, replacing the rows they replace. Rows written per table.
 
     The new rows of a table in ``ready`` are these parts (made on a cluster's workers); the
-    replaced rows are still found from ``con``'s ``new_<table>`` ids."""
+    replaced rows are still found from ``con``'s ``new_<table>`` ids. The renames that put
+    the new parts in place run with stop signals held back, and ``on_commit()`` then."""
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     _check_schema(con, root)
@@ -150,10 +153,13 @@ def write_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], 
             _write_part(con, "quizkit_meta",
                         f"SELECT 'schema_version' AS key, '{SCHEMA_VERSION}' AS value",
                         root, work, moves)
-        for tmp, final in moves:
-            os.replace(tmp, final)
-        for gone in removals:
-            os.unlink(gone)
+        with held_back():
+            for tmp, final in moves:
+                os.replace(tmp, final)
+            for gone in removals:
+                os.unlink(gone)
+            if on_commit is not None:
+                on_commit()
     finally:
         shutil.rmtree(work, ignore_errors=True)
         shutil.rmtree(links, ignore_errors=True)

@@ -58,6 +58,7 @@ from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
 from quizkit.batching import consecutive_runs
 from quizkit.config import Settings
 from quizkit.findings import Report
+from quizkit.interrupts import held_back, pause_at
 from quizkit.runner import run as validate_run
 from quizkit.walk import WalkRules
 
@@ -275,7 +276,8 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
          progress: Progress | None = None,
          memory_limit: str | None = None, threads: int | None = None,
          on_batch: OnBatch | None = None, runner: Runner | None = None,
-         batch_bytes: int = BATCH_BYTES) -> LoadResult:
+         batch_bytes: int = BATCH_BYTES, on_commit: Callable[[], None] | None = None
+         ) -> LoadResult:
     """Load the export files under ``paths`` into the tables of ``con``.
 
     ``settings`` (rule selection, severities, per-path ignores, profile, limits) shape the
@@ -286,7 +288,9 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     ``progress(step, seconds)`` is called after each step and ``on_batch(batch, total_files,
     total_bytes)`` after each batch staged; an exception either raises aborts the load like
     any other failure (the database is left unchanged). ``runner`` runs the per-file work
-    elsewhere (a Dask cluster).
+    elsewhere (a Dask cluster). ``on_commit()`` is called as the load is committed, with stop
+    signals held back (:func:`quizkit.interrupts.held_back`): a stop after it leaves the
+    database loaded, a stop before it leaves it as it was.
     Raises :class:`quizkit.analysis.files.InputError` for a path that does not exist,
     :class:`LoadError` when the load fails, :class:`DatabaseError` for an unusable database.
     """
@@ -302,7 +306,8 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
             _setting(con, "checkpoint_threshold", "'0B'"):
         if ready:  # the rows a cluster picks are written as parts of a dataset only
             raise LoadError("this runner's loads go into a Parquet dataset (load_parquet)")
-        _replace(con, validated=[i.name for i in inputs], result=result, clock=clock)
+        _replace(con, validated=[i.name for i in inputs], result=result, clock=clock,
+                 on_commit=on_commit)
     return result
 
 
@@ -804,7 +809,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _replace(con: duckdb.DuckDBPyConnection, *, validated: list[str], result: LoadResult,
-             clock: _Clock) -> None:
+             clock: _Clock, on_commit: Callable[[], None] | None) -> None:
     loaded = "file IN (SELECT file FROM new_files)"
     run(con, "BEGIN TRANSACTION")
     try:
@@ -821,11 +826,17 @@ def _replace(con: duckdb.DuckDBPyConnection, *, validated: list[str], result: Lo
         ((result.rows["files"],),) = run(con, "INSERT INTO files BY NAME SELECT * FROM new_files")
         clock.tick("write:findings,files")
         _tally(con, result)
+        pause_at("replace")
+        with held_back():  # the commit and its note are one step for a stop signal
+            run(con, "COMMIT")
+            if on_commit is not None:
+                on_commit()
     except BaseException:
-        run(con, "ROLLBACK")
+        with suppress(duckdb.Error):  # committed already, or the connection is unusable
+            run(con, "ROLLBACK")
         raise
-    run(con, "COMMIT")
     clock.tick("commit")
+    pause_at("committed")
 
 
 def _tally(con: duckdb.DuckDBPyConnection, result: LoadResult) -> None:
@@ -871,7 +882,8 @@ def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike
                  progress: Progress | None = None,
                  memory_limit: str | None = None, threads: int | None = None,
                  on_batch: OnBatch | None = None, runner: Runner | None = None,
-                 batch_bytes: int = BATCH_BYTES) -> LoadResult:
+                 batch_bytes: int = BATCH_BYTES,
+                 on_commit: Callable[[], None] | None = None) -> LoadResult:
     """Load ``paths`` into the Parquet dataset ``root`` (see quizkit.analysis.dataset), with
     the options of :func:`load`. Staging happens in a private in-memory database that
     spills to a temporary directory."""
@@ -882,7 +894,7 @@ def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike
                      runner=runner, batch_bytes=batch_bytes) as (result, clock, inputs, ready):
             try:
                 result.rows = write_dataset(con, root, validated=[i.name for i in inputs],
-                                            ready=ready)
+                                            ready=ready, on_commit=on_commit)
             except OSError as exc:
                 raise DatabaseError(f"cannot write dataset {root}: "
                                     f"{exc.strerror or exc}") from None

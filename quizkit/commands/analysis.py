@@ -28,6 +28,7 @@ from quizkit.cluster import ClusterError
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, config_option
 from quizkit.commands.walk_options import walk_options, warn_unmatched
+from quizkit.interrupts import StopSignals
 from quizkit.numbers import plural, thousands
 from quizkit.progress import Progress
 from quizkit.walk import PatternError
@@ -53,12 +54,22 @@ def _warn_unknown(result: LoadResult) -> None:
                    "findings tables)", err=True)
 
 
+def _stops() -> StopSignals:
+    """The run's stop signals (:mod:`quizkit.interrupts`)."""
+    return click.get_current_context().ensure_object(StopSignals)
+
+
 @contextmanager
 def _errors(load_failed: str = "could not load the files") -> Iterator[None]:
     """The analysis errors → one line and the exit code of the contract."""
     try:
-        with config_errors():
-            yield
+        try:
+            with config_errors():
+                yield
+        except (LoadError, DatabaseError, QueryError):
+            if _stops().signum is not None:  # DuckDB's words for the stop: the stop's line
+                raise KeyboardInterrupt from None
+            raise
     except InputError as exc:
         _fail(str(exc), EXIT_INPUT)
     except PatternError as exc:
@@ -145,6 +156,15 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
     def show_step(step: str, seconds: float) -> None:
         click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
 
+    committed = False
+
+    def on_commit() -> None:
+        nonlocal committed
+        committed = True
+
+    _stops().outcome = lambda: (" after the load was committed" if committed
+                                else ": nothing loaded")
+
     with _errors(f"load failed, the {'database' if db else 'dataset'} is unchanged"), \
             Progress.for_run(quiet=quiet, force=progress) as line:
         def on_batch(batch: list[Input], total_files: int, total_bytes: int) -> None:
@@ -154,7 +174,8 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
         result = api.load(paths, db, parquet=parquet, findings=findings,
                           memory_limit=memory_limit, threads=threads, scheduler=scheduler,
                           timings=show_step if timings else None, on_batch=on_batch,
-                          config=config_file, exclude=exclude, include_hidden=include_hidden)
+                          config=config_file, exclude=exclude, include_hidden=include_hidden,
+                          on_commit=on_commit)
     _warn_loaded(result)
     if not quiet:
         rows = ", ".join(f"{thousands(n)} {t}" for t, n in result.rows.items() if t != "files")
