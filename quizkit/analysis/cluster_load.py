@@ -48,7 +48,13 @@ from quizkit.analysis.load import (
     pick,
     versions_of,
 )
-from quizkit.cluster import check_many, result_of, threads_of, tune_worker_allocator
+from quizkit.cluster import (
+    check_many,
+    check_visible,
+    result_of,
+    threads_of,
+    tune_worker_allocator,
+)
 from quizkit.engine import CheckMany
 from quizkit.findings import Report
 
@@ -162,6 +168,7 @@ class ClusterRunner:
                        parts=threads_of(self.client) * TASKS_PER_THREAD)
 
     def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
+        check_visible(self.client, (i.name for batch in batches for i in batch))
         threads = threads_of(self.client)
         split = splits_for(sum(i.size for b in batches for i in b), threads)
         self.staging = _Staging(self.client, batches, split)
