@@ -1,7 +1,7 @@
 """The work of a load on a Dask cluster (see :mod:`quizkit.cluster`), in two rounds of tasks.
 
 1. *Staging*: each task stages one batch of files on a worker, in a DuckDB connection of its
-   own (:func:`quizkit.analysis.load.candidates_of`). The candidates of the versions and
+   own (:func:`quizkit.analysis.load_worker.candidates_of`). The candidates of the versions and
    their entities, the bulk of a load's rows, stay on the worker, split into parts by the
    hash of their version id; the client gets the rest (packages, users, games, banners,
    categories, files: a few percent of the rows) and the files skipped, and picks their
@@ -10,7 +10,7 @@
    among that part of every batch (Dask brings the parts to it, from worker to worker), with
    the winning packages (from every batch's package keys: id, file, document number), and
    writes them as a Parquet part of each table
-   (:func:`quizkit.analysis.load.versions_of`). The client places the parts in the dataset.
+   (:func:`quizkit.analysis.load_worker.versions_of`). The client places the parts in the dataset.
    Every task is submitted at once: Dask starts these when the last batch is staged.
 
 So the client never holds or adds the bulk of the rows, and the picks and the Parquet
@@ -38,16 +38,9 @@ import duckdb
 from quizkit.analysis import transform
 from quizkit.analysis.connect import run
 from quizkit.analysis.dataset import Part
-from quizkit.analysis.load import (
-    Candidates,
-    Input,
-    Tick,
-    batches,
-    candidates_of,
-    offset_of,
-    pick,
-    versions_of,
-)
+from quizkit.analysis.load_inputs import Input, batches, offset_of
+from quizkit.analysis.load_stage import Candidates, Tick, pick
+from quizkit.analysis.load_worker import candidates_of, versions_of
 from quizkit.cluster import (
     check_many,
     check_visible,

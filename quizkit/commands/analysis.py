@@ -20,7 +20,9 @@ from quizkit import api
 from quizkit.analysis import summaries
 from quizkit.analysis.connect import DatabaseError
 from quizkit.analysis.files import InputError, Skipped
-from quizkit.analysis.load import DEFAULT_MEMORY_LIMIT, Input, LoadError, LoadResult
+from quizkit.analysis.load import LoadError, LoadResult
+from quizkit.analysis.load_inputs import Input
+from quizkit.analysis.load_session import DEFAULT_MEMORY_LIMIT
 from quizkit.analysis.output import FORMATS
 from quizkit.analysis.query import QueryError
 from quizkit.analysis.summary_output import SUMMARY_FORMATS
