@@ -68,6 +68,7 @@ from quizkit.runner import (
 )
 from quizkit.runner import run as run_validation
 from quizkit.schemas import BASE_URI, KINDS, SchemaBook, bundled, schema_id
+from quizkit.sources import Source
 
 __all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigError", "Exported",
            "LoadResult", "charts", "editor_settings", "export", "export_schemas", "generate",
@@ -167,8 +168,8 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     if not scheduler:
         return load_parquet(parquet, paths, **common)
     with cluster.connect(scheduler) as client:
-        def report(names: list[str], check_many: CheckMany) -> Report:
-            return run_validation(names, s, check_many=check_many)
+        def report(sources: list[Source], check_many: CheckMany) -> Report:
+            return run_validation([], s, check_many=check_many, sources=sources)
         return load_parquet(parquet, paths, runner=ClusterRunner(client, report),
                             batch_bytes=TASK_BYTES, **common)
 

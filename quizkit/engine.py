@@ -301,6 +301,32 @@ def check_source(source: Source, options: Options, schemas: SchemaBook, *,
     return check_bytes(name, data, source.holds_lines(data), options, schemas)
 
 
+def unreadable_reason(source: Source, limits: Limits | None = None) -> str | None:
+    """Why the checks cannot read ``source`` as a whole: the message of its first input
+    error, as ``validate`` reports it (read, decode, parse, as :func:`check_bytes` does);
+    None when they can. A JSON Lines file is read line by line, so a bad line is a finding
+    of its own, not a reason: only bytes that cannot be read or decoded at all are.
+
+    ``load`` follows this verdict for what DuckDB reads, so that no file is both loaded and
+    reported unreadable.
+    """
+    limits = limits or Limits()
+    try:
+        data = source.read(limits.max_decompressed, limits.max_file_size)
+    except ReadError as exc:
+        return f"cannot read: {exc}"
+    lines = source.holds_lines(data)
+    prepared, problems = intake.prepare(data)
+    if prepared is not None:
+        if lines:
+            return None
+        doc, problems, _indented = intake.parse_text(prepared, limits.max_depth)
+        if doc is not intake.UNREAD:
+            return None
+    errors = [p.message for p in problems if p.rule.severity is Severity.ERROR]
+    return errors[0] if errors else "cannot be read"
+
+
 def _check_chunk(sources: list[Source], options: Options,
                  schemas: SchemaBook | None = None) -> list[FileOutcome]:
     """Check a chunk of sources in a worker, one round trip per chunk, not per file; with

@@ -154,14 +154,17 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         reporter: Reporter | None = None, notes: Notes | None = None,
         scheduler: str | None = None, stdin_format: str = "auto",
         schemas: SchemaBook | None = None,
-        check_many: engine.CheckMany | None = None) -> Report:
+        check_many: engine.CheckMany | None = None,
+        sources: list[Source] | None = None) -> Report:
     """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving);
     ``schemas``: compiled for the settings' profile (default: made for this run).
 
     ``check_many`` checks the files on a cluster already connected
-    (:func:`quizkit.cluster.check_many`); ``scheduler`` connects to one.
+    (:func:`quizkit.cluster.check_many`); ``scheduler`` connects to one. ``sources``: the
+    inputs already walked (by ``load``, which reads the same files), instead of ``paths``.
     """
-    sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
+    if sources is None:
+        sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
     loaded = read_profile_file(s.profile)
     if schemas is None:
         schemas = SchemaBook(loaded.enums)

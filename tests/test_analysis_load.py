@@ -300,14 +300,41 @@ def test_bad_files_are_skipped_with_a_warning(fixture_corpus: Path, tmp_path: Pa
     assert "Traceback" not in err
     warned = [line for line in err.splitlines() if line.startswith("quizkit: warning: skipped")]
     assert len(warned) == 3
-    assert any("broken.json: malformed JSON at byte" in w for w in warned)
-    assert any("empty.json: is empty" in w for w in warned)
-    assert any("fake.json.gz: cannot be read" in w for w in warned)
+    # Why a file is skipped is validate's word for it, whatever DuckDB said.
+    code, report, _ = cli("validate", str(fixture_corpus), "--format", "jsonl")
+    said = {Path(f["path"]).name: f["message"] for f in map(orjson.loads, report.splitlines())
+            if f["code"] in ("P001", "P002", "P006")}
+    for name in ("broken.json", "empty.json", "fake.json.gz"):
+        assert any(w.endswith(f"{name}: {said[name]}") for w in warned), (name, warned)
     assert "1 document not loaded: unknown kind" in err  # the broken line of lines.jsonl
     got = counts(db)
     assert got["packages"] == 6 and got["files"] == 16
     assert got["banners"] == expected_counts(fixture_corpus)["banners"]
     assert digest(fixture_corpus) == before  # inputs are never modified
+
+
+def test_what_validation_cannot_read_is_never_loaded(fixture_corpus: Path,
+                                                     tmp_path: Path) -> None:
+    """Validation's verdict decides what DuckDB reads: files over the size limit are
+    unreadable to the validation (input-too-large), though DuckDB could read them; they are
+    skipped, never both loaded and reported unreadable."""
+    from quizkit import api
+    from quizkit.limits import Limits
+
+    sizes = sorted(p.stat().st_size for p in fixture_corpus.rglob("*.json"))
+    limit = sizes[len(sizes) // 2]
+    db = tmp_path / "a.duckdb"
+    result = api.load([str(fixture_corpus)], db, limits=Limits(max_file_size=limit))
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        both = run(con, """SELECT DISTINCT file FROM files WHERE file IN
+                           (SELECT file FROM findings WHERE rule = 'input-too-large')""")
+        reported = {f for (f,) in run(con, "SELECT DISTINCT file FROM findings "
+                                           "WHERE rule = 'input-too-large'")}
+    finally:
+        con.close()
+    assert reported and both == []
+    assert {s.path for s in result.skipped} == reported
 
 
 def test_unreadable_file_is_skipped(fixture_corpus: Path, tmp_path: Path) -> None:

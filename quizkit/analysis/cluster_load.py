@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import duckdb
@@ -50,6 +50,7 @@ from quizkit.cluster import (
 )
 from quizkit.engine import CheckMany
 from quizkit.findings import Report
+from quizkit.sources import Source
 
 #: Bytes of input in one task of a cluster load, at most (the batch of a local load: larger
 #: batches cost less per byte to stage).
@@ -141,26 +142,30 @@ class _Staging:
 class ClusterRunner:
     """The per-file work of a load (``quizkit.analysis.load.Runner``) on a cluster.
 
-    ``validate(paths, check_many)`` runs the validation with ``check_many``
+    ``validate(sources, check_many)`` runs the validation with ``check_many``
     (:func:`quizkit.runner.run`).
     """
 
     def __init__(self, client: Any,
-                 validate: Callable[[list[str], CheckMany], Report]) -> None:
+                 validate: Callable[[list[Source], CheckMany], Report]) -> None:
         self.client = client
         self.validate = validate
         self.staging: _Staging | None = None
 
-    def report(self, paths: list[str]) -> Report:
+    def report(self, sources: list[Source]) -> Report:
         then = self.staging.start if self.staging is not None else None
-        return self.validate(paths, check_many(self.client, submitted=then))
+        return self.validate(sources, check_many(self.client, submitted=then))
 
     def batches(self, inputs: list[Input], most: int) -> list[list[Input]]:
         """One batch per task, shrinking towards the end of the load."""
         return batches(inputs, min(most, TASK_BYTES), min_bytes=MIN_TASK_BYTES,
                        parts=threads_of(self.client) * TASKS_PER_THREAD)
 
-    def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
+    def candidates(self, batches: list[list[Input]], verdicts: Mapping[str, str]
+                   ) -> Iterator[tuple[int, Candidates]]:
+        """Staged on the workers, beside the validation: before its ``verdicts``, so the
+        workers ask the validation's reading of the files DuckDB stumbles on themselves
+        (:func:`quizkit.analysis.load_read.read_files`)."""
         check_visible(self.client, (i.name for batch in batches for i in batch))
         threads = threads_of(self.client)
         split = splits_for(sum(i.size for b in batches for i in b), threads)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +42,7 @@ from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, LoadError, connect, one_line, run
 from quizkit.analysis.dataset import Part, write_dataset
 from quizkit.analysis.files import Skipped
-from quizkit.analysis.load_findings import findings_columns, stage_findings
+from quizkit.analysis.load_findings import findings_columns, stage_findings, unreadable_files
 from quizkit.analysis.load_inputs import BATCH_BYTES, Input, batches, list_inputs, offset_of
 from quizkit.analysis.load_replace import drop_temps, replace, tally
 from quizkit.analysis.load_session import configured, setting
@@ -57,6 +57,7 @@ from quizkit.analysis.load_stage import (
 from quizkit.config import Settings
 from quizkit.findings import Report
 from quizkit.runner import run as validate_run
+from quizkit.sources import Source
 from quizkit.walk import WalkRules
 
 Progress = Callable[[str, float], None]
@@ -83,16 +84,22 @@ class LoadResult:
 class Runner(Protocol):
     """Where the per-file work of a load runs: here, or on a cluster (quizkit.cluster)."""
 
-    def report(self, paths: list[str]) -> Report: ...
+    def report(self, sources: list[Source]) -> Report:
+        """The validation of ``sources`` (the load's walk), for the findings table."""
+        ...
 
     def batches(self, inputs: list[Input], most: int) -> list[list[Input]]:
         """The batches of ``inputs`` to stage, of at most ``most`` bytes each (or one larger
         file)."""
         ...
 
-    def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
+    def candidates(self, batches: list[list[Input]], verdicts: Mapping[str, str]
+                   ) -> Iterator[tuple[int, Candidates]]:
         """Stage ``batches``: the candidate rows of each, in order. A runner may start the
-        work when called, before the result is iterated (after :meth:`report`)."""
+        work when called, before the result is iterated (after :meth:`report`).
+        ``verdicts`` is filled with the files the validation could not read (name -> why)
+        once :meth:`report` returns, before the first batch is asked for; a runner that
+        stages no batch before then leaves them out unread."""
         ...
 
     def pick(self, con: duckdb.DuckDBPyConnection, tick: Tick) -> dict[str, list[Part]]:
@@ -125,15 +132,16 @@ class LocalRunner:
         self.con = con
         self.settings = settings
 
-    def report(self, paths: list[str]) -> Report:
-        return validate_run(paths, self.settings)
+    def report(self, sources: list[Source]) -> Report:
+        return validate_run([], self.settings, sources=sources)
 
     def batches(self, inputs: list[Input], most: int) -> list[list[Input]]:
         return batches(inputs, most)
 
-    def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
+    def candidates(self, batches: list[list[Input]], verdicts: Mapping[str, str]
+                   ) -> Iterator[tuple[int, Candidates]]:
         for batch_no, batch in enumerate(batches):
-            skipped = stage_batch(self.con, batch, offset_of(batch_no))
+            skipped = stage_batch(self.con, batch, offset_of(batch_no), verdicts)
             yield batch_no, Candidates({}, skipped)
 
     def pick(self, con: duckdb.DuckDBPyConnection, tick: Tick) -> dict[str, list[Part]]:
@@ -216,15 +224,22 @@ def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[
     reads). Directories are walked with ``walk`` (the settings' excludes, as the validation
     of the findings walks them). Returns the inputs, and the parts of the tables the runner
     picked and wrote elsewhere (:meth:`Runner.pick`)."""
-    inputs = list_inputs(paths, result.skipped, walk, result.unmatched)
+    listed = list_inputs(paths, walk)
+    inputs = listed.inputs
+    result.skipped.extend(listed.skipped)
+    result.unmatched.extend(listed.unmatched)
     total_bytes = sum(i.size for i in inputs)
     groups = runner.batches(inputs, batch_bytes)
     create_candidates(con)
-    staged = runner.candidates(groups)  # a cluster starts staging now, beside the validation
+    verdicts: dict[str, str] = {}  # filled by the validation, read by the staging
+    # A cluster starts staging now, beside the validation.
+    staged = runner.candidates(groups, verdicts)
     clock.tick("discover")
     report_rows = None
     if findings:
-        report_rows = findings_columns(runner.report([os.fspath(p) for p in paths]))
+        report = runner.report(listed.sources)
+        verdicts.update(unreadable_files(report, listed.sources))
+        report_rows = findings_columns(report)
         clock.tick("validate")
     for batch_no, cands in staged:
         add_candidates(con, cands)

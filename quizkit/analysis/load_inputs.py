@@ -1,4 +1,5 @@
-"""What a load reads: the walker's sources as load inputs, and their batches."""
+"""What a load reads: the walker's sources (the one listing of the validation and of
+DuckDB), and their batches."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from quizkit import remote
-from quizkit.analysis.files import InputError, Skipped, expand, is_export
+from quizkit.analysis.files import InputError, Skipped
 from quizkit.batching import consecutive_runs
-from quizkit.walk import WalkRules
+from quizkit.sources import STDIN, MissingPath, Source
+from quizkit.walk import WalkRules, expand
 
 #: Bytes of (uncompressed) input staged at once: what bounds a load's memory. Each batch costs
 #: a fixed share of statements and a fresh working set; 128 MB batches took 20-35% less CPU
@@ -30,41 +32,51 @@ class Input:
     size: int
 
 
+@dataclass
+class Listed:
+    """The inputs of a load, from one walk: what DuckDB reads (``inputs``), what the
+    validation checks (``sources``, as walked: the paths as given), what the walk found
+    unreadable, and the exclude patterns that excluded nothing."""
+
+    inputs: list[Input]
+    sources: list[Source]
+    skipped: list[Skipped]
+    unmatched: list[str]
+
+
 def list_inputs(paths: Sequence[str | os.PathLike[str]],
-                skipped: list[Skipped] | None = None, rules: WalkRules | None = None,
-                unmatched: list[str] | None = None) -> list[Input]:
-    """Export files under ``paths`` (files, directories, object-storage URLs), unique.
+                rules: WalkRules | None = None) -> Listed:
+    """Export files under ``paths`` (files, directories, object-storage URLs).
 
-    Directories are walked as every command walks them (:mod:`quizkit.walk`), with ``rules``
-    (the settings' excludes and hidden-entry policy, as ``validate`` walks); what the walk
-    found unreadable (never opened) is added to ``skipped``, the exclude patterns that
-    excluded nothing under any path to ``unmatched``.
+    Walked once, as every command walks them (:func:`quizkit.walk.expand`, with ``rules``:
+    the settings' excludes and hidden-entry policy); the inputs are the readable sources by
+    absolute path (or URL), unique and sorted.
 
-    Raises :class:`InputError` for a path or URL that does not exist.
+    Raises :class:`InputError` for a path or URL that does not exist, and for stdin.
     """
+    names = [os.fspath(p) for p in paths]
+    if STDIN in names:
+        raise InputError("loading reads files, not stdin: save the input to a file first")
+    try:
+        walked = expand(names, rules)
+    except MissingPath as exc:
+        text = str(exc)
+        raise InputError(text if remote.is_url(text) else f"no such file or directory: {text}"
+                         ) from None
     found: dict[str, int] = {}
-    local = [os.fspath(raw) for raw in paths if not remote.is_url(os.fspath(raw))]
-    never = set(rules.exclude if rules is not None and local else ())
-    for raw in paths:
-        text = os.fspath(raw)
-        if remote.is_url(text):
-            try:
-                found.update(remote.list_files(text, is_export))
-            except remote.RemoteError as exc:
-                raise InputError(str(exc)) from None
+    skipped: list[Skipped] = []
+    for source in walked:
+        if source.error is not None:  # the walk's own finds: a broken link, a FIFO, ...
+            skipped.append(Skipped(_name(source.path), source.error))
         else:
-            files, unreadable, unmatched_here = expand([text], rules)
-            never &= set(unmatched_here)
-            for path in files:
-                try:
-                    found[path] = os.stat(path).st_size
-                except OSError:
-                    found[path] = 0  # reading it says why
-            if skipped is not None:  # the walk's own finds: a broken link, a FIFO, ...
-                skipped.extend(unreadable)
-    if unmatched is not None and rules is not None:
-        unmatched.extend(p for p in rules.exclude if p in never)
-    return [Input(name, size) for name, size in sorted(found.items())]
+            found.setdefault(_name(source.path), source.size())
+    return Listed([Input(name, size) for name, size in sorted(found.items())],
+                  walked.sources, skipped, walked.unmatched)
+
+
+def _name(path: str) -> str:
+    """What the ``file`` columns hold: an absolute path, or a URL."""
+    return path if remote.is_url(path) else os.path.abspath(path)
 
 
 def batches(inputs: list[Input], max_bytes: int = BATCH_BYTES,

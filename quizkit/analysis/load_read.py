@@ -4,7 +4,7 @@ document (or one array) whole, the rest through DuckDB's document splitter
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterable
 
 import duckdb
 
@@ -21,17 +21,21 @@ from quizkit.analysis.readers import (
     objects_sql,
     whole_files_sql,
 )
+from quizkit.engine import unreadable_reason
+from quizkit.sources import Source
 
 
 def read_files(con: duckdb.DuckDBPyConnection,
-           files: list[ExportFile]) -> tuple[list[ExportFile], list[Skipped]]:
-    """Read the files into temp table ``raw``; files DuckDB cannot parse are skipped.
+               files: list[ExportFile]) -> tuple[list[ExportFile], list[Skipped]]:
+    """Read the files into temp table ``raw``; the files it read, and those it skipped.
 
     Plain (not compressed) files of one document or one array of documents are read whole
     and typed in one pass (:func:`_read_whole`); the rest, and the whole files that did not
     parse as one value, go through DuckDB's document splitter (:func:`_read_objects`), which
-    fails on a malformed file: then each of them is read alone to find the bad ones, which
-    are skipped.
+    fails on a malformed file. Whether a file is skipped, and why, is the validation's
+    verdict (:func:`quizkit.engine.unreadable_reason`), asked only of the files DuckDB
+    stumbled on: DuckDB's own error text is never interpreted. A file DuckDB cannot read
+    but the validation can fails the load.
     """
     run(con, RAW_DDL)
     whole = [f for f in files if f.container in ("json", "json-array") and not f.compressed]
@@ -47,12 +51,25 @@ def read_files(con: duckdb.DuckDBPyConnection,
     try:
         bad += _read_objects(con, rest, first_doc_no=(len(whole) + 1) << 32)
     except duckdb.Error as first_error:
-        good, bad = _screen(con, rest)
+        bad = judged(f.path for f in rest)
         if not bad:
             raise LoadError(one_line(first_error)) from None
+        gone = {b.path for b in bad}
+        good = [f for f in rest if f.path not in gone]
         bad += _read_objects(con, good, first_doc_no=(len(whole) + 1) << 32)
     skipped = {b.path for b in bad}
     return [f for f in files if f.path not in skipped], bad
+
+
+def judged(paths: Iterable[str], otherwise: str | None = None) -> list[Skipped]:
+    """The files among ``paths`` the validation cannot read, with its reason; with
+    ``otherwise``, every file, the others with that reason."""
+    out = []
+    for path in paths:
+        reason = unreadable_reason(Source(path)) or otherwise
+        if reason is not None:
+            out.append(Skipped(path, reason))
+    return out
 
 
 # Files up to this size are typed in batches (see _read_whole).
@@ -144,11 +161,6 @@ def _lanes(name: str, files: list[ExportFile], threads: int) -> tuple[str, dict[
     return f"({union})", params
 
 
-#: Why a ``.json`` file that holds several documents one after the other is skipped:
-#: ``validate`` reads such a file as one document with text after its end (invalid JSON),
-#: where DuckDB's splitter would return each document.
-SEVERAL_DOCUMENTS = ("malformed JSON: more text after the end of the first document (only a "
-                     "JSON Lines file, named .jsonl or .ndjson, holds several documents)")
 
 
 def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
@@ -156,7 +168,8 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
     """Split the files into documents, then type them into ``raw`` (numbered in file order).
 
     A file that is not JSON Lines holds one JSON value, as ``validate`` reads it: one that
-    splits into several is skipped (returned), never loaded in part.
+    splits into several is skipped (returned, with the validation's reason), never loaded in
+    part.
     """
     params: dict[str, list[str]] = {}
     parts = []
@@ -186,7 +199,7 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
             FROM ({JSONL_ARRAYS_SQL}))
     """)
     run(con, "DROP TABLE docs")
-    return [Skipped(file, SEVERAL_DOCUMENTS) for file in several]
+    return judged(several, "not one JSON document")
 
 
 def _max_object(files: list[ExportFile]) -> int:
@@ -194,31 +207,9 @@ def _max_object(files: list[ExportFile]) -> int:
     return max(16 << 20, max(f.content_size for f in files) + 1)
 
 
-def _screen(con: duckdb.DuckDBPyConnection,
-            files: list[ExportFile]) -> tuple[list[ExportFile], list[Skipped]]:
-    """Read each file alone to find the ones that break the reader, with DuckDB's reason."""
-    good: list[ExportFile] = []
-    bad: list[Skipped] = []
-    for f in files:
-        try:
-            sql = f"SELECT count(*) FROM {objects_sql(f.container, 'f', _max_object([f]))}"
-            run(con, sql, {"f": [f.path]})
-            good.append(f)
-        except duckdb.Error as exc:
-            bad.append(Skipped(f.path, _reason(one_line(exc))))
-    return good, bad
 
 
-def _reason(message: str) -> str:
-    """DuckDB's reader error, short and without the file name (the warning names it)."""
-    m = _MALFORMED_AT.search(message)
-    if m:
-        return f"malformed JSON at byte {m.group(1)}: {m.group(2)}"
-    message = _IN_FILE.sub("", message.split(": ", 1)[-1])
-    return f"cannot be read: {message}"
 
 
-_MALFORMED_AT = re.compile(r"Malformed JSON.*? at byte (\d+)[^:]*: ([^.]+)")
 
 
-_IN_FILE = re.compile(r' ?(?:in|of) file "[^"]+",?')

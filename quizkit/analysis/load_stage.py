@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import duckdb
@@ -23,7 +23,7 @@ from quizkit.analysis.connect import run
 from quizkit.analysis.dataset import Part
 from quizkit.analysis.files import Skipped, inspect
 from quizkit.analysis.load_inputs import Input
-from quizkit.analysis.load_read import read_files
+from quizkit.analysis.load_read import judged, read_files
 from quizkit.analysis.load_session import setting
 from quizkit.analysis.readers import EMPTY_ARRAY_KIND, RAW_DDL, assign_kinds
 
@@ -56,17 +56,24 @@ def pick(con: duckdb.DuckDBPyConnection, picks: Sequence[tuple[str, str]], tick:
             tick(f"pick:{name}")
 
 
-def stage_batch(con: duckdb.DuckDBPyConnection, batch: list[Input], offset: int) -> list[Skipped]:
+def stage_batch(con: duckdb.DuckDBPyConnection, batch: list[Input], offset: int,
+                verdicts: Mapping[str, str] | None = None) -> list[Skipped]:
     """Stage one batch into the ``cand_*`` temp tables of ``con``; the files it skipped.
 
-    Files whose names DuckDB could expand (glob, brace or odd characters) are reached through
-    a private directory of links (copies for URLs) with plain names; the rows get the real
-    names back.
+    ``verdicts`` holds the files the validation could not read (name -> why): DuckDB never
+    reads them. Files whose names DuckDB could expand (glob, brace or odd characters) are
+    reached through a private directory of links (copies for URLs) with plain names; the
+    rows get the real names back.
     """
+    verdicts = verdicts or {}
+    skipped = [Skipped(i.name, verdicts[i.name]) for i in batch if i.name in verdicts]
+    batch = [i for i in batch if i.name not in verdicts]
     with tempfile.TemporaryDirectory(prefix="quizkit-batch-") as work:
-        links, skipped = materialize(batch, work)
+        links, unfetched = materialize(batch, work)
+        skipped.extend(unfetched)
         files, bad = inspect(list(links))
-        skipped.extend(Skipped(links[b.path], b.reason) for b in bad)
+        skipped.extend(Skipped(links[s.path], s.reason)
+                       for s in judged((b.path for b in bad), "cannot be read"))
         files, bad = read_files(con, files)
         skipped.extend(Skipped(links[b.path], b.reason) for b in bad)
         assign_kinds(con)
