@@ -56,6 +56,7 @@ from quizkit.findings import Report
 from quizkit.generate import Summary, generate_corpus
 from quizkit.output import atomic_write, check_directory, make_directory, refuse_inputs
 from quizkit.output import resolve as resolve_output
+from quizkit.reporters.base import Reporter
 from quizkit.reporters.html_summary import missing_charts
 from quizkit.rules import REGISTRY
 from quizkit.runner import (
@@ -168,8 +169,10 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     if not scheduler:
         return load_parquet(parquet, paths, **common)
     with cluster.connect(scheduler) as client:
-        def report(sources: list[Source], check_many: CheckMany) -> Report:
-            return run_validation([], s, check_many=check_many, sources=sources)
+        def report(sources: list[Source], check_many: CheckMany,
+                   reporter: Reporter) -> Report:
+            return run_validation([], s, check_many=check_many, sources=sources,
+                                  reporter=reporter)
         return load_parquet(parquet, paths, runner=ClusterRunner(client, report),
                             batch_bytes=TASK_BYTES, **common)
 

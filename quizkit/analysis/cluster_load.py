@@ -50,6 +50,7 @@ from quizkit.cluster import (
 )
 from quizkit.engine import CheckMany
 from quizkit.findings import Report
+from quizkit.reporters.base import Reporter
 from quizkit.sources import Source
 
 #: Bytes of input in one task of a cluster load, at most (the batch of a local load: larger
@@ -142,19 +143,19 @@ class _Staging:
 class ClusterRunner:
     """The per-file work of a load (``quizkit.analysis.load.Runner``) on a cluster.
 
-    ``validate(sources, check_many)`` runs the validation with ``check_many``
+    ``validate(sources, check_many, reporter)`` runs the validation with ``check_many``
     (:func:`quizkit.runner.run`).
     """
 
     def __init__(self, client: Any,
-                 validate: Callable[[list[Source], CheckMany], Report]) -> None:
+                 validate: Callable[[list[Source], CheckMany, Reporter], Report]) -> None:
         self.client = client
         self.validate = validate
         self.staging: _Staging | None = None
 
-    def report(self, sources: list[Source]) -> Report:
+    def report(self, sources: list[Source], reporter: Reporter) -> Report:
         then = self.staging.start if self.staging is not None else None
-        return self.validate(sources, check_many(self.client, submitted=then))
+        return self.validate(sources, check_many(self.client, submitted=then), reporter)
 
     def batches(self, inputs: list[Input], most: int) -> list[list[Input]]:
         """One batch per task, shrinking towards the end of the load."""

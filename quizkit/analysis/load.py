@@ -42,7 +42,7 @@ from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, LoadError, connect, one_line, run
 from quizkit.analysis.dataset import Part, write_dataset
 from quizkit.analysis.files import Skipped
-from quizkit.analysis.load_findings import findings_columns, stage_findings, unreadable_files
+from quizkit.analysis.load_findings import FindingsTable, no_findings
 from quizkit.analysis.load_inputs import BATCH_BYTES, Input, batches, list_inputs, offset_of
 from quizkit.analysis.load_replace import drop_temps, replace, tally
 from quizkit.analysis.load_session import configured, setting
@@ -56,6 +56,7 @@ from quizkit.analysis.load_stage import (
 )
 from quizkit.config import Settings
 from quizkit.findings import Report
+from quizkit.reporters.base import Reporter
 from quizkit.runner import run as validate_run
 from quizkit.sources import Source
 from quizkit.walk import WalkRules
@@ -84,8 +85,9 @@ class LoadResult:
 class Runner(Protocol):
     """Where the per-file work of a load runs: here, or on a cluster (quizkit.cluster)."""
 
-    def report(self, sources: list[Source]) -> Report:
-        """The validation of ``sources`` (the load's walk), for the findings table."""
+    def report(self, sources: list[Source], reporter: Reporter) -> Report:
+        """Validate ``sources`` (the load's walk), each finding handed to ``reporter`` as
+        it is final."""
         ...
 
     def batches(self, inputs: list[Input], most: int) -> list[list[Input]]:
@@ -132,8 +134,8 @@ class LocalRunner:
         self.con = con
         self.settings = settings
 
-    def report(self, sources: list[Source]) -> Report:
-        return validate_run([], self.settings, sources=sources)
+    def report(self, sources: list[Source], reporter: Reporter) -> Report:
+        return validate_run([], self.settings, sources=sources, reporter=reporter)
 
     def batches(self, inputs: list[Input], most: int) -> list[list[Input]]:
         return batches(inputs, most)
@@ -235,12 +237,15 @@ def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[
     # A cluster starts staging now, beside the validation.
     staged = runner.candidates(groups, verdicts)
     clock.tick("discover")
-    report_rows = None
     if findings:
-        report = runner.report(listed.sources)
-        verdicts.update(unreadable_files(report, listed.sources))
-        report_rows = findings_columns(report)
+        table = FindingsTable(con)
+        runner.report(listed.sources, table)
+        table.flush()
+        verdicts.update(table.unreadable(listed.sources))
+        result.findings = table.count
         clock.tick("validate")
+    else:
+        no_findings(con)
     for batch_no, cands in staged:
         add_candidates(con, cands)
         result.skipped.extend(cands.skipped)
@@ -250,8 +255,6 @@ def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[
     ready = runner.pick(con, clock.tick)
     run(con, "CREATE OR REPLACE TEMP TABLE new_files AS SELECT *, "
              "CAST(now() AT TIME ZONE 'UTC' AS TIMESTAMP) AS loaded_at FROM cand_files")
-    stage_findings(con, report_rows)
-    result.findings = None if report_rows is None else len(report_rows[0])
     return inputs, ready
 
 

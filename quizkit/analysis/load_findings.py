@@ -1,7 +1,15 @@
-"""The findings of a load's validation, staged as temp table ``new_findings``."""
+"""The findings of a load's validation, staged as temp table ``new_findings`` as they arrive.
+
+The validation hands each finding to :class:`FindingsTable` (a reporter) as soon as it is
+final; every :data:`CHUNK` findings go into DuckDB, which spills past its memory limit. So a
+load keeps neither the findings nor the per-file results in Python memory, whatever their
+number, and the files the validation could not read are the only thing kept (for what
+DuckDB reads: :mod:`quizkit.analysis.load_stage`).
+"""
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Sequence
 
@@ -10,66 +18,87 @@ import duckdb
 from quizkit import remote
 from quizkit.analysis.connect import run
 from quizkit.analysis.tables import BY_NAME
-from quizkit.engine import unreadable_reason
-from quizkit.findings import Report
+from quizkit.findings import Finding, Report
+from quizkit.reporters.base import Reporter
 from quizkit.rules import input_rules
 from quizkit.sources import Source
 
+#: Findings sent to DuckDB at once.
+CHUNK = 20_000
 
-def findings_columns(report: Report) -> tuple[list, ...]:
-    """The findings of ``report`` as column lists (see the ``findings`` table).
-
-    The report comes from the paths as the user gave them, so that cross-file findings
-    (which depend on the order files are met) are the ones ``quizkit validate PATH...``
-    reports.
-    """
-    cols: tuple[list, ...] = tuple([] for _ in range(9))
-    for f in report.findings:
-        path = f.path if not f.path or remote.is_url(f.path) else os.path.abspath(f.path)
-        values = (path, f.record, f.pointer, f.line, f.column, f.rule, f.code,
-                  str(f.severity), f.message)
-        for col, value in zip(cols, values, strict=True):
-            col.append(value)
-    return cols
-
-
-def stage_findings(con: duckdb.DuckDBPyConnection, rows: tuple[list, ...] | None) -> None:
-    names = BY_NAME["findings"].column_names
-    types = [c.type for c in BY_NAME["findings"].columns]
-    if not rows or not rows[0]:
-        cols = ", ".join(f"NULL::{t} AS \"{n}\"" for n, t in zip(names, types, strict=True))
-        run(con, f"CREATE OR REPLACE TEMP TABLE new_findings AS SELECT {cols} LIMIT 0")
-        return
-    cols = ", ".join(f"unnest(${n})::{t} AS \"{n}\"" for n, t in zip(names, types, strict=True))
-    run(con, f"CREATE OR REPLACE TEMP TABLE new_findings AS SELECT {cols}",
-                dict(zip(names, rows, strict=True)))
-
-
-#: The input rules whose finding means the checks could not read a file (or a whole
-#: document of it).
+#: The input rules whose finding on a whole file (no record) means the checks could not read
+#: the file.
 UNREAD_RULES = frozenset(r.name for r in (
     input_rules.UNREADABLE, input_rules.INVALID_JSON, input_rules.BAD_ENCODING,
     input_rules.EMPTY_INPUT, input_rules.TOO_DEEP, input_rules.INPUT_TOO_LARGE))
 
 
-def unreadable_files(report: Report, sources: Sequence[Source]) -> dict[str, str]:
-    """The validation's verdict for a load: the files it could not read as a whole (by the
-    name the ``file`` columns hold), each with the message of its first such finding.
+class FindingsTable(Reporter):
+    """A reporter that appends the findings to temp table ``new_findings`` of ``con`` (made
+    empty here), :data:`CHUNK` at a time, in the report's order.
 
-    A JSON Lines file with some lines it could not parse is read (those lines are documents
-    of unknown kind); one with no line read is not. A file whose finding the settings left
-    out (an ignored rule) is judged again (:func:`quizkit.engine.unreadable_reason`).
+    The findings come from the paths as the user gave them, so that cross-file findings
+    (which depend on the order files are met) are the ones ``quizkit validate PATH...``
+    reports; the table holds their absolute paths.
     """
-    by_name = {s.display: s for s in sources}
-    bad = {r.path: by_name[r.path] for r in report.files
-           if not r.readable and r.path in by_name
-           and (r.documents == 0 or not by_name[r.path].is_lines)}
-    why: dict[str, str] = {}
-    for f in report.findings:
-        if f.path in bad and f.rule in UNREAD_RULES and f.record is None:
-            why.setdefault(f.path, f.message)
-    out = {}
-    for display, source in bad.items():
-        reason = why.get(display) or unreadable_reason(source) or "cannot be read"
-        out[source.path if remote.is_url(source.path) else os.path.abspath(source.path)] = reason
-    return out
+
+    name = "load"
+    needs_findings = False
+    needs_files = False
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        super().__init__(io.StringIO())
+        self.con = con
+        self.count = 0
+        #: The message of the first whole-file finding of each file the checks could not
+        #: read, by the path as reported.
+        self.unread: dict[str, str] = {}
+        self._rows: list[tuple] = []
+        names = BY_NAME["findings"].column_names
+        types = [c.type for c in BY_NAME["findings"].columns]
+        cols = ", ".join(f'NULL::{t} AS "{n}"' for n, t in zip(names, types, strict=True))
+        run(con, f"CREATE OR REPLACE TEMP TABLE new_findings AS SELECT {cols} LIMIT 0")
+        self._insert = ("INSERT INTO new_findings SELECT "
+                        + ", ".join(f"unnest(${n})::{t}" for n, t in zip(names, types,
+                                                                          strict=True)))
+        self._names = names
+
+    def finding(self, finding: Finding) -> None:
+        f = finding
+        if f.record is None and f.rule in UNREAD_RULES:
+            self.unread.setdefault(f.path, f.message)
+        path = f.path if not f.path or remote.is_url(f.path) else os.path.abspath(f.path)
+        self._rows.append((path, f.record, f.pointer, f.line, f.column, f.rule, f.code,
+                           str(f.severity), f.message))
+        if len(self._rows) >= CHUNK:
+            self.flush()
+
+    def finish(self, report: Report) -> None:
+        self.flush()
+
+    def flush(self) -> None:
+        """The findings not yet in the table, into it."""
+        if not self._rows:
+            return
+        columns = [list(c) for c in zip(*self._rows, strict=True)]
+        self.count += len(self._rows)
+        self._rows = []
+        run(self.con, self._insert, dict(zip(self._names, columns, strict=True)))
+
+    def unreadable(self, sources: Sequence[Source]) -> dict[str, str]:
+        """The validation's verdict for a load: the files it could not read as a whole, by
+        the name the ``file`` columns hold, each with the message of its finding. (A JSON
+        Lines file with some lines it could not parse is read: those lines are documents of
+        unknown kind.)"""
+        out = {}
+        for source in sources:
+            reason = self.unread.get(source.display)
+            if reason is not None:
+                path = source.path
+                out[path if remote.is_url(path) else os.path.abspath(path)] = reason
+        return out
+
+
+def no_findings(con: duckdb.DuckDBPyConnection) -> None:
+    """An empty ``new_findings`` (a load without validation)."""
+    FindingsTable(con)
