@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quizkit.engine import check_document
-from quizkit.kinds import detect_kind
+from quizkit.checks.engine import check_document
+from quizkit.model.kinds import detect_kind
+from quizkit.model.schemas import SchemaBook
 from quizkit.rules import version_index
-from quizkit.schemas import SchemaBook
 from tests.conftest import SAMPLES, valid_samples
 from tests.structural_mutations import mutate
 
@@ -26,7 +26,7 @@ def documents(tmp_path_factory) -> list:
 
     root = tmp_path_factory.mktemp("corpus")
     generate_corpus(root, packages=6, seed=5, broken=0.3, workers=1)
-    paths = sorted(p for p in root.rglob("*.json") if p.name != "manifest.json")
+    paths = sorted(p for p in root.rglob("*.json") if p.name != "manifest.json.txt")
     paths += [p for p in valid_samples() if p.suffix == ".json"]
     paths += sorted((SAMPLES / "invalid" / "rules").glob("*.json"))
     docs = []

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from quizkit import schemas
+from quizkit.model import schemas
 from tests.conftest import INVALID, ROOT, cli_json, invalid_cases, valid_samples
 
 AJV = ROOT / ".tools/node_modules/.bin/ajv"
@@ -78,4 +78,4 @@ def test_check_jsonschema_agrees_with_quizkit(path, kind):
 
 def test_invalid_samples_exist_for_interop():
     assert INVALID.is_dir() and any(json.loads(m.read_text())
-                                    for m in INVALID.rglob("manifest.json"))
+                                    for m in INVALID.rglob("manifest.json.txt"))

@@ -20,14 +20,14 @@ from tests.conftest import (
 )
 
 REPORT_KEYS = {"summary", "files", "findings"}
-SUMMARY_KEYS = {"files", "documents", "errors", "warnings", "infos"}
+SUMMARY_KEYS = {"files", "documents", "errors", "warnings", "infos", "unreadable"}
 FINDING_KEYS = {"path", "record", "pointer", "line", "column", "rule", "severity", "message"}
 
 
 def test_there_is_a_valid_sample_of_every_kind():
     _, report = cli_json(*map(str, valid_samples()))
     kinds = {f["kind"] for f in report["files"]}
-    assert set(quizkit.schemas.KINDS) <= kinds
+    assert set(quizkit.model.schemas.KINDS) <= kinds
 
 
 @pytest.mark.parametrize("path", valid_samples(), ids=lambda p: p.name)
@@ -64,7 +64,7 @@ def test_json_report_contract(tmp_path):
     assert set(report) == REPORT_KEYS
     assert set(report["summary"]) == SUMMARY_KEYS
     assert report["summary"] == {"files": 1, "documents": 1, "errors": 1, "warnings": 1,
-                                 "infos": 0}
+                                 "infos": 0, "unreadable": 0}
     assert {"path", "kind"} <= set(report["files"][0])
     assert report["files"][0]["kind"] == "banner"
     by_rule = {f["rule"]: f for f in report["findings"]}
@@ -149,7 +149,7 @@ def test_unknown_kind_of_a_top_level_scalar_says_what_it_is(tmp_path, text, shap
 
 
 def test_an_array_is_a_version_list_only_with_version_fields(tmp_path):
-    from quizkit.kinds import detect_kind
+    from quizkit.model.kinds import detect_kind
 
     versions = json.loads((SAMPLES / "version-list.json").read_text())
     assert detect_kind(versions) == "version-list"

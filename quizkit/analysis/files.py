@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from quizkit.sources import ReadError, open_regular
+from quizkit.inputs.sources import ReadError, open_regular
 
 LINE_SUFFIXES = (".jsonl", ".ndjson")
 

@@ -13,7 +13,7 @@ The work happens in four phases:
    ``memory_limit`` and a spill directory bound the rest.
 3. *Pick*: the winners among all candidates become the ``new_<table>`` rows (on a Dask
    cluster, the versions' and their entities' are picked on the workers and come back as
-   Parquet parts: :mod:`quizkit.analysis.cluster_load`).
+   Parquet parts: :mod:`quizkit.cluster.loading`).
 4. *Replace* (one transaction): delete the rows the load replaces, insert the new ones, commit.
    Any error or interruption rolls the transaction back, so the database is exactly as it was.
 
@@ -34,13 +34,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import duckdb
 
 from quizkit.analysis import transform
-from quizkit.analysis.connect import DatabaseError, LoadError, connect, one_line, run
-from quizkit.analysis.dataset import Part, write_dataset
+from quizkit.analysis.aftermath import database_state, dataset_parts, dataset_state, table_rows
+from quizkit.analysis.connect import DatabaseError, LoadError, connect, lock_down, one_line, run
+from quizkit.analysis.dataset import Part, dataset_writer, write_dataset
 from quizkit.analysis.files import Skipped
 from quizkit.analysis.load_findings import FindingsTable, no_findings
 from quizkit.analysis.load_inputs import BATCH_BYTES, Input, batches, list_inputs, offset_of
@@ -54,12 +55,13 @@ from quizkit.analysis.load_stage import (
     pick,
     stage_batch,
 )
-from quizkit.config import Settings
-from quizkit.findings import Report
+from quizkit.catalog.findings import Report
+from quizkit.checks.input_report import InputReport
+from quizkit.checks.runner import run as validate_run
+from quizkit.inputs.sources import Source
+from quizkit.inputs.walk import WalkRules
 from quizkit.reporters.base import Reporter
-from quizkit.runner import run as validate_run
-from quizkit.sources import Source
-from quizkit.walk import WalkRules
+from quizkit.settings.config import Settings
 
 Progress = Callable[[str, float], None]
 #: Called after each batch with its files, and the files and bytes of the whole load
@@ -80,10 +82,13 @@ class LoadResult:
     timings: dict[str, float] = field(default_factory=dict)
     #: The exclude patterns (of the settings) that excluded nothing.
     unmatched: list[str] = field(default_factory=list)
+    #: The files read and the inputs that could not be, as ``validate`` reports them (set by
+    #: :mod:`quizkit.api` through :func:`quizkit.checks.input_report.report`).
+    inputs: InputReport | None = None
 
 
 class Runner(Protocol):
-    """Where the per-file work of a load runs: here, or on a cluster (quizkit.cluster)."""
+    """Where the per-file work of a load runs: here, or on a cluster (quizkit.cluster.checking)."""
 
     def report(self, sources: list[Source], reporter: Reporter) -> Report:
         """Validate ``sources`` (the load's walk), each finding handed to ``reporter`` as
@@ -156,8 +161,8 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
          progress: Progress | None = None,
          memory_limit: str | None = None, threads: int | None = None,
          on_batch: OnBatch | None = None, runner: Runner | None = None,
-         batch_bytes: int = BATCH_BYTES, on_commit: Callable[[], None] | None = None
-         ) -> LoadResult:
+         batch_bytes: int = BATCH_BYTES, on_commit: Callable[[], None] | None = None,
+         seal: bool = False) -> LoadResult:
     """Load the export files under ``paths`` into the tables of ``con``.
 
     ``settings`` (rule selection, severities, per-path ignores, profile, limits) shape the
@@ -169,8 +174,10 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     total_bytes)`` after each batch staged; an exception either raises aborts the load like
     any other failure (the database is left unchanged). ``runner`` runs the per-file work
     elsewhere (a Dask cluster). ``on_commit()`` is called as the load is committed, with stop
-    signals held back (:func:`quizkit.interrupts.held_back`): a stop after it leaves the
-    database loaded, a stop before it leaves it as it was.
+    signals held back (:func:`quizkit.outputs.interrupts.held_back`): a stop after it leaves the
+    database loaded, a stop before it leaves it as it was. ``seal`` turns the connection's
+    file and network access off once the inputs are read, for good (a connection closed
+    after this load).
     Raises :class:`quizkit.analysis.files.InputError` for a path that does not exist,
     :class:`LoadError` when the load fails, :class:`DatabaseError` for an unusable database.
     """
@@ -186,6 +193,8 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
             setting(con, "checkpoint_threshold", "'0B'"):
         if ready:  # the rows a cluster picks are written as parts of a dataset only
             raise LoadError("this runner's loads go into a Parquet dataset (load_parquet)")
+        if seal:  # the inputs are read: the rest is the database's own work
+            lock_down(con)
         replace(con, validated=[i.name for i in inputs], rows=result.rows, tick=clock.tick,
                 on_commit=on_commit)
         result.files, result.documents, result.unknown_documents = tally(con)
@@ -269,16 +278,31 @@ def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathL
     ok = False
     try:  # connect inside: a Ctrl-C just after DuckDB created the file still removes it
         con = connect(db)
-        result = load(con, paths, **options)  # type: ignore[arg-type]
+        before = table_rows(con) if existed else None
+        result = load(con, paths, seal=True, **options)  # type: ignore[arg-type]
         ok = True
         return result
+    except (LoadError, DatabaseError) as exc:
+        if con is None or db is None:  # never opened: connect's message says why
+            raise
+        con.close()
+        con = None
+        _remove_new(db, existed)
+        raise type(exc)(f"{exc}; {database_state(db, before)}") from None
     finally:
         if con is not None:
             con.close()
-        if not ok and db is not None and not existed:
-            for leftover in (Path(db), Path(f"{os.fspath(db)}.wal")):
-                with suppress(OSError):  # e.g. never made, on a read-only file system
-                    leftover.unlink(missing_ok=True)
+        if not ok and db is not None:
+            _remove_new(db, existed)
+
+
+def _remove_new(db: str | os.PathLike[str], existed: bool) -> None:
+    """Remove the database file a first load made (and its WAL), if it failed."""
+    if existed:
+        return
+    for leftover in (Path(db), Path(f"{os.fspath(db)}.wal")):
+        with suppress(OSError):  # e.g. never made, on a read-only file system
+            leftover.unlink(missing_ok=True)
 
 
 def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike[str]], *,
@@ -293,18 +317,31 @@ def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike
     spills to a temporary directory."""
     con = connect(None)
     try:
-        with _staged(con, paths, findings=findings, settings=settings, progress=progress,
-                     memory_limit=memory_limit, threads=threads, on_batch=on_batch,
-                     runner=runner, batch_bytes=batch_bytes) as (result, clock, inputs, ready):
+        with dataset_writer(root):
+            before = dataset_parts(root)
             try:
-                result.rows = write_dataset(con, root, validated=[i.name for i in inputs],
-                                            ready=ready, on_commit=on_commit)
-            except OSError as exc:
-                raise DatabaseError(f"cannot write dataset {root}: "
-                                    f"{exc.strerror or exc}") from None
-            result.rows.pop("findings", None)
-            result.files, result.documents, result.unknown_documents = tally(con)
-            clock.tick("write")
+                result = _load_dataset(con, root, paths, findings=findings, settings=settings,
+                                       progress=progress, memory_limit=memory_limit,
+                                       threads=threads, on_batch=on_batch, runner=runner,
+                                       batch_bytes=batch_bytes, on_commit=on_commit)
+            except (LoadError, DatabaseError) as exc:
+                raise type(exc)(f"{exc}; {dataset_state(root, before)}") from None
     finally:
         con.close()
+    return result
+
+
+def _load_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str],
+                  paths: Sequence[str | os.PathLike[str]], *,
+                  on_commit: Callable[[], None] | None, **options: Any) -> LoadResult:
+    with _staged(con, paths, **options) as (result, clock, inputs, ready):
+        try:
+            result.rows = write_dataset(con, root, validated=[i.name for i in inputs],
+                                        ready=ready, on_commit=on_commit)
+        except OSError as exc:
+            raise DatabaseError(f"cannot write dataset {root}: "
+                                f"{exc.strerror or exc}") from None
+        result.rows.pop("findings", None)
+        result.files, result.documents, result.unknown_documents = tally(con)
+        clock.tick("write")
     return result

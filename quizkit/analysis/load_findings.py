@@ -15,13 +15,13 @@ from collections.abc import Sequence
 
 import duckdb
 
-from quizkit import remote
 from quizkit.analysis.connect import run
 from quizkit.analysis.tables import BY_NAME
-from quizkit.findings import Finding, Report
+from quizkit.catalog import input_rules
+from quizkit.catalog.findings import Finding, Report
+from quizkit.inputs import remote
+from quizkit.inputs.sources import Source
 from quizkit.reporters.base import Reporter
-from quizkit.rules import input_rules
-from quizkit.sources import Source
 
 #: Findings sent to DuckDB at once.
 CHUNK = 20_000

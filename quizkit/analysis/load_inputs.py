@@ -7,11 +7,11 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quizkit import remote
 from quizkit.analysis.files import InputError, Skipped
-from quizkit.batching import consecutive_runs
-from quizkit.sources import STDIN, MissingPath, Source
-from quizkit.walk import WalkRules, expand
+from quizkit.inputs import remote
+from quizkit.inputs.batching import consecutive_runs
+from quizkit.inputs.sources import STDIN, MissingPath, Source
+from quizkit.inputs.walk import WalkRules, expand
 
 #: Bytes of (uncompressed) input staged at once: what bounds a load's memory. Each batch costs
 #: a fixed share of statements and a fresh working set; 128 MB batches took 20-35% less CPU
@@ -48,7 +48,7 @@ def list_inputs(paths: Sequence[str | os.PathLike[str]],
                 rules: WalkRules | None = None) -> Listed:
     """Export files under ``paths`` (files, directories, object-storage URLs).
 
-    Walked once, as every command walks them (:func:`quizkit.walk.expand`, with ``rules``:
+    Walked once, as every command walks them (:func:`quizkit.inputs.walk.expand`, with ``rules``:
     the settings' excludes and hidden-entry policy); the inputs are the readable sources by
     absolute path (or URL), unique and sorted.
 

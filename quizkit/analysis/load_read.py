@@ -21,8 +21,8 @@ from quizkit.analysis.readers import (
     objects_sql,
     whole_files_sql,
 )
-from quizkit.engine import unreadable_reason
-from quizkit.sources import Source
+from quizkit.checks.input_report import unreadable_reason
+from quizkit.inputs.sources import Source
 
 
 def read_files(con: duckdb.DuckDBPyConnection,
@@ -33,8 +33,8 @@ def read_files(con: duckdb.DuckDBPyConnection,
     and typed in one pass (:func:`_read_whole`); the rest, and the whole files that did not
     parse as one value, go through DuckDB's document splitter (:func:`_read_objects`), which
     fails on a malformed file. Whether a file is skipped, and why, is the validation's
-    verdict (:func:`quizkit.engine.unreadable_reason`), asked only of the files DuckDB
-    stumbled on: DuckDB's own error text is never interpreted. A file DuckDB cannot read
+    verdict (:func:`quizkit.checks.input_report.unreadable_reason`), asked only of the files
+    DuckDB stumbled on: DuckDB's own error text is never interpreted. A file DuckDB cannot read
     but the validation can fails the load.
     """
     run(con, RAW_DDL)

@@ -12,7 +12,7 @@ from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, run
 from quizkit.analysis.load_stage import Tick
 from quizkit.analysis.tables import SCHEMA_VERSION, TABLES
-from quizkit.interrupts import held_back, pause_at
+from quizkit.outputs.interrupts import held_back, pause_at
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from quizkit import remote
 from quizkit.analysis import transform
 from quizkit.analysis.connect import run
 from quizkit.analysis.dataset import Part
@@ -26,6 +25,7 @@ from quizkit.analysis.load_inputs import Input
 from quizkit.analysis.load_read import judged, read_files
 from quizkit.analysis.load_session import setting
 from quizkit.analysis.readers import EMPTY_ARRAY_KIND, RAW_DDL, assign_kinds
+from quizkit.inputs import remote
 
 #: Called after each step of a load with its name (``_Clock.tick``).
 Tick = Callable[[str], None]

@@ -1,4 +1,4 @@
-"""The work of a load that a cluster worker does (:mod:`quizkit.analysis.cluster_load`), each
+"""The work of a load that a cluster worker does (:mod:`quizkit.cluster.loading`), each
 in a DuckDB connection of its own: stage one batch, pick the versions of one part."""
 
 from __future__ import annotations

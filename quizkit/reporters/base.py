@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import TextIO
 
-from quizkit.findings import Finding, Report, Severity
+from quizkit.catalog.findings import Finding, Report, Severity
+from quizkit.catalog.rule import Rule
 from quizkit.rules import REGISTRY
-from quizkit.rules.catalog import Rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +36,8 @@ class ReportOptions:
     color: str = "auto"
     #: Text: findings below this severity are not listed (they are still counted).
     show: Severity = Severity.INFO
+    #: Text: the config file of the run, named at the head of the report (``None``: none).
+    config: Path | None = None
     #: The paths of this run made relative to ``root`` (see :meth:`relative`), kept here, with
     #: the run, rather than in a module-level cache.
     relatives: dict[str, tuple[str, bool]] = field(default_factory=dict, repr=False,

@@ -12,8 +12,8 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from quizkit.findings import Finding, Severity, json_text
-from quizkit.rules.catalog import Rule, rule
+from quizkit.catalog.findings import Finding, Severity, json_text
+from quizkit.catalog.rule import Rule, rule
 from quizkit.rules.checks import batch_check, fact_collector
 from quizkit.rules.facts import (
     Authored,
@@ -30,7 +30,7 @@ from quizkit.rules.facts import (
     digest,
     digest_with_parts,
 )
-from quizkit.rules.walk import as_dict, as_list, as_str
+from quizkit.rules.navigate import as_dict, as_list, as_str
 
 GROUP = "batch"
 

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 import orjson
 import xxhash
 
-from quizkit.findings import Snippet
+from quizkit.catalog.findings import Snippet
 
 
 def _serialised(value: Any) -> bytes:

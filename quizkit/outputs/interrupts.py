@@ -1,0 +1,229 @@
+"""Signals: how a run ends when it is told to stop, and how its workers follow.
+
+- Ctrl-C (SIGINT) and SIGTERM raise ``KeyboardInterrupt`` in the main process
+  (:class:`StopSignals`), a ``BaseException``, so every ``finally`` and every output's
+  clean-up runs: temporary files are removed, a DuckDB transaction is
+  rolled back. The command line then prints one line and exits 130 or 143, as a shell does
+  for a process killed by those signals.
+- Worker processes (:func:`worker_started`, a pool ``initializer``) ignore SIGINT (the
+  terminal sends it to the whole process group; the parent decides), die at once on SIGTERM,
+  and die with their parent even when it is killed outright (SIGKILL): on Linux the kernel
+  sends them SIGKILL (``PR_SET_PDEATHSIG``); elsewhere a watchdog thread notices that the
+  parent is gone within a second.
+- A command may say what a stop leaves behind (:attr:`StopSignals.outcome`): ``load`` ends
+  in "interrupted: nothing loaded" or "interrupted after the load was committed". Its commit
+  and the note that it happened run with stop signals held (:func:`held_back`), so the line
+  is never wrong.
+- :func:`pause_at` is a documented test hook: with ``QUIZKIT_PAUSE_AT=STAGE:FILE`` in the
+  environment, a run that reaches ``STAGE`` creates ``FILE`` and waits (up to
+  :data:`PAUSE_SECONDS`) for a signal, so that a test stops it at a known point.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor
+from pathlib import Path
+from types import FrameType
+
+from quizkit.catalog import exits
+
+#: Exit codes of a run stopped by SIGINT and SIGTERM (128 + the signal number).
+EXIT_SIGINT = exits.SIGINT
+EXIT_SIGTERM = exits.SIGTERM
+
+#: The test hook's environment variable (:func:`pause_at`), and its longest wait.
+PAUSE_VARIABLE = "QUIZKIT_PAUSE_AT"
+PAUSE_SECONDS = 60
+
+_PR_SET_PDEATHSIG = 1
+#: Seconds between two looks at the parent, where the kernel cannot watch it for us.
+WATCH_INTERVAL = 0.5
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived, where it cannot be waited for in a thread (no ``sigwait``)."""
+
+
+class StopSignals:
+    """Turns SIGINT and SIGTERM into an exception for one run, and remembers which came.
+
+    DuckDB notices only SIGINT while a statement runs (it then stops the statement), and no
+    Python signal handler runs before that statement returns. So SIGTERM is held back in
+    every thread and taken by a thread of its own (``sigwait``), which records it and
+    interrupts the main thread as Ctrl-C does: a long query stops at once either way.
+    Libraries may turn the ``KeyboardInterrupt`` into their own exception (DuckDB:
+    ``RuntimeError('Query interrupted')``), so the exit code comes from :attr:`signum`.
+    """
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        #: What the stop left behind, appended to the one line ("interrupted" + it); set by
+        #: a command whose stop can leave different things (``load``).
+        self.outcome: Callable[[], str] | None = None
+
+        self.installed = False
+
+    def line(self, code: int) -> str:
+        """The one line a run stopped with exit ``code`` ends with (without ``quizkit: ``)."""
+        word = "interrupted" if code == EXIT_SIGINT else "terminated"
+        return word + (self.outcome() if self.outcome is not None else "")
+
+    def install(self) -> None:
+        """Handle SIGINT and SIGTERM from now on (main thread only; elsewhere a no-op)."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        self.installed = True
+        signal.signal(signal.SIGINT, self._handle)
+        if hasattr(signal, "sigwait"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+            threading.Thread(target=self._wait_for_sigterm, daemon=True,
+                             name="quizkit-sigterm").start()
+        else:
+            signal.signal(signal.SIGTERM, self._handle)
+
+    def _record(self, signum: int) -> None:
+        if self.signum is None:  # the first one counts
+            self.signum = signum
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self._record(signum)
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise Terminated
+
+    def _wait_for_sigterm(self) -> None:
+        signal.sigwait({signal.SIGTERM})
+        self._record(signal.SIGTERM)
+        # A real SIGINT to the main thread: DuckDB watches for the signal itself.
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+
+    def ignore_more(self) -> None:
+        """From now on (the run is ending) further stop signals are ignored."""
+        if threading.current_thread() is threading.main_thread():
+            for signum in STOPPING:
+                signal.signal(signum, signal.SIG_IGN)
+
+    @property
+    def exit_code(self) -> int | None:
+        """128 + the signal number, as a shell reports it; None when no signal came."""
+        if self.signum is None:
+            return None
+        return EXIT_SIGINT if self.signum == signal.SIGINT else EXIT_SIGTERM
+
+
+#: The signals that stop a run.
+STOPPING = frozenset({signal.SIGINT, signal.SIGTERM})
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back for the block; one that came is handled right after.
+
+    For starting worker processes: Python runs its after-fork hooks in the parent, and an
+    exception raised by a signal handler inside one of them is printed and dropped
+    ("Exception ignored in ..."), so the run would go on as if no signal had come.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+@contextlib.contextmanager
+def held_back() -> Iterator[None]:
+    """Stop signals wait for the end of the block, then act (in the main thread).
+
+    Unlike :func:`signals_deferred`, this holds back the Python handler itself: a SIGINT
+    that the kernel hands to another thread (DuckDB's) still runs its handler in the main
+    thread at the next bytecode, and a mask there would not stop that. For a step and the
+    note that it happened (a commit), which must not be parted.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[tuple[int, FrameType | None]] = []
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        came.append((signum, frame))
+
+    before = signal.signal(signal.SIGINT, hold)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+        if came:
+            if callable(before):
+                before(*came[0])
+            elif before == signal.SIG_DFL:
+                raise KeyboardInterrupt
+
+
+def pause_at(stage: str) -> None:
+    """The test hook (see the module docstring): at ``stage`` of a run, if the environment
+    asks for it, mark the moment and wait for a signal."""
+    wanted, _, marker = os.environ.get(PAUSE_VARIABLE, "").partition(":")
+    if wanted != stage or not marker:
+        return
+    Path(marker).write_text(f"{os.getpid()}\n")
+    deadline = time.monotonic() + PAUSE_SECONDS
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def stop_workers(pool: Executor) -> None:
+    """End a process pool's workers now (a run was stopped): no waiting for their chunks.
+
+    Shutting down without waiting leaves the workers to finish what they hold, and Python
+    joins them at exit, so a stopped run would linger; terminated, they exit at once.
+    """
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(OSError, ValueError):
+            process.terminate()
+
+
+def worker_started() -> None:
+    """Pool initializer: ignore SIGINT, die on SIGTERM, die with the parent process."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):  # forked from a parent that holds them back
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
+    parent = multiprocessing.parent_process()
+    parent_pid = parent.pid if parent is not None else os.getppid()
+    if not _kernel_watches_parent():
+        threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True,
+                         name="quizkit-parent-watch").start()
+    if os.getppid() != parent_pid:  # the parent died before we could ask to follow it
+        os._exit(1)
+
+
+def _kernel_watches_parent() -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(WATCH_INTERVAL)
+    os._exit(1)
