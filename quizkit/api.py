@@ -74,6 +74,7 @@ from quizkit.outputs.writer import atomic_write, check_directory, make_directory
 from quizkit.outputs.writer import resolve as resolve_output
 from quizkit.pages.formats import render, write_rows
 from quizkit.pages.html_summary import missing_charts
+from quizkit.reporters.base import Reporter
 from quizkit.rules import REGISTRY
 from quizkit.settings.config import ConfigError, ConfigSource, Settings
 from quizkit.validation import validate
@@ -159,7 +160,7 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
          on_batch: OnBatch | None = None, config: ConfigSource = None,
          exclude: Iterable[str] = (), include_hidden: bool = False,
          baseline: str | os.PathLike[str] | None = None,
-         **options: object) -> LoadResult:
+         on_commit: Callable[[], None] | None = None, **options: object) -> LoadResult:
     """Load exports (files, directories, ``s3://`` URLs) into the DuckDB database ``db`` or
     the Parquet dataset ``parquet`` (one of them; ``quizkit load``); the rows per table.
 
@@ -174,7 +175,8 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     (``LoadResult.timings`` has them all), ``on_batch(batch, total_files, total_bytes)`` after
     each batch of files read. ``LoadResult.inputs`` reports the files that could not be read
     as ``validate`` reports them; ``baseline`` absorbs the findings it holds, there and in the
-    findings table.
+    findings table. ``on_commit()`` is called as the load is committed (with stop signals held
+    back: a stop before it leaves the database or dataset as it was, after it loaded).
     """
     if (db is None) == (parquet is None):
         raise ConfigError("give --db FILE or --parquet DIR (one of them)")
@@ -190,7 +192,7 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     refuse_inputs([db], [*paths, *s.files_read], written_trees=[parquet])
     return _with_inputs(_load(paths, db, parquet, s, scheduler, dict(
         findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
-        threads=threads, on_batch=on_batch)), paths, s)
+        threads=threads, on_batch=on_batch, on_commit=on_commit)), paths, s)
 
 
 def _with_inputs(result: LoadResult, paths: Sequence[str], s: Settings) -> LoadResult:
@@ -218,8 +220,10 @@ def _load(paths: list[str], db: str | os.PathLike[str] | None,
     if not scheduler:
         return load_parquet(parquet, paths, **common)
     with connect_cluster(scheduler) as client:
-        def report(names: list[str], check_many: CheckMany) -> Report:
-            return run_validation(names, s, check_many=check_many)
+        def report(sources: list[Source], check_many: CheckMany,
+                   reporter: Reporter) -> Report:
+            return run_validation([], s, check_many=check_many, sources=sources,
+                                  reporter=reporter)
         return load_parquet(parquet, paths, runner=ClusterRunner(client, report),
                             batch_bytes=TASK_BYTES, **common)
 

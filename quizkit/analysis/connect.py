@@ -27,6 +27,10 @@ SAFE_CONFIG = {
 }
 
 
+class LoadError(Exception):
+    """The load failed and was rolled back (one-line message)."""
+
+
 class DatabaseError(Exception):
     """The database could not be opened, or is not one quizkit can use (one-line message)."""
 
