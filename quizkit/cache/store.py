@@ -8,17 +8,16 @@ the engine's options (forced kind, limits, enum profile, service names, snippet 
 selection and severities are applied after the cache, so they are not in the key, and the
 cross-file checks always run again over the facts, cached or not.
 
-One file per entry, written to a temporary file and renamed over the entry: a reader sees a
-whole entry or none, and runs sharing a cache never corrupt it (the last writer of an entry
-wins, with an entry as good as the other's). SQLite would do the same with more to go wrong
-(locks on network file systems, a damaged database losing every entry at once).
+One file per entry, written to a temporary file and renamed over the entry
+(:func:`quizkit.outputs.writer.write_bytes`, without fsync: a cache can be made again): a
+reader sees a whole entry or none, and runs sharing a cache never corrupt it (the last
+writer of an entry wins, with an entry as good as the other's). SQLite would do the same with
+more to go wrong (locks on network file systems, a damaged database losing every entry).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +31,7 @@ from quizkit.cache.stamps import Stamp
 from quizkit.inputs import remote
 from quizkit.inputs.limits import Limits
 from quizkit.inputs.sources import ReadError, Source
+from quizkit.outputs.writer import OutputError, write_bytes
 from quizkit.version import __version__
 
 #: The format of entries; a change makes every older entry foreign (a miss).
@@ -165,11 +165,12 @@ class ResultCache:
             return  # surrogate: this input is checked every time
         try:
             self._make(entry_file.parent)
-            _atomic_write(entry_file, data)
-        except OSError as exc:
+            write_bytes(entry_file, data, durable=False)
+        except (OSError, OutputError) as exc:
             self._writable = False
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             self._warn(f"quizkit: warning: cannot write the result cache in {self.directory} "
-                       f"({exc.strerror or exc}); this run is not cached")
+                       f"({why}); this run is not cached")
 
     def _make(self, folder: Path) -> None:
         """Create the cache directory (with its ``.gitignore`` and ``CACHEDIR.TAG``) and
@@ -180,7 +181,7 @@ class ResultCache:
             self.directory.mkdir(parents=True, exist_ok=True)
             for name, text in ((".gitignore", GITIGNORE), ("CACHEDIR.TAG", CACHEDIR_TAG)):
                 if not (self.directory / name).is_file():
-                    _atomic_write(self.directory / name, text)
+                    write_bytes(self.directory / name, text, durable=False)
             self._made.add(self.directory)
         folder.mkdir(parents=True, exist_ok=True)
         self._made.add(folder)
@@ -198,17 +199,3 @@ def _read_stamp(value: Any) -> Stamp:
         return Stamp(*value[:5], bytes.fromhex(value[5]))
     except ValueError:
         raise codec.BadEntry from None
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in its folder and a rename."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-
