@@ -31,7 +31,7 @@ def valid_samples() -> list[Path]:
 def invalid_cases() -> list[dict]:
     """Every documented invalid case: manifests under samples/invalid/, with file paths."""
     cases = []
-    for manifest in sorted(INVALID.rglob("manifest.json")):
+    for manifest in sorted(INVALID.rglob("manifest.json.txt")):
         for case in json.loads(manifest.read_text()):
             cases.append({**case, "path": manifest.parent / case["file"]})
     return cases

@@ -45,6 +45,7 @@ from quizkit.rules import REGISTRY
 from quizkit.rules.checks import RawFinding, Registry
 from quizkit.rules.facts import Below, Fact, Located, Place
 from quizkit.rules.navigate import DocumentFacts, versions_of
+from quizkit.settings.config import INPUT_PREFIX
 
 if TYPE_CHECKING:
     import multiprocessing.context
@@ -416,8 +417,12 @@ def _check_many(sources: list[Source], options: Options, jobs: int,
     finished = False
     try:
         with signals_deferred():  # the first submit forks the workers
-            for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
-                pending.append(_submit(pool, chunk, options, schemas))
+            try:
+                for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
+                    pending.append(_submit(pool, chunk, options, schemas))
+            except OSError as exc:  # past the process limit (EAGAIN), out of memory
+                raise WorkersError(f"cannot start {jobs} worker processes: "
+                                   f"{exc.strerror or exc} (use a smaller -j)") from None
         while pending:
             outcomes = pending.popleft().result()
             nxt = next(chunks, None)
@@ -472,7 +477,7 @@ CheckMany = Callable[[list[Source], Options], Iterable[FileOutcome]]
 
 
 def _collect(sources: list[Source], options: Options, jobs: int | None, schemas: SchemaBook,
-             report: Report, facts: list[Located], deliver: Callable[[Finding], None],
+             report: Report, facts: list[Located], deliver: Callable[[Finding], bool],
              reporter: Reporter | None, on_file: Callable[[FileResult], None] | None,
              check_many: CheckMany | None = None,
              cache: cache_store.ResultCache | None = None) -> None:
@@ -482,12 +487,20 @@ def _collect(sources: list[Source], options: Options, jobs: int | None, schemas:
         facts.extend(outcome.facts)
         if report.keep_findings:
             report.outlines.extend(outcome.outlines)
+        inputs_kept = False
         for finding in outcome.findings:
-            deliver(finding)
+            kept = deliver(finding)
+            inputs_kept = inputs_kept or (kept and finding.code.startswith(INPUT_PREFIX))
+        if not outcome.result.readable and not inputs_kept:
+            report.absorbed += 1  # the baseline held every input finding of the file
         if reporter is not None:
             reporter.file_done(outcome.result.path)
         if on_file is not None:
             on_file(outcome.result)
+
+
+class WorkersError(Exception):
+    """The worker processes could not be started (one line; exit 2)."""
 
 
 def _outcomes(sources: list[Source], options: Options, jobs: int | None, schemas: SchemaBook,
@@ -544,14 +557,16 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
                     keep_files=reporter is None or reporter.needs_files)
     facts: list[Located] = []
 
-    def deliver(finding: Finding) -> None:
+    def deliver(finding: Finding) -> bool:
+        """Report ``finding`` after the adjustments; whether it was kept."""
         if adjust is not None:
             finding = adjust(finding)
             if finding is None:
-                return
+                return False
         report.add(finding)
         if reporter is not None:
             reporter.finding(finding)
+        return True
 
     if reporter is not None:
         reporter.start()

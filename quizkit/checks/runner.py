@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from quizkit.cache import ResultCache
 from quizkit.cache import choose as choose_cache_dir
+from quizkit.catalog.display import printable
 from quizkit.catalog.findings import Report
 from quizkit.checks import engine
 from quizkit.checks.baseline import Baseline, Recorder
@@ -141,6 +142,10 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     run on a cluster is not cached.
     """
     sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
+    writing = format is not None or output is not None or bool(reports)
+    outputs = [spec.path for spec in parse_reports(format, output, reports)] if writing else []
+    refuse_inputs([*outputs, s.write_baseline],
+                  [*(source.path for source in sources), *s.files_read])
     loaded = read_profile_file(s.profile)
     if schemas is None:
         schemas = SchemaBook(loaded.enums)
@@ -153,12 +158,12 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     adjust = config_mod.chain(None if adjuster.is_noop else adjuster, known, recorder)
     options = engine.Options(kind=s.kind, profile=loaded.enums, limits=s.limits,
                              service=loaded.service)
-    writing = format is not None or output is not None or bool(reports)
-    outputs = [spec.path for spec in parse_reports(format, output, reports)] if writing else []
-    refuse_inputs([*outputs, s.write_baseline], [source.path for source in sources])
     progress_line = Progress.for_run(len(sources), quiet=quiet, verbose=verbose,
                                      force=progress)
-    view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"))
+    view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"),
+                         config=s.source)
+    if verbose and notes is not None:
+        notes(f"config: {printable(str(s.source)) if s.source else 'none'}")
     opened = open_reporters(format, output, reports, options=view, progress=progress_line) \
         if writing else nullcontext(reporter)
     say = notes or (lambda _line: None)
