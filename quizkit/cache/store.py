@@ -84,7 +84,7 @@ class ResultCache:
                  key: str = "", counts: Counter[str] | None = None) -> None:
         self.directory = Path(directory)
         self.key = key
-        self.folder = self.directory / key
+        self.folder = os.path.join(self.directory, key)
         self._warn = warn
         self._writable = True
         self._made: set[Path] = set()
@@ -95,11 +95,11 @@ class ResultCache:
         """This cache for a run with the engine's ``options``."""
         return ResultCache(self.directory, self._warn, run_key(options), self.counts)
 
-    def _entry(self, path: str, display: str) -> Path:
+    def _entry(self, path: str, display: str) -> str:
         """The entry file of the input at ``path`` (absolute) shown as ``display``."""
         name = xxhash.xxh3_128_hexdigest(
             f"{path}\0{display}".encode("utf-8", "surrogateescape"))
-        return self.folder / name[:2] / name[2:]
+        return os.path.join(self.folder, name[:2], name[2:])
 
     # --- reading --------------------------------------------------------------------------
 
@@ -114,7 +114,8 @@ class ResultCache:
         path, display = os.path.abspath(source.path), source.display
         entry_file = self._entry(path, display)
         try:
-            entry = orjson.loads(entry_file.read_bytes())
+            with open(entry_file, "rb") as fh:
+                entry = orjson.loads(fh.read())
             if (type(entry) is not dict or entry.get("magic") != MAGIC
                     or entry.get("run") != self.key or entry.get("path") != path
                     or entry.get("display") != display):
@@ -156,7 +157,7 @@ class ResultCache:
                  "display": display, "stamp": _stamp_json(stamp), "outcome": written}
         self._write(self._entry(path, display), entry)
 
-    def _write(self, entry_file: Path, entry: dict) -> None:
+    def _write(self, entry_file: str, entry: dict) -> None:
         if not self._writable:
             return
         try:
@@ -164,7 +165,7 @@ class ResultCache:
         except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits, a lone
             return  # surrogate: this input is checked every time
         try:
-            self._make(entry_file.parent)
+            self._make(Path(entry_file).parent)
             write_bytes(entry_file, data, durable=False)
         except (OSError, OutputError) as exc:
             self._writable = False
