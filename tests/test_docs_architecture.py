@@ -68,7 +68,7 @@ ONE_OF_EACH = [
      {"quizkit/analysis/dataset.py": "moves a set of finished Parquet parts in together"}),
     ("the file walker", "quizkit/inputs/walk.py",
      re.compile(r"\bos\.(walk|scandir|fwalk)\(|\.rglob\(|\bglob\.i?glob\(|\.glob\("),
-     {"quizkit/cache/store.py": "lists quizkit's own files for the cache key, not inputs"}),
+     {"quizkit/cache/store.py": "fingerprints quizkit's own installed files, never inputs"}),
 ]
 
 
