@@ -7,6 +7,8 @@ import sys
 import click
 
 from quizkit import api
+from quizkit.analysis.connect import DatabaseError
+from quizkit.analysis.load import LoadError
 from quizkit.catalog import exits
 from quizkit.cluster.checking import ClusterError
 from quizkit.commands.exit_policy import input_errors
@@ -68,4 +70,6 @@ def diff_command(old: str, new: str, fmt: str, output: str | None, reports: tupl
         raise click.UsageError(str(exc)) from None
     except ClusterError as exc:
         exits.stop(str(exc), exits.USAGE)
+    except (DatabaseError, LoadError) as exc:  # a side that cannot be read
+        exits.stop(str(exc), exits.INPUT)
     sys.exit(result.exit_code)
