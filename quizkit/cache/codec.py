@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from quizkit.catalog.findings import FileResult, Finding, Severity, Snippet
-from quizkit.reporters.service_blocks import Outline
+from quizkit.reporters.service_blocks import VersionOutline
 from quizkit.rules.facts import Fact, Located, Place
 
 
@@ -110,7 +110,7 @@ SHAPES: dict[type, tuple[str, ...]] = {
               "code", "snippet"),
     Place: ("path", "record", "pointer", "line", "column", "snippet"),
     Snippet: ("first", "lines", "line", "start", "end", "cut"),
-    Outline: ("versions", "targets"),
+    VersionOutline: ("versions", "targets"),
 }
 OUTCOME_FIELDS = ("result", "findings", "facts", "outlines", "stamp")
 
@@ -208,7 +208,7 @@ def _read_fact(v: Any, path: str) -> Located:
     return Located(place, fact)
 
 
-def _read_outline(v: Any) -> tuple[str, int | None, Outline]:
+def _read_outline(v: Any) -> tuple[str, int | None, VersionOutline]:
     path, record, versions, targets = v
     if type(targets) is not dict:
         _bad()
@@ -221,7 +221,7 @@ def _read_outline(v: Any) -> tuple[str, int | None, Outline]:
                 _bad()
             found.append((i, entity, eid))
         where[key] = tuple(found)
-    return _str(path), _opt_int(record), Outline(pairs, where)
+    return _str(path), _opt_int(record), VersionOutline(pairs, where)
 
 
 def decode(data: Any, outcome_type: type) -> Any:

@@ -24,7 +24,7 @@ from quizkit.cache import stamps
 from quizkit.cache import store as cache_store
 from quizkit.cache.stamps import Stamp
 from quizkit.catalog import input_rules
-from quizkit.catalog.findings import FileResult, Finding, Report, Severity
+from quizkit.catalog.findings import Adjust, FileResult, Finding, Report, Severity
 from quizkit.catalog.pointers import unescape_token
 from quizkit.catalog.rule import Rule
 from quizkit.checks import snippets
@@ -40,7 +40,7 @@ from quizkit.model.schemas import Profile, SchemaBook
 from quizkit.model.service_names import ServiceNames
 from quizkit.outputs.interrupts import signals_deferred, stop_workers, worker_started
 from quizkit.reporters.base import Reporter
-from quizkit.reporters.service_blocks import Outline, outline
+from quizkit.reporters.service_blocks import VersionOutline, outline
 from quizkit.rules import REGISTRY
 from quizkit.rules.checks import RawFinding, Registry
 from quizkit.rules.facts import Below, Fact, Located, Place
@@ -83,7 +83,7 @@ class FileOutcome:
     findings: list[Finding] = field(default_factory=list)
     facts: list[Located] = field(default_factory=list)
     #: (path, record, outline) of each document that holds versions (the service's blocks).
-    outlines: list[tuple[str, int | None, Outline]] = field(default_factory=list)
+    outlines: list[tuple[str, int | None, VersionOutline]] = field(default_factory=list)
     #: The input as it was read (``Options.stamp``: a local file that could be read).
     stamp: Stamp | None = None
 
@@ -295,21 +295,26 @@ def _add_problems(outcome: FileOutcome, path: str, record: int | None,
                                      p.line + shift, p.column) for p in problems)
 
 
-def check_source(source: Source, options: Options, schemas: SchemaBook) -> FileOutcome:
-    """Read and check one source; a read failure is a finding, never an exception."""
+def check_source(source: Source, options: Options, schemas: SchemaBook, *,
+                 name: str | None = None) -> FileOutcome:
+    """Read and check one source; a read failure is a finding, never an exception. ``name``
+    is what the findings call it (default: the source's own name; a cluster worker reads a
+    file by its absolute path and reports it as the user gave it)."""
+    name = source.display if name is None else name
     before = stamps.stat_before_read(source.path) \
         if options.stamp and cache_store.cacheable(source) else None
     try:
         data = source.read(options.limits.max_decompressed, options.limits.max_file_size)
     except ReadError as exc:
-        result = FileResult(path=source.display, readable=False)
+        result = FileResult(path=name, readable=False)
         rule = input_rules.INPUT_TOO_LARGE if exc.limit else input_rules.UNREADABLE
-        return FileOutcome(result, [_finding(source.display, None, rule, "",
+        return FileOutcome(result, [_finding(name, None, rule, "",
                                              f"cannot read: {exc}")])
-    outcome = check_bytes(source.display, data, source.holds_lines(data), options, schemas)
+    outcome = check_bytes(name, data, source.holds_lines(data), options, schemas)
     if before is not None:
         outcome.stamp = stamps.stamp(before, data)
     return outcome
+
 
 
 def _check_chunk(sources: list[Source], options: Options,
@@ -467,8 +472,6 @@ def default_jobs(sources: list[Source]) -> int:
         return 1
     return cores()
 
-
-Adjust = Callable[[Finding], Finding | None]
 
 
 #: Checks many sources elsewhere (a cluster): ``(sources, options) -> outcomes`` in input

@@ -7,6 +7,8 @@ import sys
 import click
 
 from quizkit import api
+from quizkit.analysis.connect import DatabaseError
+from quizkit.analysis.load import LoadError
 from quizkit.cluster.checking import ClusterError
 from quizkit.commands.walk_options import walk_options
 from quizkit.diff.compare import CHANGES
@@ -69,4 +71,7 @@ def diff_command(old: str, new: str, fmt: str, output: str | None, reports: tupl
     except ClusterError as exc:
         click.echo(f"quizkit: error: {exc}", err=True)
         sys.exit(2)
+    except (DatabaseError, LoadError) as exc:  # a side that cannot be read
+        click.echo(f"quizkit: error: {exc}", err=True)
+        sys.exit(3)
     sys.exit(result.exit_code)
