@@ -15,15 +15,17 @@ from importlib import import_module
 from typing import Any, NoReturn
 
 import click
+from click.utils import make_str
 
+from quizkit.catalog import exits
 from quizkit.outputs.interrupts import EXIT_SIGINT, StopSignals, Terminated
 from quizkit.outputs.writer import OutputError
 from quizkit.version import __version__
 
 #: Exit code of a usage or configuration error, and of an output that cannot be written.
-EXIT_USAGE = 2
+EXIT_USAGE = exits.USAGE
 #: What a shell reports for a writer whose reader went away (128 + SIGPIPE).
-EXIT_PIPE = 141
+EXIT_PIPE = exits.PIPE
 
 #: Command name → ``module:attribute`` of its click command.
 COMMANDS = {
@@ -36,6 +38,7 @@ COMMANDS = {
     "summary": "quizkit.commands.analysis:summary",
     "query": "quizkit.commands.analysis:query_command",
     "export": "quizkit.commands.analysis:export_command",
+    "diff": "quizkit.commands.diff:diff_command",
 }
 
 
@@ -51,6 +54,15 @@ class LazyGroup(click.Group):
             self.add_command(getattr(import_module(module), attribute), name)
         return super().get_command(ctx, name)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        """As click resolves it, suggesting from every command, not only those imported."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.NoSuchCommand:
+            raise click.exceptions.NoSuchCommand(
+                make_str(args[0]), possibilities=self.list_commands(ctx), ctx=ctx) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; stops and unwritable outputs end in one line, never a traceback.
 
@@ -60,13 +72,15 @@ class LazyGroup(click.Group):
         """
         # The program's signal handling (quizkit.entry); run in-process (tests, click's
         # CliRunner) there is none, and a KeyboardInterrupt is still Ctrl-C.
-        signals = ctx.find_object(StopSignals) or StopSignals()
+        signals = ctx.ensure_object(StopSignals)
         try:
             try:
-                return super().invoke(ctx)
+                done = super().invoke(ctx)
             finally:
                 if sys.stdout is not None:  # None: closed (`>&-`)
                     sys.stdout.flush()  # a write error is met here, not at exit
+            _ending(signals)
+            return done
         except (KeyboardInterrupt, Terminated):
             _stop_by(signals, EXIT_SIGINT)
         except OutputError as exc:
@@ -77,11 +91,23 @@ class LazyGroup(click.Group):
             _stop_by(signals)
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(EXIT_PIPE)
+        except SystemExit:
+            _ending(signals)  # the command ended with its own exit code
+            raise
         except BaseException:
             # A library may turn the signal's exception into its own (DuckDB: "Query
-            # interrupted"), and a command may end with its own exit code meanwhile.
+            # interrupted").
             _stop_by(signals)
             raise
+
+
+def _ending(signals: StopSignals) -> None:
+    """The command is done and has said so: stop signals are ignored from now on (one would
+    only cut the interpreter's exit short, killed by it without a line); one that came
+    before still ends the run with its line."""
+    if signals.installed:
+        signals.ignore_more()
+    _stop_by(signals)
 
 
 def _quiet_stdout() -> None:
@@ -110,7 +136,7 @@ def _stop_by(signals: StopSignals, default: int | None = None) -> None:
         return
     if signals.signum is not None:
         signals.ignore_more()  # a second Ctrl-C (or DuckDB's own) must not break the exit
-    _stop("interrupted" if code == EXIT_SIGINT else "terminated", code)
+    _stop(signals.line(code), code)
 
 
 def _stop(message: str, code: int) -> NoReturn:

@@ -1,18 +1,42 @@
-"""Shared test helpers: the samples, the real CLI (in process and as a subprocess)."""
+"""Shared test helpers: the samples, the real CLI (in process and as a subprocess), and
+:func:`requires`, the one way a test says what it needs."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from quizkit.cli import main
+from quizkit.outputs.progress import in_ci
+
+
+def requires(dependency: str, *, found: bool | None = None, install: str = "") -> Any:
+    """What a test needs and this machine may lack: a module (imported and returned) or, with
+    ``found``, a tool the caller looked for. When it is missing the test fails under CI
+    (``CI`` set to any true value: CI must run every test) and is skipped elsewhere."""
+    if found is None:
+        try:
+            return importlib.import_module(dependency)
+        except ImportError as exc:
+            reason = f"needs {dependency} ({exc})"
+    elif found:
+        return None
+    else:
+        reason = f"needs {dependency}"
+    reason += f"; install: {install}" if install else ""
+    if in_ci(os.environ):
+        pytest.fail(f"{reason} (CI is set: it must run)", pytrace=False)
+    pytest.skip(reason)
+
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -31,7 +55,7 @@ def valid_samples() -> list[Path]:
 def invalid_cases() -> list[dict]:
     """Every documented invalid case: manifests under samples/invalid/, with file paths."""
     cases = []
-    for manifest in sorted(INVALID.rglob("manifest.json")):
+    for manifest in sorted(INVALID.rglob("manifest.json.txt")):
         for case in json.loads(manifest.read_text()):
             cases.append({**case, "path": manifest.parent / case["file"]})
     return cases
@@ -71,3 +95,19 @@ def run_script(*args: str, cwd: Path | None = None, input: bytes | None = None,
     env = {**os.environ, "CI": "true"}
     return subprocess.run([console_script(), *args], cwd=cwd or ROOT, input=input,
                           capture_output=True, timeout=timeout, env=env)
+
+
+@pytest.fixture(autouse=True)
+def _result_cache_outside_the_repository(tmp_path_factory, monkeypatch):
+    """Every run of the CLI in a test keeps its result cache in a directory of its own test,
+    never in ``.quizkit_cache`` of the current directory (the repository)."""
+    monkeypatch.setenv("QUIZKIT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_cache_left_in_the_repository():
+    """The suite leaves no result cache in the repository (a clean clone stays clean)."""
+    cache = ROOT / ".quizkit_cache"
+    before = cache.exists()
+    yield
+    assert before or not cache.exists(), f"a test wrote a result cache in {cache}"

@@ -2,8 +2,8 @@
 
 Inputs are read as ``quizkit validate`` reads them (:mod:`quizkit.inputs.intake`: BOM, encodings,
 depth). Nothing is skipped silently: an input that cannot be read or parsed is kept in
-:class:`Skipped` with its path and the reason, for the command to report (exit 3); documents of
-unknown kind are counted.
+:class:`SkippedInputs` with its path and the reason, for the command to report (exit 3);
+documents of unknown kind are counted.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from quizkit.model.kinds import detect_kind
 
 
 @dataclass
-class Skipped:
+class SkippedInputs:
     """Inputs that could not be read or parsed, as (path, reason), and documents of unknown kind.
 
     ``path`` is the display form; a JSON Lines record is ``path:line``.
@@ -27,6 +27,9 @@ class Skipped:
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     unparseable: list[tuple[str, str]] = field(default_factory=list)
     unknown_kind: int = 0
+    #: The sources behind those entries, each with the first reason (and stdin's bytes, which
+    #: cannot be read twice), for :func:`quizkit.checks.input_report.report`.
+    sources: list[tuple[Source, str, bytes | None]] = field(default_factory=list)
 
     def failed(self) -> list[tuple[str, str]]:
         """Every input that could not be read or parsed, in the order met."""
@@ -40,19 +43,22 @@ def line_units(data: bytes) -> Iterator[tuple[int, bytes]]:
             yield number, line
 
 
-def iter_documents(sources: Iterable[Source], skipped: Skipped | None = None,
+def iter_documents(sources: Iterable[Source], skipped: SkippedInputs | None = None,
                    kind: str | None = None) -> Iterator[tuple[str, int | None, str, Any]]:
     """(path, record, kind, document) for every readable, parseable, recognised document."""
-    skipped = skipped if skipped is not None else Skipped()
+    skipped = skipped if skipped is not None else SkippedInputs()
     for source in sources:
         try:
             data = source.read()
         except ReadError as exc:
             skipped.unreadable.append((source.display, str(exc)))
+            skipped.sources.append((source, str(exc), None))
             continue
         prepared, problems = intake.prepare(data)
         if prepared is None:
             skipped.unparseable.append((source.display, problems[-1].message))
+            skipped.sources.append((source, problems[-1].message,
+                                    data if source.is_stdin else None))
             continue
         units = line_units(prepared) if source.holds_lines(data) else [(None, prepared)]
         for record, chunk in units:
@@ -61,6 +67,8 @@ def iter_documents(sources: Iterable[Source], skipped: Skipped | None = None,
                 where = source.display if record is None else f"{source.display}:{record}"
                 reason = problems[0].message if problems else "not JSON"
                 skipped.unparseable.append((where, reason))
+                if not skipped.sources or skipped.sources[-1][0] is not source:
+                    skipped.sources.append((source, reason, data if source.is_stdin else None))
                 continue
             doc_kind = kind or detect_kind(doc)
             if doc_kind is None:

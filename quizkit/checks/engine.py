@@ -20,8 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from quizkit.cache import stamps
+from quizkit.cache import store as cache_store
+from quizkit.cache.stamps import Stamp
 from quizkit.catalog import input_rules
-from quizkit.catalog.findings import FileResult, Finding, Report, Severity
+from quizkit.catalog.findings import Adjust, FileResult, Finding, Report, Severity
 from quizkit.catalog.pointers import unescape_token
 from quizkit.catalog.rule import Rule
 from quizkit.checks import snippets
@@ -37,11 +40,12 @@ from quizkit.model.schemas import Profile, SchemaBook
 from quizkit.model.service_names import ServiceNames
 from quizkit.outputs.interrupts import signals_deferred, stop_workers, worker_started
 from quizkit.reporters.base import Reporter
-from quizkit.reporters.service_blocks import Outline, outline
+from quizkit.reporters.service_blocks import VersionOutline, outline
 from quizkit.rules import REGISTRY
 from quizkit.rules.checks import RawFinding, Registry
 from quizkit.rules.facts import Below, Fact, Located, Place
 from quizkit.rules.navigate import DocumentFacts, versions_of
+from quizkit.settings.config import INPUT_PREFIX
 
 if TYPE_CHECKING:
     import multiprocessing.context
@@ -65,6 +69,8 @@ class Options:
     #: Outline each document that holds versions (``FileOutcome.outlines``, for the service's
     #: blocks); off for a run whose reporter makes no blocks.
     outlines: bool = True
+    #: Stamp each local input (``FileOutcome.stamp``) for the result cache.
+    stamp: bool = False
 
 
 #: A fact and where a finding about it would point.
@@ -77,7 +83,9 @@ class FileOutcome:
     findings: list[Finding] = field(default_factory=list)
     facts: list[Located] = field(default_factory=list)
     #: (path, record, outline) of each document that holds versions (the service's blocks).
-    outlines: list[tuple[str, int | None, Outline]] = field(default_factory=list)
+    outlines: list[tuple[str, int | None, VersionOutline]] = field(default_factory=list)
+    #: The input as it was read (``Options.stamp``: a local file that could be read).
+    stamp: Stamp | None = None
 
 
 class Budget:
@@ -332,16 +340,26 @@ def _add_problems(outcome: FileOutcome, path: str, record: int | None,
                                      p.line + shift, p.column) for p in problems)
 
 
-def check_source(source: Source, options: Options, schemas: SchemaBook) -> FileOutcome:
-    """Read and check one source; a read failure is a finding, never an exception."""
+def check_source(source: Source, options: Options, schemas: SchemaBook, *,
+                 name: str | None = None) -> FileOutcome:
+    """Read and check one source; a read failure is a finding, never an exception. ``name``
+    is what the findings call it (default: the source's own name; a cluster worker reads a
+    file by its absolute path and reports it as the user gave it)."""
+    name = source.display if name is None else name
+    before = stamps.stat_before_read(source.path) \
+        if options.stamp and cache_store.cacheable(source) else None
     try:
         data = source.read(options.limits.max_decompressed, options.limits.max_file_size)
     except ReadError as exc:
-        result = FileResult(path=source.display, readable=False)
+        result = FileResult(path=name, readable=False)
         rule = input_rules.INPUT_TOO_LARGE if exc.limit else input_rules.UNREADABLE
-        return FileOutcome(result, [_finding(source.display, None, rule, "",
+        return FileOutcome(result, [_finding(name, None, rule, "",
                                              f"cannot read: {exc}")])
-    return check_bytes(source.display, data, source.holds_lines(data), options, schemas)
+    outcome = check_bytes(name, data, source.holds_lines(data), options, schemas)
+    if before is not None:
+        outcome.stamp = stamps.stamp(before, data)
+    return outcome
+
 
 
 def _check_chunk(sources: list[Source], options: Options,
@@ -500,28 +518,29 @@ def default_jobs(sources: list[Source]) -> int:
     return cores()
 
 
-Adjust = Callable[[Finding], Finding | None]
-
 
 #: Checks many sources elsewhere (a cluster): ``(sources, options) -> outcomes`` in input
 #: order, each as :func:`check_source` gives it.
 CheckMany = Callable[[list[Source], Options], Iterable[FileOutcome]]
 
 
-def _collect(sources: list[Source], options: Options, jobs: int, schemas: SchemaBook,
-             report: Report, facts: list[Located], deliver: Callable[[Finding], None],
+def _collect(sources: list[Source], options: Options, jobs: int | None, schemas: SchemaBook,
+             report: Report, facts: list[Located], deliver: Callable[[Finding], bool],
              reporter: Reporter | None, on_file: Callable[[FileResult], None] | None,
-             check_many: CheckMany | None = None) -> None:
+             check_many: CheckMany | None = None,
+             cache: cache_store.ResultCache | None = None) -> None:
     """Check every source; keep results and facts, deliver findings, in input order."""
-    outcomes = (check_many(sources, options) if check_many is not None
-                else _check_many(sources, options, jobs, schemas))
-    for outcome in outcomes:
+    for outcome in _outcomes(sources, options, jobs, schemas, check_many, cache):
         report.add_file(outcome.result)
         facts.extend(outcome.facts)
         if report.keep_findings:
             report.outlines.extend(outcome.outlines)
+        inputs_kept = False
         for finding in outcome.findings:
-            deliver(finding)
+            kept = deliver(finding)
+            inputs_kept = inputs_kept or (kept and finding.code.startswith(INPUT_PREFIX))
+        if not outcome.result.readable and not inputs_kept:
+            report.absorbed += 1  # the baseline held every input finding of the file
         if reporter is not None:
             reporter.file_done(outcome.result.path)
         if on_file is not None:
@@ -532,11 +551,33 @@ class WorkersError(Exception):
     """The worker processes could not be started (one line; exit 2)."""
 
 
+def _outcomes(sources: list[Source], options: Options, jobs: int | None, schemas: SchemaBook,
+              check_many: CheckMany | None,
+              cache: cache_store.ResultCache | None) -> Iterator[FileOutcome]:
+    """The outcome of every source, in input order: from the cache where it holds one, else
+    checked (here, by workers or elsewhere) and then kept in the cache."""
+    cached: list[FileOutcome | None] = [None] * len(sources)
+    if cache is not None:
+        cached = [cache.lookup(s, options.limits, FileOutcome) for s in sources]
+    todo = [s for s, c in zip(sources, cached, strict=True) if c is None]
+    if jobs is None:
+        jobs = default_jobs(todo)
+    checked = iter(check_many(todo, options) if check_many is not None
+                   else _check_many(todo, options, jobs, schemas))
+    for source, outcome in zip(sources, cached, strict=True):
+        if outcome is None:
+            outcome = next(checked)
+            if cache is not None:  # before the findings are delivered (and re-graded)
+                cache.store(source, outcome)
+        yield outcome
+
+
 def run(sources: Iterable[Source], options: Options | None = None, *,
         reporter: Reporter | None = None, jobs: int | None = None,
         adjust: Adjust | None = None,
         on_file: Callable[[FileResult], None] | None = None,
-        check_many: CheckMany | None = None, schemas: SchemaBook | None = None) -> Report:
+        check_many: CheckMany | None = None, schemas: SchemaBook | None = None,
+        cache: cache_store.ResultCache | None = None) -> Report:
     """Check every source and return the report.
 
     ``reporter`` receives each finding as soon as its file is done (in input order).
@@ -544,7 +585,8 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     reported; ``on_file`` is called after each file (progress). ``check_many`` checks the
     files elsewhere (``quizkit.cluster.checking``); the cross-file checks still run here.
     ``schemas``: the compiled schemas of ``options.profile`` (default: a book made for this
-    run; pass one to reuse what it compiled).
+    run; pass one to reuse what it compiled). ``cache``: outcomes of unchanged inputs are
+    taken from it, the others kept in it.
     """
     options = options or Options()
     if schemas is None:
@@ -555,26 +597,30 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
         options = dataclasses.replace(options, snippet_lines=reporter.snippet_lines)
     if reporter is not None and not reporter.needs_outlines:
         options = dataclasses.replace(options, outlines=False)
+    if cache is not None:
+        cache = cache.for_run(options)
+        options = dataclasses.replace(options, stamp=True)
     sources = list(sources)
-    jobs = default_jobs(sources) if jobs is None else jobs
     report = Report(keep_findings=reporter is None or reporter.needs_findings,
                     keep_files=reporter is None or reporter.needs_files)
     facts: list[Located] = []
 
-    def deliver(finding: Finding) -> None:
+    def deliver(finding: Finding) -> bool:
+        """Report ``finding`` after the adjustments; whether it was kept."""
         if adjust is not None:
             finding = adjust(finding)
             if finding is None:
-                return
+                return False
         report.add(finding)
         if reporter is not None:
             reporter.finding(finding)
+        return True
 
     if reporter is not None:
         reporter.start()
     with fewer_collections():
         _collect(sources, options, jobs, schemas, report, facts, deliver, reporter, on_file,
-                 check_many)
+                 check_many, cache)
     late = [f for check in REGISTRY.batch for f in check(facts)]
     for finding in sorted(late, key=Finding.sort_key):
         deliver(finding)

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from quizkit.catalog import exits
 from quizkit.reporters import ReportSpecError
 from quizkit.settings.config import ConfigError
 
@@ -33,6 +34,15 @@ def config_option(fn: Callable) -> Callable:
         help="Config file (quizkit.toml, or pyproject.toml with [tool.quizkit]) instead of "
              "the one found from the current directory upward (up to the repository root or "
              "the home directory; never one owned by another user).")(wrapper)
+
+
+def baseline_option(fn: Callable) -> Callable:
+    """Add ``--baseline FILE`` to a command that reads exports (passed as ``baseline_file``):
+    the unreadable inputs whose findings it holds do not make exit 3."""
+    return click.option(
+        "--baseline", "baseline_file", type=click.Path(dir_okay=False, path_type=Path),
+        help="A baseline from `quizkit validate --write-baseline`: an input that cannot be "
+             "read or parsed and whose finding it holds does not make exit 3.")(fn)
 
 
 def rule_options(fn: Callable) -> Callable:
@@ -68,4 +78,4 @@ def config_errors() -> Iterator[None]:
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:
         click.echo(f"Error: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(exits.USAGE)

@@ -44,6 +44,19 @@ def location(f: Finding) -> str:
     return ":".join([f.path, *_line_col(f)])
 
 
+def files_line(files: int, documents: int, unreadable: int) -> str:
+    """``12 files (1 unreadable), 30 documents``: what a run read, as every command that
+    reads exports says it."""
+    gone = f" ({unreadable:,} unreadable)" if unreadable else ""
+    return f"{plural(files, 'file')}{gone}, {plural(documents, 'document')}"
+
+
+def concise_line(f: Finding) -> str:
+    """``path:line:col: severity code name message at pointer``: one finding on one line."""
+    pointer = f" at {readable(f.pointer)}" if f.pointer else ""
+    return f"{location(f)}: {f.severity} {rule_label(f)} {f.message}{pointer}"
+
+
 def _line_col(f: Finding) -> list[str]:
     if f.line is None:
         return []
@@ -113,7 +126,7 @@ class TextReporter(Reporter):
                   if self.hidden else "")
         if self._current is not None:
             self.stream.write("\n")
-        self.stream.write(f"{plural(s['files'], 'file')}, {plural(s['documents'], 'document')}: "
+        self.stream.write(f"{files_line(s['files'], s['documents'], s['unreadable'])}: "
                           f"{', '.join(counts)}{hidden}\n")
 
 

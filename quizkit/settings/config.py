@@ -28,12 +28,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from quizkit.catalog.findings import Finding, Report, Severity
+from quizkit.catalog.findings import Adjust, Finding, Report, Severity
+from quizkit.inputs.bounds import MAX_JOBS
 from quizkit.inputs.configfiles import ConfigError, read_toml, type_name
 from quizkit.inputs.limits import Limits
 from quizkit.model.schemas import KINDS
 from quizkit.rules import REGISTRY
-from quizkit.settings.bounds import MAX_JOBS
 
 INPUT_PREFIX = "P"
 CONFIG_NAMES = ("quizkit.toml", "pyproject.toml")
@@ -70,8 +70,16 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     baseline: Path | None = None
     write_baseline: Path | None = None
+    #: The result cache's directory (a config file's is relative to the file; ``None``: the
+    #: default, see quizkit.cache.location).
+    cache_dir: str | None = None
     #: The config file the settings came from.
     source: Path | None = None
+
+    @property
+    def files_read(self) -> tuple[str | Path, ...]:
+        """The files these settings make a run read: config file, profile, baseline."""
+        return tuple(f for f in (self.source, self.profile, self.baseline) if f is not None)
 
     @property
     def where(self) -> str:
@@ -163,9 +171,9 @@ def load_config(path: str | os.PathLike[str]) -> Settings:
     return settings_from_table(table, path, prefix)
 
 
-def _str_list(value: Any, name: str, where: str, accept_str: bool = True) -> tuple[str, ...]:
-    if accept_str and isinstance(value, str):
-        value = [value]
+def _str_list(value: Any, name: str, where: str) -> tuple[str, ...]:
+    """A list of strings; a lone string is the wrong type, as the docs say (a list of one
+    is written ``["name"]``)."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{name} in {where} must be an array of strings, "
                           f"not {type_name(value)}")
@@ -210,9 +218,10 @@ KEYS: dict[str, tuple[str, Callable[..., Any]]] = {
     "severity": ("severity", _rule_table),
     "fail-on": ("fail_on", _level),
     "per-path-ignores": ("per_path_ignores", _path_rules),
-    "exclude": ("exclude", lambda v, n, w: _str_list(v, n, w, accept_str=False)),
+    "exclude": ("exclude", _str_list),
     "include-hidden": ("include_hidden", _bool),
     "profile": ("profile", None),  # a path: relative to the file, see settings_from_table
+    "cache-dir": ("cache_dir", None),
 }
 
 
@@ -288,7 +297,8 @@ def resolve(config: ConfigSource = None, *, select: Rules | None = None,
             kind: str | None = None,
             jobs: int | None = None, limits: Limits | None = None,
             baseline: str | os.PathLike[str] | None = None,
-            write_baseline: str | os.PathLike[str] | None = None) -> Settings:
+            write_baseline: str | os.PathLike[str] | None = None,
+            cache_dir: str | os.PathLike[str] | None = None) -> Settings:
     """The settings of one run: the config (given, found or none), then these options.
 
     Raises :class:`ConfigError` naming the first problem (an unknown rule or level, a bad
@@ -326,6 +336,8 @@ def resolve(config: ConfigSource = None, *, select: Rules | None = None,
         changes["baseline"] = Path(baseline)
     if write_baseline is not None:
         changes["write_baseline"] = Path(write_baseline)
+    if cache_dir is not None:
+        changes["cache_dir"] = os.fspath(cache_dir)
     settings = replace(base, **changes)
     if settings.baseline is not None and settings.write_baseline is not None:
         raise ConfigError("--baseline and --write-baseline cannot be combined "
@@ -497,8 +509,6 @@ def _path_forms(path: str, root: Path | None) -> list[str]:
             forms.append(rel.replace(os.sep, "/"))
     return forms
 
-
-Adjust = Callable[[Finding], Finding | None]
 
 
 def chain(*steps: Adjust | None) -> Adjust | None:
