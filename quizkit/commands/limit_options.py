@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from quizkit.inputs.bounds import MAX_ROWS
 from quizkit.inputs.limits import (
     DEFAULT_MAX_DECOMPRESSED,
     DEFAULT_MAX_DEPTH,
@@ -18,7 +19,6 @@ from quizkit.inputs.limits import (
     format_size,
     parse_size,
 )
-from quizkit.settings.bounds import MAX_ROWS
 
 
 class SizeType(click.ParamType):
