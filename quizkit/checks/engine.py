@@ -13,7 +13,7 @@ import dataclasses
 import gc
 import itertools
 import os
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,7 @@ from quizkit.catalog.findings import Adjust, FileResult, Finding, Report, Severi
 from quizkit.catalog.pointers import unescape_token
 from quizkit.catalog.rule import Rule
 from quizkit.checks import snippets
+from quizkit.checks.budget import Budget
 from quizkit.checks.documents import line_units
 from quizkit.inputs import intake
 from quizkit.inputs.limits import Limits
@@ -86,27 +87,6 @@ class FileOutcome:
     outlines: list[tuple[str, int | None, VersionOutline]] = field(default_factory=list)
     #: The input as it was read (``Options.stamp``: a local file that could be read).
     stamp: Stamp | None = None
-
-
-class Budget:
-    """How many more findings a file may list (``Limits.max_findings``; 0: no cap), and the
-    rules of those it could not, counted: memory follows the input, not its findings."""
-
-    __slots__ = ("left", "more")
-
-    def __init__(self, cap: int) -> None:
-        self.left: int | None = cap or None
-        self.more: Counter[Rule] = Counter()
-
-    def take(self, rule: Rule) -> bool:
-        """Whether a finding of ``rule`` is listed; if not, it is counted."""
-        if self.left is None:
-            return True
-        if self.left > 0:
-            self.left -= 1
-            return True
-        self.more[rule] += 1
-        return False
 
 
 class _Document:
@@ -281,26 +261,13 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
         if raw or facts:
             _place(outcome, path, record, _Text(chunk, record, indented), raw, facts)
     if budget.more:
-        outcome.findings.append(_capped(path, budget, options.limits.max_findings))
+        outcome.findings.append(budget.finding(path))
     if result.kinds:
         result.kind = result.kinds.most_common(1)[0][0] if len(result.kinds) == 1 else "mixed"
     if options.snippet_lines:
         _attach_snippets(outcome, prepared, options.snippet_lines)
     outcome.findings.sort(key=Finding.sort_key)
     return outcome
-
-
-def _capped(path: str, budget: Budget, cap: int) -> Finding:
-    """The one ``findings-capped`` finding of a file: how many more, of which rules, at the
-    worst severity among them (so the exit code is the one they would give)."""
-    total = sum(budget.more.values())
-    rules = ", ".join(f"{r.code} {r.name} {n:,}" for r, n in
-                      sorted(budget.more.items(), key=lambda item: (-item[1], item[0].code)))
-    rule = input_rules.FINDINGS_CAPPED
-    return Finding(path=path, pointer="", rule=rule.name,
-                   severity=max(r.severity for r in budget.more), code=rule.code,
-                   message=f"{total:,} more finding{'s' * (total != 1)} not listed (over "
-                           f"--max-findings {cap:,}): {rules}")
 
 
 def _place(outcome: FileOutcome, path: str, record: int | None, text: _Text,
