@@ -187,3 +187,17 @@ def test_load_takes_its_findings_from_the_cache_the_configuration_names(tmp_path
     assert tables[0] == tables[1] == tables[2] and b"conflicting-duplicate" in tables[0]
     assert len(entries(tmp_path / "cache")) == len(list(data.iterdir()))
     assert not (tmp_path / ".quizkit_cache").exists()
+
+
+def test_the_api_caches_only_when_asked(tmp_path, data, monkeypatch):
+    from quizkit import api
+
+    monkeypatch.chdir(tmp_path)
+    plain = api.validate([str(data)], config=False, jobs=1)
+    assert not (tmp_path / ".quizkit_cache").exists()
+    for _ in range(2):
+        cached = api.validate([str(data)], config=False, jobs=1, cache_dir="api-cache")
+        assert [f.to_dict() for f in cached.findings] == [f.to_dict() for f in plain.findings]
+    assert len(entries(tmp_path / "api-cache")) == len(list(data.iterdir()))
+    api.validate([str(data)], config={"cache-dir": "other"}, jobs=1, no_cache=True)
+    assert not (tmp_path / "other").exists()
