@@ -18,23 +18,19 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
-from quizkit import intake, snippets
+from quizkit import intake, reread, snippets
 from quizkit.documents import line_units
-from quizkit.findings import FileResult, Finding, Report, Severity
+from quizkit.findings import FileResult, Finding, Report
 from quizkit.interrupts import signals_deferred, stop_workers, worker_started
 from quizkit.kinds import detect_kind, unknown_kind_message
 from quizkit.limits import Limits
 from quizkit.model import VERSION_KINDS
-from quizkit.parsing import LineIndex
-from quizkit.pointers import unescape_token
-from quizkit.positions import Positions
+from quizkit.positions import DocumentText
 from quizkit.reporters.base import Reporter
 from quizkit.rules import REGISTRY, input_rules
 from quizkit.rules.catalog import Rule
 from quizkit.rules.checks import RawFinding, Registry
-from quizkit.rules.facts import Below, Fact, Located, Place
+from quizkit.rules.facts import Fact, Located, Place
 from quizkit.rules.walk import DocumentFacts, versions_of
 from quizkit.schemas import Profile, SchemaBook
 from quizkit.service import Outline, outline
@@ -66,7 +62,7 @@ class Options:
 
 
 #: A fact and where a finding about it would point.
-PointedFact = tuple["str | Below", Fact]
+PointedFact = tuple[str, Fact]
 
 
 @dataclass
@@ -76,6 +72,10 @@ class FileOutcome:
     facts: list[Located] = field(default_factory=list)
     #: (path, record, outline) of each document that holds versions (the service's blocks).
     outlines: list[tuple[str, int | None, Outline]] = field(default_factory=list)
+    #: Of an input that holds facts: what is needed to read it again (:mod:`quizkit.reread`).
+    origin: reread.Origin | None = None
+    #: Whether the input is one document exactly as orjson writes it indented.
+    indented: bool = False
 
 
 class _Document:
@@ -132,81 +132,13 @@ def _finding(path: str, record: int | None, rule: Rule, pointer: str, message: s
                    message=message, record=record, line=line, column=column, code=rule.code)
 
 
-class _Text:
-    """One document's text, for the positions of its findings and facts: the bracket table
-    (:class:`Positions`) and the line index are built on the first question only."""
-
-    __slots__ = ("_index", "_members", "_positions", "chunk", "indented", "shift")
-
-    def __init__(self, chunk: bytes, record: int | None, indented: bool) -> None:
-        self.chunk = chunk
-        self.indented = indented
-        self.shift = record - 1 if record is not None else 0
-        self._positions: Positions | None = None
-        self._index: LineIndex | None = None
-        #: Positions of the document's members found so far (every version of a package is
-        #: placed below the one member ``/versions``: searched and counted once).
-        self._members: dict[str, tuple[int, int] | None] = {}
-
-    def fact_position(self, where: str | Below) -> tuple[int, int]:
-        """Line and column of a fact's value. In orjson-indented text (the service's
-        exports) a member of the document's object is found with one search for its line,
-        and an element of such a member's array is placed by its line count (:class:`Below`),
-        so placing facts costs no bracket table."""
-        pointer = where.pointer if type(where) is Below else where
-        if self.indented and pointer:
-            if type(where) is Below:
-                anchor = self._member(where.array)
-                if anchor is not None:
-                    return anchor[0] + where.lines, 2 * pointer.count("/") + 1
-            else:
-                member = self._member(pointer)
-                if member is not None:
-                    return member
-        return self.position(pointer)
-
-    def _member(self, pointer: str) -> tuple[int, int] | None:
-        """Line and column of the value of a member of the document's object, found by its
-        line (in orjson-indented text a member of the top object is the only line that
-        starts with two spaces and its key; the intake proved no key repeats)."""
-        if pointer in self._members:
-            return self._members[pointer]
-        found = self._members[pointer] = self._find_member(pointer)
-        return found
-
-    def _find_member(self, pointer: str) -> tuple[int, int] | None:
-        if pointer.count("/") != 1:
-            return None
-        key = orjson.dumps(unescape_token(pointer[1:]))
-        start = self.chunk.find(b"\n  " + key + b": ")
-        if start < 0:
-            return None
-        line = self.chunk.count(b"\n", 0, start) + 2 + self.shift
-        return line, len(key.decode()) + 5
-
-    def position(self, pointer: str) -> tuple[int, int]:
-        """Line (in the file) and column of the value at ``pointer``, or of its nearest
-        existing ancestor."""
-        if self._positions is None:
-            # In the bytes themselves: a decoded copy of a large file would cost 1-4x its size.
-            self._index = LineIndex(self.chunk)
-            self._positions = Positions(self.chunk, self.indented)
-        assert self._index is not None
-        while True:
-            offset = self._positions.locate(pointer)
-            if offset is not None or not pointer:
-                line, column = self._index.position(offset or 0)
-                return line + self.shift, column
-            pointer = pointer.rsplit("/", 1)[0]
-
-
 def check_bytes(path: str, data: bytes, lines: bool, options: Options,
                 schemas: SchemaBook) -> FileOutcome:
     """Check the bytes of one input; ``lines`` for JSON Lines; ``schemas`` compiled for
     ``options.profile``.
 
-    Findings and cross-file facts leave with their positions (and snippets, when asked):
-    nothing is read again after this.
+    Findings leave with their positions (and snippets, when asked); cross-file facts with
+    their path, record and pointer only (:mod:`quizkit.reread` places what is reported).
     """
     result = FileResult(path=path, size=len(data))
     outcome = FileOutcome(result)
@@ -238,8 +170,11 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
         # The document is not needed for positions: free it first, so that a large file
         # does not hold both at once.
         doc = None
-        if raw or facts:
-            _place(outcome, path, record, _Text(chunk, record, indented), raw, facts)
+        outcome.facts.extend(Located(Place(path, record, pointer), fact)
+                             for pointer, fact in facts)
+        if raw:
+            _place(outcome, path, record, DocumentText(chunk, record, indented), raw)
+        outcome.indented = indented and record is None
     if result.kinds:
         result.kind = result.kinds.most_common(1)[0][0] if len(result.kinds) == 1 else "mixed"
     if options.snippet_lines:
@@ -248,17 +183,9 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
     return outcome
 
 
-def _place(outcome: FileOutcome, path: str, record: int | None, text: _Text,
-           raw: list[RawFinding], facts: list[PointedFact]) -> None:
-    """The findings and facts of one document, with their positions in its text."""
-    for where, fact in facts:
-        pointer = where.pointer if type(where) is Below else where
-        if getattr(fact, "located", True):
-            line, column = text.fact_position(where)
-            place = Place(path, record, pointer, line, column)
-        else:  # no finding points at it
-            place = Place(path, record, pointer)
-        outcome.facts.append(Located(place, fact))
+def _place(outcome: FileOutcome, path: str, record: int | None, text: DocumentText,
+           raw: list[RawFinding]) -> None:
+    """The findings of one document, with their positions in its text."""
     for rule, pointer, message in raw:
         line, column = text.position(pointer)
         outcome.findings.append(_finding(path, record, rule, pointer, message,
@@ -266,16 +193,9 @@ def _place(outcome: FileOutcome, path: str, record: int | None, text: _Text,
 
 
 def _attach_snippets(outcome: FileOutcome, data: bytes, context: int) -> None:
-    """Source lines around each finding, and around each fact (a batch check may report
-    it; the file is not read again)."""
-    if not outcome.findings and not outcome.facts:
-        return
-    stand_ins = [Finding(path=p.path, pointer=p.pointer, rule="", severity=Severity.INFO,
-                         message="", record=p.record, line=p.line, column=p.column)
-                 for p, _ in outcome.facts]
-    snippets.attach_file([*outcome.findings, *stand_ins], data, context)
-    outcome.facts = [Located(dataclasses.replace(p, snippet=s.snippet), fact)
-                     for (p, fact), s in zip(outcome.facts, stand_ins, strict=True)]
+    """Source lines around each finding."""
+    if outcome.findings:
+        snippets.attach_file(outcome.findings, data, context)
 
 
 def _add_problems(outcome: FileOutcome, path: str, record: int | None,
@@ -287,6 +207,7 @@ def _add_problems(outcome: FileOutcome, path: str, record: int | None,
 
 def check_source(source: Source, options: Options, schemas: SchemaBook) -> FileOutcome:
     """Read and check one source; a read failure is a finding, never an exception."""
+    stat = reread.stat_of(source)
     try:
         data = source.read(options.limits.max_decompressed, options.limits.max_file_size)
     except ReadError as exc:
@@ -294,7 +215,11 @@ def check_source(source: Source, options: Options, schemas: SchemaBook) -> FileO
         rule = input_rules.INPUT_TOO_LARGE if exc.limit else input_rules.UNREADABLE
         return FileOutcome(result, [_finding(source.display, None, rule, "",
                                              f"cannot read: {exc}")])
-    return check_bytes(source.display, data, source.holds_lines(data), options, schemas)
+    lines = source.holds_lines(data)
+    outcome = check_bytes(source.display, data, lines, options, schemas)
+    if outcome.facts:
+        outcome.origin = reread.origin_of(source, data, stat, lines, outcome.indented)
+    return outcome
 
 
 def _check_chunk(sources: list[Source], options: Options,
@@ -458,15 +383,23 @@ CheckMany = Callable[[list[Source], Options], Iterable[FileOutcome]]
 
 
 def _collect(sources: list[Source], options: Options, jobs: int, schemas: SchemaBook,
-             report: Report, facts: list[Located], deliver: Callable[[Finding], None],
+             report: Report, facts: list[Located], origins: reread.Origins,
+             deliver: Callable[[Finding], None],
              reporter: Reporter | None, on_file: Callable[[FileResult], None] | None,
              check_many: CheckMany | None = None) -> None:
-    """Check every source; keep results and facts, deliver findings, in input order."""
+    """Check every source; keep results, facts and the origins of the inputs that hold
+    facts, deliver findings, in input order."""
     outcomes = (check_many(sources, options) if check_many is not None
                 else _check_many(sources, options, jobs, schemas))
+    by_display: dict[str, Source] | None = None
     for outcome in outcomes:
         report.add_file(outcome.result)
         facts.extend(outcome.facts)
+        if outcome.origin is not None:
+            if by_display is None:
+                by_display = {s.display: s for s in sources}
+            path = outcome.result.path
+            origins[path] = (by_display[path], outcome.origin)
         if report.keep_findings:
             report.outlines.extend(outcome.outlines)
         for finding in outcome.findings:
@@ -505,6 +438,7 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     report = Report(keep_findings=reporter is None or reporter.needs_findings,
                     keep_files=reporter is None or reporter.needs_files)
     facts: list[Located] = []
+    origins: reread.Origins = {}
 
     def deliver(finding: Finding) -> None:
         if adjust is not None:
@@ -517,10 +451,17 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
 
     if reporter is not None:
         reporter.start()
-    with fewer_collections():
-        _collect(sources, options, jobs, schemas, report, facts, deliver, reporter, on_file,
-                 check_many)
-    late = [f for check in REGISTRY.batch for f in check(facts)]
+    try:
+        with fewer_collections():
+            _collect(sources, options, jobs, schemas, report, facts, origins, deliver,
+                     reporter, on_file, check_many)
+        # Inputs are read again only for the ids with differing copies, and for the
+        # findings of the batch checks (quizkit.reread).
+        reread.settle(facts, origins, options.limits)
+        late = [f for check in REGISTRY.batch for f in check(facts)]
+        reread.place(late, origins, options.limits, options.snippet_lines)
+    finally:
+        reread.close(origin for _source, origin in origins.values())
     for finding in sorted(late, key=Finding.sort_key):
         deliver(finding)
     if reporter is not None:

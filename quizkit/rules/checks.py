@@ -23,13 +23,13 @@ from typing import Any
 
 from quizkit.findings import Finding
 from quizkit.rules.catalog import Rule
-from quizkit.rules.facts import Below, Fact, Located
+from quizkit.rules.facts import Fact, Located
 from quizkit.rules.walk import DocumentFacts, VersionFacts
 from quizkit.service_names import ServiceNames
 
 Emit = Callable[[Rule, str, str], None]
 RuleCheck = Callable[["DocumentFacts", Emit], None]
-FactCollector = Callable[[Any], Iterable["tuple[str | Below, Fact]"]]
+FactCollector = Callable[[Any], Iterable["tuple[str, Fact]"]]
 BatchCheck = Callable[["Sequence[Located]"], Iterable[Finding]]
 RawFinding = tuple[Rule, str, str]
 # (the document's versions, the raw findings so far, emit, the service's names or None)
