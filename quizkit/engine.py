@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from quizkit import intake, reread, snippets
+from quizkit import intake, reread, snippets, split
 from quizkit.documents import line_units
 from quizkit.findings import FileResult, Finding, Report
 from quizkit.interrupts import signals_deferred, stop_workers, worker_started
@@ -140,14 +140,23 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
     Findings leave with their positions (and snippets, when asked); cross-file facts with
     their path, record and pointer only (:mod:`quizkit.reread` places what is reported).
     """
-    result = FileResult(path=path, size=len(data))
-    outcome = FileOutcome(result)
+    outcome = FileOutcome(FileResult(path=path, size=len(data)))
     prepared, problems = intake.prepare(data)
     _add_problems(outcome, path, None, problems)
     if prepared is None:
-        result.readable = False
+        outcome.result.readable = False
         return outcome
-    units = line_units(prepared) if lines else [(None, prepared)]
+    check_units(outcome, line_units(prepared) if lines else [(None, prepared)], options,
+                schemas)
+    finish(outcome, prepared, options)
+    return outcome
+
+
+def check_units(outcome: FileOutcome, units: Iterable[tuple[int | None, bytes]],
+                options: Options, schemas: SchemaBook) -> None:
+    """Check each (record, bytes) document of one input into ``outcome``."""
+    path = outcome.result.path
+    result = outcome.result
     for record, chunk in units:
         result.documents += 1
         mine = 0 if record is None else len(outcome.findings)  # this document's findings
@@ -175,12 +184,17 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
         if raw:
             _place(outcome, path, record, DocumentText(chunk, record, indented), raw)
         outcome.indented = indented and record is None
+
+
+def finish(outcome: FileOutcome, prepared: bytes, options: Options) -> None:
+    """The file's kind, the snippets of its findings (from ``prepared``, its text), and its
+    findings in report order."""
+    result = outcome.result
     if result.kinds:
         result.kind = result.kinds.most_common(1)[0][0] if len(result.kinds) == 1 else "mixed"
     if options.snippet_lines:
         _attach_snippets(outcome, prepared, options.snippet_lines)
     outcome.findings.sort(key=Finding.sort_key)
-    return outcome
 
 
 def _place(outcome: FileOutcome, path: str, record: int | None, text: DocumentText,
@@ -211,15 +225,25 @@ def check_source(source: Source, options: Options, schemas: SchemaBook) -> FileO
     try:
         data = source.read(options.limits.max_decompressed, options.limits.max_file_size)
     except ReadError as exc:
-        result = FileResult(path=source.display, readable=False)
-        rule = input_rules.INPUT_TOO_LARGE if exc.limit else input_rules.UNREADABLE
-        return FileOutcome(result, [_finding(source.display, None, rule, "",
-                                             f"cannot read: {exc}")])
+        return _unreadable(source, exc)
     lines = source.holds_lines(data)
     outcome = check_bytes(source.display, data, lines, options, schemas)
     if outcome.facts:
         outcome.origin = reread.origin_of(source, data, stat, lines, outcome.indented)
     return outcome
+
+
+def _unreadable(source: Source, exc: ReadError) -> FileOutcome:
+    rule = input_rules.INPUT_TOO_LARGE if exc.limit else input_rules.UNREADABLE
+    return FileOutcome(FileResult(path=source.display, readable=False),
+                       [_finding(source.display, None, rule, "", f"cannot read: {exc}")])
+
+
+def _kept_schemas(options: Options) -> SchemaBook:
+    """The book this worker process keeps (the run's, kept by :func:`_pool_worker_init`)."""
+    import multiprocessing
+
+    return SchemaBook.kept_by(multiprocessing.current_process(), options.profile)
 
 
 def _check_chunk(sources: list[Source], options: Options,
@@ -228,10 +252,98 @@ def _check_chunk(sources: list[Source], options: Options,
     the book the worker process keeps (the run's, kept by :func:`_pool_worker_init`) unless
     ``schemas`` is given."""
     if schemas is None:
-        import multiprocessing
-
-        schemas = SchemaBook.kept_by(multiprocessing.current_process(), options.profile)
+        schemas = _kept_schemas(options)
     return [check_source(s, options, schemas) for s in sources]
+
+
+def _check_piece(path: str, text: bytes, first: int, options: Options) -> list[FileOutcome]:
+    """Check a piece of a JSON Lines file in a worker (:mod:`quizkit.split`); ``first``: the
+    file's line number of its first line. Its findings are sorted and snippets attached when
+    the pieces are merged."""
+    outcome = FileOutcome(FileResult(path=path))
+    check_units(outcome, line_units(text, first), options, _kept_schemas(options))
+    return [outcome]
+
+
+@dataclass
+class _Split:
+    """A JSON Lines file read here and cut into pieces for the workers; their outcomes."""
+
+    source: Source
+    data: bytes
+    stat: tuple[int, int] | None
+    text: bytes  # prepared (byte order mark removed)
+    problems: list[intake.Problem]
+    pieces: int
+    parts: list[FileOutcome] = field(default_factory=list)
+
+    def merged(self, options: Options) -> FileOutcome:
+        """The outcome one worker gives for the whole file."""
+        path = self.source.display
+        outcome = FileOutcome(FileResult(path=path, size=len(self.data)))
+        _add_problems(outcome, path, None, self.problems)
+        result = outcome.result
+        for part in self.parts:
+            result.documents += part.result.documents
+            result.readable = result.readable and part.result.readable
+            result.kinds.update(part.result.kinds)
+            outcome.findings += part.findings
+            outcome.facts += part.facts
+            outcome.outlines += part.outlines
+        finish(outcome, self.text, options)
+        if outcome.facts:
+            outcome.origin = reread.origin_of(self.source, self.data, self.stat, True, False)
+        return outcome
+
+
+Work = tuple["Future[list[FileOutcome]]", "_Split | None"]
+
+
+def _done(outcomes: list[FileOutcome]) -> Future[list[FileOutcome]]:
+    from concurrent.futures import Future
+
+    done: Future[list[FileOutcome]] = Future()
+    done.set_result(outcomes)
+    return done
+
+
+def _split_work(pool: Any, source: Source, options: Options, jobs: int,
+                schemas: SchemaBook) -> Iterator[Work]:
+    """A big JSON Lines file read (and decompressed) here once, its pieces to the workers."""
+    stat = reread.stat_of(source)
+    try:
+        data = source.read(options.limits.max_decompressed, options.limits.max_file_size)
+    except ReadError as exc:
+        yield _done([_unreadable(source, exc)]), None
+        return
+    text, problems = intake.prepare(data)
+    if text is None:
+        yield _done([check_bytes(source.display, data, True, options, schemas)]), None
+        return
+    pieces = split.cut(text, jobs)
+    state = _Split(source, data, stat, text, problems, len(pieces))
+    for start, end, first in pieces:
+        yield pool.submit(_check_piece, source.display, text[start:end], first, options), state
+
+
+def _work(pool: Any, sources: list[Source], options: Options, jobs: int,
+          schemas: SchemaBook) -> Iterator[Work]:
+    """Chunks of sources for the workers, in input order; a big JSON Lines file in pieces."""
+    size = chunk_size(len(sources), jobs)
+    chunk: list[Source] = []
+    for source in sources:
+        if split.splittable(source):
+            if chunk:
+                yield _submit(pool, chunk, options, schemas), None
+                chunk = []
+            yield from _split_work(pool, source, options, jobs, schemas)
+            continue
+        chunk.append(source)
+        if len(chunk) == size:
+            yield _submit(pool, chunk, options, schemas), None
+            chunk = []
+    if chunk:
+        yield _submit(pool, chunk, options, schemas), None
 
 
 #: Chunks in flight per worker: enough to keep workers busy, few enough that outcomes
@@ -244,11 +356,6 @@ MAX_CHUNK = 16
 def chunk_size(files: int, jobs: int) -> int:
     """Files per chunk: about 8 chunks per worker, at most :data:`MAX_CHUNK`."""
     return max(1, min(MAX_CHUNK, files // (jobs * 8)))
-
-
-def _chunks(sources: list[Source], size: int) -> Iterator[list[Source]]:
-    for start in range(0, len(sources), size):
-        yield sources[start:start + size]
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -298,11 +405,7 @@ def _submit(pool: Any, chunk: list[Source], options: Options,
     """A chunk to a worker; one holding standard input is checked here (a worker's standard
     input is not the run's)."""
     if any(s.is_stdin for s in chunk):
-        from concurrent.futures import Future
-
-        done: Future[list[FileOutcome]] = Future()
-        done.set_result(_check_chunk(chunk, options, schemas))
-        return done
+        return _done(_check_chunk(chunk, options, schemas))
     return pool.submit(_check_chunk, chunk, options)
 
 
@@ -311,30 +414,36 @@ def _check_many(sources: list[Source], options: Options, jobs: int,
     """Outcomes of every source, in input order whatever the number of jobs.
 
     Parallel runs send chunks of sources (paths only: workers read the files) to a process
-    pool and keep a bounded window of chunks in flight, collecting their outcomes in order.
+    pool and keep a bounded window of chunks in flight, collecting their outcomes in order;
+    a big JSON Lines file is read here and sent in pieces (:mod:`quizkit.split`).
     """
-    if jobs <= 1 or len(sources) < 2:
+    if jobs <= 1 or (len(sources) < 2 and not any(map(split.splittable, sources))):
         for s in sources:
             yield check_source(s, options, schemas)
         return
     from concurrent.futures import ProcessPoolExecutor
 
     schemas.warm()  # compiled once here, inherited by forked workers
-    chunks = _chunks(sources, chunk_size(len(sources), jobs))
-    pending: deque[Future[list[FileOutcome]]] = deque()
+    pending: deque[Work] = deque()
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context(),
                                initializer=_pool_worker_init, initargs=(schemas,))
+    work = _work(pool, sources, options, jobs, schemas)
     finished = False
     try:
         with signals_deferred():  # the first submit forks the workers
-            for chunk in itertools.islice(chunks, jobs * WINDOW_PER_JOB):
-                pending.append(_submit(pool, chunk, options, schemas))
+            pending.extend(itertools.islice(work, jobs * WINDOW_PER_JOB))
         while pending:
-            outcomes = pending.popleft().result()
-            nxt = next(chunks, None)
+            future, state = pending.popleft()
+            outcomes = future.result()
+            nxt = next(work, None)
             if nxt is not None:
-                pending.append(_submit(pool, nxt, options, schemas))
-            yield from outcomes
+                pending.append(nxt)
+            if state is None:
+                yield from outcomes
+                continue
+            state.parts += outcomes
+            if len(state.parts) == state.pieces:
+                yield state.merged(options)
         finished = True
     finally:
         # Stopped (Ctrl-C, SIGTERM, an error): drop the queued chunks, end the workers.
@@ -357,7 +466,7 @@ def cores() -> int:
 
 
 def _is_small(sources: list[Source]) -> bool:
-    if len(sources) < SMALL_RUN_FILES:
+    if len(sources) < SMALL_RUN_FILES and not any(map(split.splittable, sources)):
         return True
     total = 0
     for s in sources:  # stops as soon as the run is known not to be small
