@@ -30,7 +30,7 @@ from quizkit.reporters.base import Reporter
 from quizkit.rules import REGISTRY, input_rules
 from quizkit.rules.catalog import Rule
 from quizkit.rules.checks import RawFinding, Registry
-from quizkit.rules.facts import Fact, Located, Place
+from quizkit.rules.facts import Content, Fact, Located, Place, text_digest
 from quizkit.rules.walk import DocumentFacts, versions_of
 from quizkit.schemas import Profile, SchemaBook
 from quizkit.service import Outline, outline
@@ -180,10 +180,18 @@ def check_units(outcome: FileOutcome, units: Iterable[tuple[int | None, bytes]],
         # does not hold both at once.
         doc = None
         outcome.facts.extend(Located(Place(path, record, pointer), fact)
-                             for pointer, fact in facts)
+                             for pointer, fact in _whole_digests(facts, chunk))
         if raw:
             _place(outcome, path, record, DocumentText(chunk, record, indented), raw)
         outcome.indented = indented and record is None
+
+
+def _whole_digests(facts: list[PointedFact], chunk: bytes) -> list[PointedFact]:
+    """The facts, each whole document's content (a collector leaves its digest out) with the
+    digest of the document's bytes."""
+    return [("", fact._replace(digest=text_digest(chunk)))
+            if not pointer and type(fact) is Content and fact.digest is None
+            else (pointer, fact) for pointer, fact in facts]
 
 
 def finish(outcome: FileOutcome, prepared: bytes, options: Options) -> None:

@@ -155,18 +155,34 @@ def _value_at(doc: Any, pointer: str) -> Any:
     return doc
 
 
+def _compared(facts: list[Located], members: list[int]) -> list[int]:
+    """The members of one id that a batch check compares: the first and each later one,
+    but a version of the same package as the first (the packages are compared)."""
+    first = facts[members[0]].fact
+    return [members[0]] + [
+        i for i in members[1:]
+        if not (first.entity == "version" and facts[i].fact.parent is not None  # type: ignore[union-attr]
+                and facts[i].fact.parent == first.parent)]  # type: ignore[union-attr]
+
+
 def settle(facts: list[Located], origins: Origins, limits: Limits) -> None:
-    """Canonical digests (key order aside) for the copies of each id whose quick digests
-    differ, in place; each input holding such a copy is read again once. A copy whose input
-    changed keeps its quick digest."""
+    """Canonical digests (key order aside) for the copies of each id that are compared and
+    whose quick digests differ or were left out, in place; each input holding such a copy is
+    read again once. A copy whose input changed keeps its quick digest, or gets one that
+    equals no other when it had none (it is then told from the others as conflicting; its
+    own finding, if any, gets the note)."""
     groups: dict[tuple[str, str, str], list[int]] = {}
     for i, (_place, fact) in enumerate(facts):
         if type(fact) is Content:
             groups.setdefault((fact.entity, fact.id, fact.view), []).append(i)
     by_path: dict[str, list[int]] = {}
     for members in groups.values():
-        if len(members) > 1 and len({facts[i].fact.digest for i in members}) > 1:  # type: ignore[union-attr]
-            for i in members:
+        if len(members) < 2:
+            continue
+        compared = _compared(facts, members)
+        digests = {facts[i].fact.digest for i in compared}  # type: ignore[union-attr]
+        if len(compared) > 1 and (len(digests) > 1 or None in digests):
+            for i in compared:
                 by_path.setdefault(facts[i].place.path, []).append(i)
     for path, members in by_path.items():
         if path not in origins:
@@ -174,6 +190,11 @@ def settle(facts: list[Located], origins: Origins, limits: Limits) -> None:
         source, origin = origins[path]
         data = read_again(source, origin, limits)
         if data is None:
+            for i in members:
+                place, fact = facts[i]
+                if fact.digest is None:  # type: ignore[union-attr]
+                    unknown = f"changed:{place.path}:{place.record}:{place.pointer}".encode()
+                    facts[i] = Located(place, fact._replace(digest=unknown))  # type: ignore[union-attr]
             continue
         read = _Input(data, origin)
         docs: dict[int | None, Any] = {}

@@ -100,7 +100,7 @@ def test_an_input_changed_before_its_reread_gets_a_note_and_no_position(tmp_path
     tell, so it is not even opened again)."""
     a, b, c = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
     a.write_bytes(orjson.dumps(GAME))
-    b.write_bytes(orjson.dumps(GAME, option=orjson.OPT_INDENT_2))
+    b.write_bytes(orjson.dumps(GAME))
     c.write_bytes((SAMPLES / "banner.json").read_bytes())
     log, out = tmp_path / "open.log", tmp_path / "report.json"
     done = audited.run(log, "cli", "validate", "--jobs", "1", "--format", "json", "-o",

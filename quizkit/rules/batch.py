@@ -29,7 +29,6 @@ from quizkit.rules.facts import (
     ProfilePackageCount,
     digest,
     quick_digest,
-    quick_digest_with_parts,
 )
 from quizkit.rules.walk import as_dict, as_list, as_str
 
@@ -114,14 +113,13 @@ def package_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
         return
     pkg_id = as_str(doc, "id")
     versions = as_list(doc, "versions")
-    whole, parts = quick_digest_with_parts(doc, "versions")
     for i, v in enumerate(versions):
         vid = as_str(v, "id")
         if vid is not None:
-            yield f"/versions/{i}", Content("version", vid, "full", parts[i], pkg_id)
+            yield f"/versions/{i}", Content("version", vid, "full", None, pkg_id)
     if pkg_id is None:
         return
-    yield "", Content("package", pkg_id, "full", whole)
+    yield "", Content("package", pkg_id, "full", None)
     yield "/versions", PackageVersions(pkg_id, _version_ids(versions))
     author = as_str(doc, "userId")
     if author is not None:
@@ -141,7 +139,7 @@ def list_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
 def version_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
     vid = as_str(doc, "id")
     if vid is not None:
-        yield "", Content("version", vid, "list", quick_digest(doc))
+        yield "", Content("version", vid, "list", None)
 
 
 @fact_collector("version-created")
@@ -156,7 +154,7 @@ def created_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
 def game_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
     gid = as_str(doc, "id")
     if gid is not None:
-        yield "", Content("game", gid, "game", quick_digest(doc))
+        yield "", Content("game", gid, "game", None)
     pkg_id = as_str(doc, "packageId")
     vid = as_str(doc, "versionId")
     pkg = as_dict(doc, "pkg")

@@ -57,22 +57,21 @@ def quick_digest(value: Any) -> bytes:
     return _hash(_quick(value))
 
 
-def quick_digest_with_parts(value: dict, key: str) -> tuple[bytes, list[bytes]]:
-    """The quick digest of an object, and the quick digest of each element of its array
-    ``key``, serialising each element once: the object's digest covers its other members
-    and its elements' digests (so it differs from :func:`quick_digest` of the same object;
-    every quick digest of one kind of content comes from one function)."""
-    items = value.get(key)
-    if type(items) is not list:
-        return quick_digest(value), []
-    parts = [_hash(_quick(item)) for item in items]
-    rest = _quick({k: v for k, v in value.items() if k != key})
-    return _hash(rest + b"".join(parts)), parts
+def text_digest(text: bytes) -> bytes:
+    """The quick digest of a whole document: a hash of its bytes (surrounding whitespace
+    aside). Equal bytes are equal values; the same value written otherwise (indented,
+    keys reordered) is told by :func:`digest` when the two are compared."""
+    return _hash(text.strip())
 
 
 class Content(NamedTuple):
-    """A package, version or game, by id, with a quick digest of its content
-    (:func:`quick_digest`; made canonical when two copies are compared and differ).
+    """A package, version or game, by id, with a quick digest of its content.
+
+    ``digest``: :func:`quick_digest` of a part of a document; ``None`` from a collector for
+    a whole document (the engine gives it :func:`text_digest` of the document's bytes) and
+    for a full package's versions (compared across packages only, which is rare). When two
+    copies are compared and their digests differ or are missing, :func:`digest` of both
+    settles it (:func:`quizkit.reread.settle`).
 
     Versions are compared within one ``view`` only (a full package's versions carry
     ``versionId`` on their entities, a list's do not); ``parent`` is the package that holds a
@@ -82,7 +81,7 @@ class Content(NamedTuple):
     entity: str
     id: str
     view: str
-    digest: bytes
+    digest: bytes | None
     parent: str | None = None
 
 
@@ -154,4 +153,4 @@ class Located(NamedTuple):
 
 __all__ = ["Authored", "Content", "CurrentBanner", "Fact", "GameVersion", "Located",
            "PackageVersions", "Place", "ProfileBanner", "ProfilePackageCount", "digest",
-           "quick_digest", "quick_digest_with_parts"]
+           "quick_digest", "text_digest"]
