@@ -264,11 +264,13 @@ def _check_chunk(sources: list[Source], options: Options,
     return [check_source(s, options, schemas) for s in sources]
 
 
-def _check_piece(path: str, text: bytes, first: int, options: Options) -> list[FileOutcome]:
-    """Check a piece of a JSON Lines file in a worker (:mod:`quizkit.split`); ``first``: the
-    file's line number of its first line. Its findings are sorted and snippets attached when
-    the pieces are merged."""
+def _check_piece(path: str, block: str, start: int, end: int, first: int,
+                 options: Options) -> list[FileOutcome]:
+    """Check bytes ``start:end`` of a JSON Lines file's text in the shared ``block``, in a
+    worker (:mod:`quizkit.split`); ``first``: the file's line number of its first line. Its
+    findings are sorted and snippets attached when the pieces are merged."""
     outcome = FileOutcome(FileResult(path=path))
+    text = split.piece(block, start, end)
     check_units(outcome, line_units(text, first), options, _kept_schemas(options))
     return [outcome]
 
@@ -283,10 +285,12 @@ class _Split:
     text: bytes  # prepared (byte order mark removed)
     problems: list[intake.Problem]
     pieces: int
+    block: Any  # the shared memory holding ``text`` (released by merged())
     parts: list[FileOutcome] = field(default_factory=list)
 
     def merged(self, options: Options) -> FileOutcome:
         """The outcome one worker gives for the whole file."""
+        self.release()
         path = self.source.display
         outcome = FileOutcome(FileResult(path=path, size=len(self.data)))
         _add_problems(outcome, path, None, self.problems)
@@ -302,6 +306,11 @@ class _Split:
         if outcome.facts:
             outcome.origin = reread.origin_of(self.source, self.data, self.stat, True, False)
         return outcome
+
+    def release(self) -> None:
+        if self.block is not None:
+            split.release(self.block)
+            self.block = None
 
 
 Work = tuple["Future[list[FileOutcome]]", "_Split | None"]
@@ -329,9 +338,10 @@ def _split_work(pool: Any, source: Source, options: Options, jobs: int,
         yield _done([check_bytes(source.display, data, True, options, schemas)]), None
         return
     pieces = split.cut(text, jobs)
-    state = _Split(source, data, stat, text, problems, len(pieces))
+    state = _Split(source, data, stat, text, problems, len(pieces), split.share(text))
     for start, end, first in pieces:
-        yield pool.submit(_check_piece, source.display, text[start:end], first, options), state
+        yield pool.submit(_check_piece, source.display, state.block.name, start, end, first,
+                          options), state
 
 
 def _work(pool: Any, sources: list[Source], options: Options, jobs: int,
@@ -458,6 +468,9 @@ def _check_many(sources: list[Source], options: Options, jobs: int,
         if not finished:
             stop_workers(pool)
         pool.shutdown(wait=finished, cancel_futures=not finished)
+        for _future, state in pending:
+            if state is not None:
+                state.release()
 
 
 #: Below this many files or bytes a run stays in one process (starting workers costs more).

@@ -107,16 +107,27 @@ class _Input:
         prepared, _problems = intake.prepare(data)
         self.text = prepared or b""
         self.origin = origin
-        self._records = self.text.split(b"\n") if origin.lines else None
+        self._line = (1, 0)  # a line number and where it starts: records are asked in order
 
     def chunk(self, record: int | None) -> bytes:
-        if self._records is None or record is None:
+        """The document's text: the whole input, or line ``record`` of JSON Lines."""
+        if not self.origin.lines or record is None:
             return self.text
-        return self._records[record - 1] if 0 < record <= len(self._records) else b""
+        text = self.text
+        line, at = self._line if self._line[0] <= record else (1, 0)
+        while line < record and at >= 0:
+            at = text.find(b"\n", at)
+            at = at + 1 if at >= 0 else -1
+            line += 1
+        if at < 0:
+            return b""
+        self._line = (line, at)
+        end = text.find(b"\n", at)
+        return text[at:] if end < 0 else text[at:end]
 
     def document_text(self, record: int | None) -> DocumentText:
         return DocumentText(self.chunk(record), record,
-                            self.origin.indented and self._records is None)
+                            self.origin.indented and not self.origin.lines)
 
 
 Origins = dict[str, tuple[Source, Origin]]

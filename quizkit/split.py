@@ -1,13 +1,17 @@
 """One big JSON Lines file shared by all workers: cut at line boundaries into pieces.
 
-The run's own process reads (and decompresses) the file once and cuts its text into pieces
-of whole lines; workers check the pieces, and the engine merges their outcomes into the one
+The run's own process reads (and decompresses) the file once, copies its text into one
+block of shared memory (:func:`share`) and cuts it into pieces of whole lines; each worker
+copies out only its piece (:func:`piece`: no piece is pickled or sent through a pipe), checks
+it, and the engine merges their outcomes into the one
 a single worker gives for the whole file (the same findings, record numbers, lines and
 columns, in the same order: records are line numbers of the file, and every piece knows the
 line it starts at).
 """
 
 from __future__ import annotations
+
+from multiprocessing import shared_memory
 
 from quizkit.sources import Source
 
@@ -45,4 +49,26 @@ def cut(text: bytes, jobs: int) -> list[tuple[int, int, int]]:
     return pieces
 
 
-__all__ = ["cut", "splittable"]
+def share(text: bytes) -> shared_memory.SharedMemory:
+    """A block of shared memory holding ``text`` (freed by :func:`release`)."""
+    block = shared_memory.SharedMemory(create=True, size=max(1, len(text)))
+    block.buf[:len(text)] = text
+    return block
+
+
+def piece(name: str, start: int, end: int) -> bytes:
+    """Bytes ``start:end`` of the shared block ``name`` (in a worker)."""
+    block = shared_memory.SharedMemory(name=name)
+    try:
+        return bytes(block.buf[start:end])
+    finally:
+        block.close()
+
+
+def release(block: shared_memory.SharedMemory) -> None:
+    """Free a block made by :func:`share` (once its pieces are checked, or the run stops)."""
+    block.close()
+    block.unlink()
+
+
+__all__ = ["cut", "piece", "release", "share", "splittable"]
