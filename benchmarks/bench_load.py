@@ -20,7 +20,7 @@ Every measurement runs in a fresh subprocess (so peak RSS is that step's own, re
   top-level directory of the corpus (packages, games, ...), each with its detected nested
   schema: every document typed in full, the closest bare peer to what the loader does (it
   relies on the generated corpus keeping one kind per directory).
-* ``python detect``: orjson-parse every document and run ``quizkit.kinds.detect_kind``, what
+* ``python detect``: orjson-parse every document and run ``quizkit.model.kinds.detect_kind``, what
   kind detection would cost if done in Python (the loader does it inside the DuckDB scan).
 * ``load``: ``quizkit.analysis.load`` into a new database file, ``--no-findings``.
 * ``summary``: sizes, starts and overview on that database.
@@ -89,7 +89,7 @@ extra = {"tables": len(dirs)}
 """,
     "python detect": """
 import gzip, orjson
-from quizkit.kinds import detect_kind
+from quizkit.model.kinds import detect_kind
 kinds = {}
 for f in files:
     data = open(f, "rb").read()

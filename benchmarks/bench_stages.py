@@ -5,12 +5,13 @@ binary on the same input counts the same, whatever else runs). This script count
 subset of a corpus, the instructions of each cumulative stage of the pipeline:
 
 - ``floor``: read + ``orjson.loads`` (the floor of issue 6);
-- ``write-back``: read + ``quizkit.intake.parse_text`` (parse, then orjson writes the value
+- ``write-back``: read + ``quizkit.inputs.intake.parse_text`` (parse, then orjson writes the value
   back and one comparison proves no duplicate key or big integer was dropped);
 - ``schema``: read + ``orjson.loads`` + kind + jsonschema-rs ``is_valid`` (no write-back);
 - ``fixed``: read + ``parse_text`` + kind + ``is_valid``: what every document costs before a
   structural check runs;
-- ``validate``: ``quizkit.engine.run`` (every check, findings, facts, batch checks), in process.
+- ``validate``: ``quizkit.checks.engine.run`` (every check, findings, facts, batch
+  checks), in process.
 
 Three more stages split ``validate`` for the budget of issue 16 item 8 (each is
 ``engine.run`` with part of the registry; not cumulative with each other):
@@ -54,13 +55,14 @@ def _paths(corpus: Path, every: int) -> list[str]:
 
 
 def stage_pass(name: str, sources: list, schemas: Any) -> None:
-    """One pass of stage ``name`` over ``sources`` (:class:`quizkit.sources.Source`), in this
-    process, with ``schemas`` (a :class:`quizkit.schemas.SchemaBook`, compiled beforehand:
+    """One pass of stage ``name`` over ``sources`` (:class:`quizkit.inputs.sources.Source`), in this
+    process, with ``schemas`` (a :class:`quizkit.model.schemas.SchemaBook`, compiled beforehand:
     ``warm``)."""
     import orjson
 
-    from quizkit import engine, intake
-    from quizkit.kinds import detect_kind
+    from quizkit.checks import engine
+    from quizkit.inputs import intake
+    from quizkit.model.kinds import detect_kind
 
     if name == "validate":
         engine.run(sources, jobs=1, schemas=schemas)
@@ -90,8 +92,8 @@ def stage_pass(name: str, sources: list, schemas: Any) -> None:
 
 def _stage(name: str, paths: list[str], passes: int) -> None:
     """Run one stage ``passes`` times, in this process (the child under valgrind)."""
-    from quizkit.schemas import SchemaBook
-    from quizkit.sources import Source
+    from quizkit.inputs.sources import Source
+    from quizkit.model.schemas import SchemaBook
 
     schemas = SchemaBook().warm()
     if name in PARTS:
@@ -105,7 +107,7 @@ def _keep_only(roles: tuple[str, ...]) -> None:
     """In this (child) process only: the engine runs with the checks of ``roles`` alone."""
     import dataclasses
 
-    from quizkit import engine
+    from quizkit.checks import engine
 
     full = engine.REGISTRY
     engine.REGISTRY = dataclasses.replace(

@@ -102,8 +102,8 @@ def documents(root: Path) -> list[tuple[Path, str | None]]:
     if manifest.exists():
         listed = orjson.loads(manifest.read_bytes())
         return [(root / f["file"], f.get("kind")) for f in listed["files"]]
-    from quizkit.kinds import detect_kind
-    from quizkit.walk import expand
+    from quizkit.inputs.walk import expand
+    from quizkit.model.kinds import detect_kind
 
     out = []
     for source in expand([str(root)]):
@@ -243,7 +243,7 @@ def floor(paths: list[Path], repeat: int) -> Run:
 
 def stack_floor(paths: list[Path], repeat: int) -> Run:
     """What no rule can avoid, one core, in this process: quizkit's own read, parse and
-    write-back check (``quizkit.intake``), kind detection and the jsonschema-rs verdict
+    write-back check (``quizkit.inputs.intake``), kind detection and the jsonschema-rs verdict
     (``bench_stages.py``'s "fixed" stage).
 
     The gap between this and ``quizkit validate --jobs 1`` is what the structural checks,
@@ -252,8 +252,8 @@ def stack_floor(paths: list[Path], repeat: int) -> Run:
     """
     from bench_stages import stage_pass
 
-    from quizkit.schemas import SchemaBook
-    from quizkit.sources import Source
+    from quizkit.inputs.sources import Source
+    from quizkit.model.schemas import SchemaBook
 
     schemas = SchemaBook().warm()
     sources = [Source(str(p)) for p in paths]
@@ -335,10 +335,10 @@ def check_costs(docs: list[tuple[Path, str | None]], limit_mb: float) -> list[tu
 
     For the rules' authors: which checks cost what, on (about ``limit_mb`` MB of) the corpus.
     """
-    from quizkit.kinds import detect_kind
+    from quizkit.model.kinds import detect_kind
+    from quizkit.model.schemas import SchemaBook
     from quizkit.rules import REGISTRY
-    from quizkit.rules.walk import DocumentFacts, versions_of
-    from quizkit.schemas import SchemaBook
+    from quizkit.rules.navigate import DocumentFacts, versions_of
 
     spent: dict[str, float] = defaultdict(float)
     size = 0

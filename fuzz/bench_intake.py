@@ -16,8 +16,9 @@ from pathlib import Path
 
 import orjson
 
-from quizkit import engine, intake
-from quizkit.schemas import SchemaBook
+from quizkit.checks import engine
+from quizkit.inputs import intake
+from quizkit.model.schemas import SchemaBook
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 

@@ -17,8 +17,8 @@ import sys
 import atheris
 
 with atheris.instrument_imports():
-    from quizkit import engine
-    from quizkit.schemas import SchemaBook
+    from quizkit.checks import engine
+    from quizkit.model.schemas import SchemaBook
 
 OPTIONS = engine.Options()
 SCHEMAS = SchemaBook()

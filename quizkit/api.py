@@ -13,10 +13,10 @@ tables against the commands).
 
 Configuration is resolved as on the command line: ``config=None`` looks for ``quizkit.toml``
 or ``pyproject.toml`` from the current directory upward, ``config=False`` uses none, and a
-path, a :class:`~quizkit.config.Settings` or a config table (a dict as in ``quizkit.toml``)
+path, a :class:`~quizkit.settings.config.Settings` or a config table (a dict as in ``quizkit.toml``)
 is used as given. Problems with options or configuration raise
-:class:`~quizkit.config.ConfigError` (the CLI's exit code 2); a path that does not exist
-raises :class:`~quizkit.sources.MissingPath`; a bad report format or file,
+:class:`~quizkit.settings.config.ConfigError` (the CLI's exit code 2); a path that does not exist
+raises :class:`~quizkit.inputs.sources.MissingPath`; a bad report format or file,
 :class:`~quizkit.reporters.ReportSpecError`.
 """
 
@@ -32,42 +32,43 @@ from pathlib import Path
 import duckdb
 import orjson
 
-from quizkit import cluster, rule_docs
 from quizkit.analysis import summaries
-from quizkit.analysis.cluster_load import TASK_BYTES, ClusterRunner
 from quizkit.analysis.connect import DatabaseError, connect, one_line
 from quizkit.analysis.dataset import open_dataset
 from quizkit.analysis.export import export_parquet, foreign_tables
 from quizkit.analysis.load import LoadResult, OnBatch, load_parquet, load_paths
 from quizkit.analysis.load import load as load_into
-from quizkit.analysis.output import render, write_rows
 from quizkit.analysis.query import lock_down, stream
 from quizkit.analysis.query import query as run_query
 from quizkit.analysis.sections import Section
 from quizkit.analysis.summary_output import summary_text, write_charts
-from quizkit.config import ConfigError, ConfigSource
-from quizkit.documents import Skipped, iter_documents
-from quizkit.editor import editor_settings
-from quizkit.engine import CheckMany
-from quizkit.enum_inference import Inferred, profile_toml
-from quizkit.enum_inference import infer as infer_values
-from quizkit.enums import dumps_schema
-from quizkit.findings import Report
-from quizkit.generate import Summary, generate_corpus
-from quizkit.output import atomic_write, check_directory, make_directory, refuse_inputs
-from quizkit.output import resolve as resolve_output
-from quizkit.reporters.html_summary import missing_charts
-from quizkit.rules import REGISTRY
-from quizkit.runner import (
+from quizkit.catalog import rule_docs
+from quizkit.catalog.findings import Report
+from quizkit.checks.documents import Skipped, iter_documents
+from quizkit.checks.engine import CheckMany
+from quizkit.checks.runner import (
     expand_paths,
     path_list,
     read_profile_file,
     schema_book,
     settings,
-    validate,
 )
-from quizkit.runner import run as run_validation
-from quizkit.schemas import BASE_URI, KINDS, SchemaBook, bundled, schema_id
+from quizkit.checks.runner import run as run_validation
+from quizkit.cluster import checking as cluster
+from quizkit.cluster.loading import TASK_BYTES, ClusterRunner
+from quizkit.generate import Summary, generate_corpus
+from quizkit.model.editor import editor_settings
+from quizkit.model.enum_inference import Inferred, profile_toml
+from quizkit.model.enum_inference import infer as infer_values
+from quizkit.model.enums import dumps_schema
+from quizkit.model.schemas import BASE_URI, KINDS, SchemaBook, bundled, schema_id
+from quizkit.outputs.writer import atomic_write, check_directory, make_directory, refuse_inputs
+from quizkit.outputs.writer import resolve as resolve_output
+from quizkit.pages.formats import render, write_rows
+from quizkit.pages.html_summary import missing_charts
+from quizkit.rules import REGISTRY
+from quizkit.settings.config import ConfigError, ConfigSource
+from quizkit.validation import validate
 
 __all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigError", "Exported",
            "LoadResult", "charts", "editor_settings", "export", "export_schemas", "generate",
@@ -100,7 +101,7 @@ def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
     With ``output``, also writes them there (atomically) in ``format``: ``toml`` (default, a
     profile for ``profile=``) or ``json``. Inputs that cannot be read or parsed are listed in
     ``skipped`` with the reason, documents of unknown kind counted. ``exclude``,
-    ``include_hidden`` and ``stdin_format`` are the walk's (:mod:`quizkit.walk`); ``notes``
+    ``include_hidden`` and ``stdin_format`` are the walk's (:mod:`quizkit.inputs.walk`); ``notes``
     hears of exclude patterns that matched nothing.
     """
     if format not in (None, *INFER_FORMATS):

@@ -16,8 +16,8 @@ from typing import Any, NoReturn
 
 import click
 
-from quizkit.interrupts import EXIT_SIGINT, StopSignals, Terminated
-from quizkit.output import OutputError
+from quizkit.outputs.interrupts import EXIT_SIGINT, StopSignals, Terminated
+from quizkit.outputs.writer import OutputError
 from quizkit.version import __version__
 
 #: Exit code of a usage or configuration error, and of an output that cannot be written.
@@ -29,7 +29,7 @@ EXIT_PIPE = 141
 COMMANDS = {
     "validate": "quizkit.commands.validate:validate",
     "schema": "quizkit.commands.schema:schema",
-    "enums": "quizkit.commands.enums:enums",
+    "enums": "quizkit.commands.enum_commands:enums",
     "samples": "quizkit.commands.samples:samples",
     "rules": "quizkit.commands.rules:rules",
     "load": "quizkit.commands.analysis:load_command",

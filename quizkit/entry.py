@@ -1,6 +1,6 @@
 """The ``quizkit`` program: stops cleanly on Ctrl-C or SIGTERM even while still starting.
 
-Until the CLI is imported and :class:`quizkit.interrupts.StopSignals` takes over (handed to
+Until the CLI is imported and :class:`quizkit.outputs.interrupts.StopSignals` takes over (handed to
 the commands as click's context object), a stop signal ends the process at once with one
 line and 130/143: nothing has been written yet, so there is nothing to clean up, and Python
 would otherwise print the traceback of whatever module it was importing.
@@ -29,8 +29,8 @@ def main() -> None:
     # while, and a Ctrl-C meanwhile must not end in a traceback.
     from quizkit.cli import main as cli
     from quizkit.cli import stop_on_output_error
-    from quizkit.interrupts import StopSignals
-    from quizkit.output import standard_output
+    from quizkit.outputs.interrupts import StopSignals
+    from quizkit.outputs.writer import standard_output
 
     sys.stdout = standard_output(sys.stdout)
     signals = StopSignals()

@@ -1,5 +1,5 @@
 """A slow, obviously correct JSON Pointer locator: the oracle the fast
-:class:`quizkit.positions.Positions` is tested against.
+:class:`quizkit.inputs.positions.Positions` is tested against.
 
 It walks the text token by token from the start for every pointer. With duplicate keys the
 last one wins, as orjson keeps the last value.
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from quizkit.parsing import decode_key, split_pointer, string_end
+from quizkit.inputs.parsing import decode_key, split_pointer, string_end
 
 _WS = re.compile(r"[ \t\r\n]*")
 _SCALAR = re.compile(r"[^\s,\]}:]*")

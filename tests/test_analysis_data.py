@@ -288,11 +288,11 @@ def iter_files(root: Path) -> list[Path]:
 def read_documents(root: Path) -> list[tuple[str, str | None, Any]]:
     """(absolute path, kind, document) for every parsable document under ``root``.
 
-    Kinds come from ``quizkit.kinds.detect_kind`` (the validator's detection), so the expected
+    Kinds come from ``quizkit.model.kinds.detect_kind`` (the validator's detection), so the expected
     values do not depend on the loader's own SQL detection. The elements of a version list are
     returned one by one with kind ``version-list``. Unparsable files and lines are left out.
     """
-    from quizkit.kinds import detect_kind
+    from quizkit.model.kinds import detect_kind
 
     out: list[tuple[str, str | None, Any]] = []
     for p in iter_files(root):

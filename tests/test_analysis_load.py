@@ -380,7 +380,7 @@ def test_kinds_agree_with_the_validators_detection(tmp_path: Path) -> None:
 
 
 def test_an_array_without_version_fields_is_no_version_list(tmp_path: Path) -> None:
-    from quizkit.kinds import detect_kind
+    from quizkit.model.kinds import detect_kind
 
     root = tmp_path / "in"
     root.mkdir()

@@ -15,8 +15,8 @@ import pytest
 from conftest import INVALID, SAMPLES, run_script
 
 from quizkit import api
-from quizkit.config import ConfigError
 from quizkit.docgen import commands
+from quizkit.settings.config import ConfigError
 
 LEAVES = [(name.removeprefix("quizkit "), cmd) for name, cmd in commands()
           if not isinstance(cmd, click.Group)]
@@ -121,7 +121,7 @@ def test_load_applies_the_project_config_to_the_findings_table(tmp_path):
 
 
 def test_the_api_reads_every_config_key_without_the_cli_imported(tmp_path):
-    """Config keys are one table in quizkit.config: a fresh ``import quizkit`` (no command
+    """Config keys are one table in quizkit.settings.config: a fresh ``import quizkit`` (no command
     module imported, which used to add ``exclude`` and ``profile`` as a side effect) knows
     them all."""
     (tmp_path / "old").mkdir()

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quizkit import engine
-from quizkit.pointers import split_pointer
-from quizkit.sources import Source
+from quizkit.catalog.pointers import split_pointer
+from quizkit.checks import engine
+from quizkit.inputs.sources import Source
 from tests import audited
 from tests.conftest import SAMPLES, cli, reversed_keys
 

@@ -13,9 +13,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import INVALID, ROOT
 
-from quizkit import api, config
+from quizkit import api
+from quizkit.catalog.findings import Severity
 from quizkit.cli import main
-from quizkit.findings import Severity
+from quizkit.settings import config
 
 CASES = INVALID / "rules"
 PRICE = CASES / "question-duplicate-price.json"  # one warning: duplicate-price

@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from quizkit import schemas
+from quizkit.model import schemas
 from tests.conftest import ROOT, SAMPLES, cli_json
 
 AJV = ROOT / ".tools/node_modules/.bin/ajv"

@@ -11,7 +11,7 @@ from tests.conftest import ROOT
 
 PAGE = ROOT / "docs" / "architecture.md"
 PACKAGE = ROOT / "quizkit"
-#: A module or folder as the page writes it: `quizkit/rules/catalog.py`, `quizkit/rules/`,
+#: A module or folder as the page writes it: `quizkit/catalog/rule.py`, `quizkit/rules/`,
 #: `transform.py` (a bare name, beside a path of its folder), `quizkit/rules/*.py`.
 NAMED = re.compile(r"(?<![\w/.$#])((?:quizkit/|tests/|benchmarks/)?[\w*]+(?:/[\w*]+)*"
                    r"(?:\.py|/))(?![\w/])")
@@ -61,12 +61,12 @@ def _sources() -> list[tuple[str, str]]:
 #: (helper, the module that is the one place for it, a pattern that betrays another copy,
 #: modules allowed to match and why).
 ONE_OF_EACH = [
-    ("JSON Pointer escaping", "quizkit/pointers.py",
+    ("JSON Pointer escaping", "quizkit/catalog/pointers.py",
      re.compile(r"""["']~[01]["']|replace\(\s*["']/["']"""), {}),
-    ("the atomic writer", "quizkit/output.py",
+    ("the atomic writer", "quizkit/outputs/writer.py",
      re.compile(r"\bmkstemp\(|\bNamedTemporaryFile\(|\bos\.(replace|rename)\("),
      {"quizkit/analysis/dataset.py": "moves a set of finished Parquet parts in together"}),
-    ("the file walker", "quizkit/walk.py",
+    ("the file walker", "quizkit/inputs/walk.py",
      re.compile(r"\bos\.(walk|scandir|fwalk)\(|\.rglob\(|\bglob\.i?glob\(|\.glob\("), {}),
 ]
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from quizkit import api, engine
+from quizkit import api
+from quizkit.checks import engine
 from tests import audited
 from tests.conftest import ROOT, SAMPLES, run_script, valid_samples
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quizkit.parsing import LineIndex
-from quizkit.pointers import join_pointer as pointer
-from quizkit.positions import Positions
+from quizkit.catalog.pointers import join_pointer as pointer
+from quizkit.inputs.parsing import LineIndex
+from quizkit.inputs.positions import Positions
 from tests.conftest import valid_samples
 from tests.position_oracle import locate
 
@@ -109,7 +109,7 @@ _json_values = st.recursive(
 def test_indented_texts_agree_with_the_token_walk(value, data):
     import orjson
 
-    from quizkit import intake
+    from quizkit.inputs import intake
 
     raw = orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
     _, problems, indented = intake.parse_text(raw)

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quizkit.engine import check_document
-from quizkit.kinds import detect_kind
+from quizkit.checks.engine import check_document
+from quizkit.model.kinds import detect_kind
+from quizkit.model.schemas import SchemaBook
 from quizkit.rules import version_index
-from quizkit.schemas import SchemaBook
 from tests.conftest import SAMPLES, valid_samples
 from tests.structural_mutations import mutate
 

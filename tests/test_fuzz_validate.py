@@ -13,9 +13,10 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quizkit import engine, intake
-from quizkit.parsing import LineIndex, scan
-from quizkit.schemas import SchemaBook
+from quizkit.checks import engine
+from quizkit.inputs import intake
+from quizkit.inputs.parsing import LineIndex, scan
+from quizkit.model.schemas import SchemaBook
 from tests.conftest import SAMPLES, cli, valid_samples
 
 SETTINGS = settings(max_examples=60, deadline=None,
@@ -165,7 +166,7 @@ SCANNED = {"duplicate": "duplicate-key", "integer": "integer-out-of-range"}
 
 def _agrees(chunk: bytes) -> list:
     """The problems ``intake.parse`` reports are exactly those the precise scan
-    (:func:`quizkit.parsing.scan`) finds: same rule, same place."""
+    (:func:`quizkit.inputs.parsing.scan`) finds: same rule, same place."""
     _, problems = intake.parse(chunk)
     text = chunk.decode("utf-8")
     index = LineIndex(text)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from quizkit import engine
-from quizkit.walk import expand
+from quizkit.checks import engine
+from quizkit.inputs.walk import expand
 from tests.conftest import SAMPLES, cli, cli_json, run_script
 
 BANNER = SAMPLES / "banner.json"

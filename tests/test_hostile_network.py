@@ -13,8 +13,8 @@ import jsonschema_rs
 import pytest
 import referencing.exceptions
 
-from quizkit import schemas
-from quizkit.schemas import KINDS, SchemaBook, SchemaRefused
+from quizkit.model import schemas
+from quizkit.model.schemas import KINDS, SchemaBook, SchemaRefused
 from tests import audited
 from tests.conftest import SAMPLES, valid_samples
 

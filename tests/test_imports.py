@@ -115,15 +115,15 @@ def test_no_quizkit_module_is_imported_inside_a_function() -> None:
 
 def test_the_late_import_check_can_fail() -> None:
     source = '''
-import quizkit.model
-from quizkit import kinds
+import quizkit.model.entities
+from quizkit.model import kinds
 
 def top():
     from quizkit.rules import REGISTRY
 
 class A:
     def method(self):
-        import quizkit.engine
+        import quizkit.checks.engine
         import json
 
 def names():
@@ -132,7 +132,7 @@ def names():
     from . import sibling
 '''
     assert sorted(late_imports(source)) == [
-        ("A.method", "quizkit.engine", 10),
+        ("A.method", "quizkit.checks.engine", 10),
         ("names", ".", 16),
         ("names", "quizkit.commands.validate", 14),
         ("top", "quizkit.rules", 6),
@@ -202,8 +202,9 @@ def test_the_cycle_check_can_fail() -> None:
     assert _cycles(import_graph(sources)) == [["quizkit.a", "quizkit.b", "quizkit.c"]]
     # a module that a package's own modules import, importing a module of that package
     sources = {"quizkit.rules": "from quizkit.rules import embedded\n",
-               "quizkit.rules.embedded": "from quizkit.service import names\n",
-               "quizkit.rules.walk": "x = 1\n",
-               "quizkit.service": "from quizkit.rules.walk import x\n"}
+               "quizkit.rules.embedded":
+                   "from quizkit.reporters.service_blocks import names\n",
+               "quizkit.rules.navigate": "x = 1\n",
+               "quizkit.reporters.service_blocks": "from quizkit.rules.navigate import x\n"}
     assert _cycles(import_graph(sources)) == [
-        ["quizkit.rules", "quizkit.rules.embedded", "quizkit.service"]]
+        ["quizkit.reporters.service_blocks", "quizkit.rules", "quizkit.rules.embedded"]]

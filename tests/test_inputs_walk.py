@@ -170,7 +170,7 @@ def _as_nobody(argv: list[str]) -> tuple[int, str, str]:
     """
     # Imported before the fork: the child may not read modules.
     import quizkit.api
-    import quizkit.commands.enums
+    import quizkit.commands.enum_commands
     import quizkit.commands.validate  # noqa: F401
     from quizkit.cli import main
 

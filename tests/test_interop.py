@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from quizkit import schemas
+from quizkit.model import schemas
 from tests.conftest import INVALID, ROOT, cli_json, invalid_cases, valid_samples
 
 AJV = ROOT / ".tools/node_modules/.bin/ajv"

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 import pytest
 
-from quizkit import model
+from quizkit.model import entities as model
 from tests.conftest import ROOT, SAMPLES, cli, cli_json
 
 SCHEMAS = ROOT / "quizkit/schemas"

@@ -36,7 +36,7 @@ PACKAGE = ROOT / "quizkit"
 ALLOWED: dict[tuple[str, str], str] = {
     ("quizkit/entry.py", "stdout"): "the program's entry point wraps the process's standard "
                                     "output once, before any command runs "
-                                    "(quizkit.output.standard_output): the process's own "
+                                    "(quizkit.outputs.writer.standard_output): the process's own "
                                     "setting, made by the process's own start",
 }
 

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from quizkit.cli import main
-from quizkit.numbers import human_bytes, plural, thousands
+from quizkit.outputs.numbers import human_bytes, plural, thousands
 
 
 @pytest.mark.parametrize("n, text", [

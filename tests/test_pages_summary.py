@@ -17,9 +17,9 @@ from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
 
 from quizkit import api
-from quizkit.analysis.charts import CHARTS
-from quizkit.config import ConfigError
-from quizkit.numbers import human_bytes, thousands
+from quizkit.outputs.numbers import human_bytes, thousands
+from quizkit.pages.charts import CHARTS
+from quizkit.settings.config import ConfigError
 from tests.browser import Browser, Page, chromium
 
 HOSTILE = "<script>alert(1)</script> & <b>bold</b>"

@@ -23,9 +23,9 @@ from typing import Any
 import orjson
 import pytest
 
-from quizkit import schemas
-from quizkit.kinds import detect_kind
-from quizkit.rules.schema_rules import rule_for_keyword
+from quizkit.catalog.schema_rules import rule_for_keyword
+from quizkit.model import schemas
+from quizkit.model.kinds import detect_kind
 from tests.conftest import invalid_cases, valid_samples
 
 #: The schemas of open enums, compiled once for these tests.

@@ -7,7 +7,7 @@ import json
 import pytest
 from conftest import SAMPLES, cli_json
 
-from quizkit.pointers import (
+from quizkit.catalog.pointers import (
     POINTER_LIMIT,
     escape_token,
     join_pointer,

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from test_report_data import drive, sample_report
 
-from quizkit.findings import Report
-from quizkit.output import AtomicFile, atomic_write
+from quizkit.catalog.findings import Report
+from quizkit.outputs.writer import AtomicFile, atomic_write
 from quizkit.reporters import open_reporters
 
 REPO = Path(__file__).parent.parent
@@ -114,7 +114,7 @@ def test_exception_after_finish_keeps_the_complete_reports(tmp_path: Path) -> No
 
 CHILD = textwrap.dedent("""
     import sys, time
-    from quizkit.findings import Finding, Report, Severity
+    from quizkit.catalog.findings import Finding, Report, Severity
     from quizkit.reporters import open_reporters
 
     def run(specs):

@@ -6,7 +6,7 @@ positions, a JSON Lines file with record numbers, and an unreadable file.
 
 from __future__ import annotations
 
-from quizkit.findings import FileResult, Finding, Report, Severity
+from quizkit.catalog.findings import FileResult, Finding, Report, Severity
 
 
 def sample_findings() -> list[Finding]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_report_data import drive, sample_report
 
-from quizkit.output import OutputError
+from quizkit.outputs.writer import OutputError
 from quizkit.reporters import (
     REPORTERS,
     ReportSpec,

@@ -6,7 +6,7 @@ import io
 
 from test_report_data import sample_findings
 
-from quizkit.progress import Progress, in_ci, should_show
+from quizkit.outputs.progress import Progress, in_ci, should_show
 from quizkit.reporters import ReporterSet, ReportOptions
 from quizkit.reporters.text import TextReporter
 
@@ -65,8 +65,8 @@ def test_unknown_totals_show_no_eta() -> None:
 
 def test_on_file_is_the_engines_hook(tmp_path, monkeypatch) -> None:
     """Wired as the real engine calls it: once per file, with its FileResult."""
-    from quizkit import engine
-    from quizkit.walk import expand
+    from quizkit.checks import engine
+    from quizkit.inputs.walk import expand
 
     (tmp_path / "a.json").write_text("{}")
     (tmp_path / "b.json").write_text('{"x": 1}')

@@ -10,7 +10,7 @@ import threading
 
 from test_report_data import drive, make_report, sample_findings, sample_report
 
-from quizkit.findings import Report
+from quizkit.catalog.findings import Report
 from quizkit.reporters import REPORTERS
 from quizkit.reporters.json_report import report_dict
 from quizkit.reporters.jsonl import JsonLinesReporter

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 from test_report_data import drive, make_report, sample_report
 
-from quizkit.findings import FileResult, Finding, Report, Severity
+from quizkit.catalog.findings import FileResult, Finding, Report, Severity
 from quizkit.reporters.junit import JUnitReporter
 
 

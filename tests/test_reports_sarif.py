@@ -15,7 +15,7 @@ import pytest
 from test_report_data import drive, make_report, sample_findings, sample_report
 
 from quizkit import __version__
-from quizkit.findings import Finding, Report, Severity
+from quizkit.catalog.findings import Finding, Report, Severity
 from quizkit.reporters import ReportOptions
 from quizkit.reporters.sarif import FINGERPRINT_KEY, SarifReporter
 from quizkit.rules import REGISTRY

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 
-from quizkit.reread import CHANGED_NOTE
+from quizkit.checks.reread import CHANGED_NOTE
 from tests import audited
 from tests.conftest import SAMPLES, reversed_keys, run_script
 from tests.position_oracle import locate

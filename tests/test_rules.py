@@ -13,10 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import quizkit
-from quizkit.engine import check_document
-from quizkit.rules import REGISTRY, catalog
-from quizkit.rules.walk import DocumentFacts, versions_of
-from quizkit.schemas import KINDS
+from quizkit.catalog import rule as catalog
+from quizkit.checks.engine import check_document
+from quizkit.model.schemas import KINDS
+from quizkit.rules import REGISTRY
+from quizkit.rules.navigate import DocumentFacts, versions_of
 
 RULES_DIR = INVALID / "rules"
 STRUCTURAL_GROUPS = {"references", "uniqueness", "time", "content", "batch"}
@@ -206,7 +207,7 @@ def test_rules_lists_and_explains():
 
 
 def test_time_parsing_handles_offsets_and_skips_bad_values():
-    from quizkit.rules.walk import parse_time
+    from quizkit.rules.navigate import parse_time
 
     a = parse_time("2026-01-16T21:30:00.000+03:00")
     b = parse_time("2026-01-16T18:30:00Z")
@@ -235,8 +236,8 @@ def test_damaged_file_in_the_right_place_is_skipped_not_doubled(tmp_path: Path):
                           st.integers(0, 5) | st.sampled_from([1.0, 2.5])), max_size=9))
 def test_position_fast_path_agrees_with_exact_path(siblings):
     from quizkit.rules import uniqueness
+    from quizkit.rules.navigate import DocumentFacts, versions_of
     from quizkit.rules.version_index import positions_clean
-    from quizkit.rules.walk import DocumentFacts, versions_of
 
     items = [{"position": p, "questionId": q} for q, p in siblings]
     found = []

@@ -17,10 +17,10 @@ from collections import Counter
 import orjson
 import pytest
 
-from quizkit.kinds import detect_kind
+from quizkit.model.kinds import detect_kind
 from quizkit.rules import MODULES, REGISTRY
 from quizkit.rules.checks import MARK, Registry
-from quizkit.rules.walk import DocumentFacts, versions_of
+from quizkit.rules.navigate import DocumentFacts, versions_of
 from tests.conftest import INVALID, cli_json, invalid_cases
 
 #: Rules not checked by a rule function: reported by the schema engine and the intake.

@@ -265,7 +265,7 @@ def test_progress_on_a_pipe_only_when_forced(tmp_path: Path, command: str) -> No
 def test_automatic_progress_is_for_a_terminal_outside_ci() -> None:
     """The automatic rule on a real pseudo-terminal against a pipe (the one-second delay
     itself is tested with a fake clock in test_report_progress)."""
-    from quizkit.progress import Progress
+    from quizkit.outputs.progress import Progress
 
     main_fd, side_fd = os.openpty()
     read_fd, write_fd = os.pipe()

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from quizkit import api
-from quizkit.config import ConfigError
+from quizkit.settings.config import ConfigError
 from tests import audited
 from tests.conftest import ROOT, SAMPLES, valid_samples
 

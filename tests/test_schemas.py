@@ -10,7 +10,8 @@ import jsonschema
 import pytest
 import referencing.exceptions
 
-from quizkit import model, schemas
+from quizkit.model import entities as model
+from quizkit.model import schemas
 from tests.conftest import ROOT, cli
 
 SCHEMA_FILES = sorted((ROOT / "schemas").rglob("*.json"))

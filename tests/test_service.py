@@ -9,18 +9,18 @@ import json
 import jsonschema
 import pytest
 
-from quizkit.engine import check_document
-from quizkit.findings import Severity
-from quizkit.model import version_sites
-from quizkit.schemas import BASE_URI, SchemaBook
-from quizkit.service import (
+from quizkit.catalog.findings import Severity
+from quizkit.checks.engine import check_document
+from quizkit.model.entities import version_sites
+from quizkit.model.schemas import BASE_URI, SchemaBook
+from quizkit.model.service_names import ServiceNames, ServiceTableError, names_from_table
+from quizkit.reporters.service_blocks import (
     SimpleFinding,
     blocks_for_document,
     merge_blocks,
     raw_findings,
     resolve,
 )
-from quizkit.service_names import ServiceNames, ServiceTableError, names_from_table
 from tests.conftest import SAMPLES
 
 VALIDATION_ID = f"{BASE_URI}records/validation.json"
@@ -258,8 +258,8 @@ def test_default_names_are_quizkit_names():
 def test_the_api_examples_in_the_docstrings_hold(monkeypatch):
     import doctest
 
-    import quizkit.service
+    import quizkit.reporters.service_blocks
 
     monkeypatch.chdir(SAMPLES.parent)  # the examples name samples/ relative to the checkout
-    failed, tried = doctest.testmod(quizkit.service)
+    failed, tried = doctest.testmod(quizkit.reporters.service_blocks)
     assert tried >= 6 and failed == 0

@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from quizkit.schemas import BASE_URI, SchemaBook
+from quizkit.model.schemas import BASE_URI, SchemaBook
 from tests.conftest import INVALID, ROOT, SAMPLES, cli, cli_json, valid_samples
 
 STALE = INVALID / "service" / "package-stale-validation.json"

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from quizkit.engine import check_document
-from quizkit.rules import REGISTRY, catalog
+from quizkit.catalog import rule as catalog
+from quizkit.checks.engine import check_document
+from quizkit.model.schemas import SchemaBook
+from quizkit.model.service_names import ServiceNames
+from quizkit.rules import REGISTRY
 from quizkit.rules.embedded import epoch_ms
-from quizkit.rules.walk import versions_of
-from quizkit.schemas import SchemaBook
-from quizkit.service_names import ServiceNames
+from quizkit.rules.navigate import versions_of
 from tests.conftest import INVALID, SAMPLES, cli, cli_json, valid_samples
 
 CASES_DIR = INVALID / "service"

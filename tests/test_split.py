@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from quizkit.generate import generate_corpus
-from quizkit.split import SPLIT_AT, cut
+from quizkit.inputs.split import SPLIT_AT, cut
 from tests import audited
 from tests.conftest import run_script
 

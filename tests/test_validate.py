@@ -27,7 +27,7 @@ FINDING_KEYS = {"path", "record", "pointer", "line", "column", "rule", "severity
 def test_there_is_a_valid_sample_of_every_kind():
     _, report = cli_json(*map(str, valid_samples()))
     kinds = {f["kind"] for f in report["files"]}
-    assert set(quizkit.schemas.KINDS) <= kinds
+    assert set(quizkit.model.schemas.KINDS) <= kinds
 
 
 @pytest.mark.parametrize("path", valid_samples(), ids=lambda p: p.name)
@@ -149,7 +149,7 @@ def test_unknown_kind_of_a_top_level_scalar_says_what_it_is(tmp_path, text, shap
 
 
 def test_an_array_is_a_version_list_only_with_version_fields(tmp_path):
-    from quizkit.kinds import detect_kind
+    from quizkit.model.kinds import detect_kind
 
     versions = json.loads((SAMPLES / "version-list.json").read_text())
     assert detect_kind(versions) == "version-list"

@@ -13,9 +13,9 @@ from quizkit.analysis.connect import DatabaseError, connect
 from quizkit.analysis.export import export_parquet
 from quizkit.analysis.files import InputError
 from quizkit.analysis.load import LoadError, LoadResult, load, load_paths
-from quizkit.analysis.output import FORMATS, render
 from quizkit.analysis.query import QueryError, query
 from quizkit.analysis.sections import Section
+from quizkit.pages.formats import FORMATS, render
 
 __all__ = [
     "FORMATS",

@@ -11,7 +11,7 @@ import stat
 
 import duckdb
 
-from quizkit.output import OutputError, resolve
+from quizkit.outputs.writer import OutputError, resolve
 
 SAFE_CONFIG = {
     "autoinstall_known_extensions": False,

@@ -17,7 +17,7 @@ import duckdb
 
 from quizkit.analysis.connect import run
 from quizkit.analysis.tables import TABLES
-from quizkit.output import make_directory, written_together
+from quizkit.outputs.writer import make_directory, written_together
 
 
 def table_names(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -41,7 +41,8 @@ def export_parquet(con: duckdb.DuckDBPyConnection,
     Each file is written under a temporary name (a link is followed, a device written to),
     and all are renamed into place at the end, so a reader never sees half a file and a
     failed or interrupted export leaves the directory's old files as they were.
-    Raises :class:`quizkit.output.OutputError` when the directory or a file cannot be written.
+    Raises :class:`quizkit.outputs.writer.OutputError` when the directory or a file cannot be
+    written.
     """
     out = make_directory(out_dir)
     present = set(table_names(con))

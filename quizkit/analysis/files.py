@@ -13,10 +13,10 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from quizkit.sources import STDIN, ReadError, open_regular
-from quizkit.sources import is_candidate as is_export  # noqa: F401 - the walk's rule, by load's name
-from quizkit.walk import MissingPath, WalkRules
-from quizkit.walk import expand as expand_paths
+from quizkit.inputs.sources import STDIN, ReadError, open_regular
+from quizkit.inputs.sources import is_candidate as is_export  # noqa: F401 - the walk's rule, by load's name
+from quizkit.inputs.walk import MissingPath, WalkRules
+from quizkit.inputs.walk import expand as expand_paths
 
 LINE_SUFFIXES = (".jsonl", ".ndjson")
 
@@ -47,9 +47,9 @@ def expand(paths: Sequence[str | os.PathLike[str]],
     """Files to load under ``paths`` (absolute, sorted, unique), the entries the walk found
     unreadable, and the exclude patterns that matched nothing.
 
-    The walk is :func:`quizkit.walk.expand`, the one of every command. A path that does not
+    The walk is :func:`quizkit.inputs.walk.expand`, the one of every command. A path that does not
     exist and stdin are an :class:`InputError`; an unusable exclude pattern is a
-    :class:`quizkit.walk.PatternError`.
+    :class:`quizkit.inputs.walk.PatternError`.
     """
     names = [os.fspath(p) for p in paths]
     if STDIN in names:

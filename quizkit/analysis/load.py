@@ -13,7 +13,7 @@ The work happens in four phases:
    ``memory_limit`` and a spill directory bound the rest.
 3. *Pick*: the winners among all candidates become the ``new_<table>`` rows (on a Dask
    cluster, the versions' and their entities' are picked on the workers and come back as
-   Parquet parts: :mod:`quizkit.analysis.cluster_load`).
+   Parquet parts: :mod:`quizkit.cluster.loading`).
 4. *Replace* (one transaction): delete the rows the load replaces, insert the new ones, commit.
    Any error or interruption rolls the transaction back, so the database is exactly as it was.
 
@@ -37,7 +37,6 @@ from typing import Protocol
 
 import duckdb
 
-from quizkit import remote
 from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, connect, one_line, run
 from quizkit.analysis.dataset import Part, parquet_of, part_of, write_dataset
@@ -55,11 +54,12 @@ from quizkit.analysis.readers import (
     whole_files_sql,
 )
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
-from quizkit.batching import consecutive_runs
-from quizkit.config import Settings
-from quizkit.findings import Report
-from quizkit.runner import run as validate_run
-from quizkit.walk import WalkRules
+from quizkit.catalog.findings import Report
+from quizkit.checks.runner import run as validate_run
+from quizkit.inputs import remote
+from quizkit.inputs.batching import consecutive_runs
+from quizkit.inputs.walk import WalkRules
+from quizkit.settings.config import Settings
 
 Progress = Callable[[str, float], None]
 #: Called after each step of a load with its name (``_Clock.tick``).
@@ -126,7 +126,8 @@ class Candidates:
 
 
 class Runner(Protocol):
-    """Where the per-file work of a load runs: here, or on a cluster (quizkit.cluster)."""
+    """Where the per-file work of a load runs: here, or on a cluster
+    (quizkit.cluster.checking)."""
 
     def report(self, paths: list[str]) -> Report: ...
 
@@ -168,7 +169,7 @@ def list_inputs(paths: Sequence[str | os.PathLike[str]],
                 unmatched: list[str] | None = None) -> list[Input]:
     """Export files under ``paths`` (files, directories, object-storage URLs), unique.
 
-    Directories are walked as every command walks them (:mod:`quizkit.walk`), with ``rules``
+    Directories are walked as every command walks them (:mod:`quizkit.inputs.walk`), with ``rules``
     (the settings' excludes and hidden-entry policy, as ``validate`` walks); what the walk
     found unreadable (never opened) is added to ``skipped``, the exclude patterns that
     excluded nothing under any path to ``unmatched``.

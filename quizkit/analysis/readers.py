@@ -30,7 +30,7 @@ from __future__ import annotations
 import duckdb
 
 from quizkit.analysis.connect import run
-from quizkit.kinds import detect_kind, kind_of_fields, present_in_shape, shape_sql
+from quizkit.model.kinds import detect_kind, kind_of_fields, present_in_shape, shape_sql
 
 S = "VARCHAR"
 N = "BIGINT"
@@ -93,7 +93,7 @@ COLUMNS: dict[str, str] = {
 DOCUMENT = "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items()) + ")"
 
 #: Which recognised top-level fields a document has, not null: one ``PRESENT`` per name of
-#: quizkit.model.RECOGNISED. A ``PRESENT`` struct is non-NULL for any non-null JSON value,
+#: quizkit.model.entities.RECOGNISED. A ``PRESENT`` struct is non-NULL for any non-null JSON value,
 #: whatever its type, where a typed column of ``DOCUMENT`` is NULL for a value of the wrong
 #: type; :func:`assign_kinds` reads this, so that ``load`` sees the fields ``validate`` sees.
 SHAPE = shape_sql(PRESENT)
@@ -132,7 +132,7 @@ def whole_files_sql(param: str) -> str:
 
 
 def assign_kinds(con: duckdb.DuckDBPyConnection) -> None:
-    """Set ``raw.kind`` of every document from its ``shape``, by quizkit.kinds.kind_of_fields.
+    """Set ``raw.kind`` of every document from its ``shape``, by quizkit.model.kinds.kind_of_fields.
 
     The rule is the one ``validate`` uses, run in Python once per distinct shape (a dump has
     a few dozen), so ``load`` and ``validate`` cannot disagree (tests/test_model_kinds.py).

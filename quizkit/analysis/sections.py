@@ -1,32 +1,14 @@
-"""A result to print: named sections of rows, the shape every summary and query returns."""
+"""Sections of rows from DuckDB: the shape every summary and query returns
+(:class:`~quizkit.pages.formats.Section`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any
 
 import duckdb
 
 from quizkit.analysis.connect import run
-
-
-@dataclass
-class Section:
-    """One table of results. ``name`` is a stable identifier (``--section``, JSON keys).
-
-    ``sizes`` names the columns that hold byte counts: the formats people read show them in
-    human units (``1.5 GB``); CSV and JSON keep the exact numbers.
-    """
-
-    name: str
-    title: str
-    columns: list[str]
-    rows: list[tuple[Any, ...]]
-    sizes: frozenset[str] = field(default_factory=frozenset)
-
-    def dicts(self) -> list[dict[str, Any]]:
-        return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
+from quizkit.pages.formats import Section
 
 
 def section(con: duckdb.DuckDBPyConnection, name: str, title: str, sql: str,

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from quizkit.analysis import summaries
-from quizkit.analysis.output import FORMATS, render
 from quizkit.analysis.sections import Section
-from quizkit.output import make_directory, write_bytes
-from quizkit.reporters.html_summary import charts_of, render_page
+from quizkit.outputs.writer import make_directory, write_bytes
+from quizkit.pages.formats import FORMATS, render
+from quizkit.pages.html_summary import charts_of, render_page
 
 SUMMARY_FORMATS = (*FORMATS, "html")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from quizkit.model import QUESTIONS, ROUNDS, STEPS, THEMES, Entity
+from quizkit.model.entities import QUESTIONS, ROUNDS, STEPS, THEMES, Entity
 
 SCHEMA_VERSION = "1"
 
@@ -60,8 +60,8 @@ def _snake(name: str) -> str:
 
 
 def _entity_table(entity: Entity, doc: str, *own: Column) -> Table:
-    """The table of one entity collection of a version (:mod:`quizkit.model`): the item's id,
-    its version and package, its reference to its parent, its own columns, the file."""
+    """The table of one entity collection of a version (:mod:`quizkit.model.entities`): the item's
+    id, its version and package, its reference to its parent, its own columns, the file."""
     parent = (_c(_snake(entity.parent_field), "VARCHAR", f"`{entity.parent_field}`"),) \
         if entity.parent_field else ()
     return Table(entity.key, doc, ("id",), (

@@ -21,16 +21,16 @@ from quizkit.analysis import summaries
 from quizkit.analysis.connect import DatabaseError
 from quizkit.analysis.files import InputError, Skipped
 from quizkit.analysis.load import DEFAULT_MEMORY_LIMIT, Input, LoadError, LoadResult
-from quizkit.analysis.output import FORMATS
 from quizkit.analysis.query import QueryError
 from quizkit.analysis.summary_output import SUMMARY_FORMATS
-from quizkit.cluster import ClusterError
+from quizkit.cluster.checking import ClusterError
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, config_option
 from quizkit.commands.walk_options import walk_options, warn_unmatched
-from quizkit.numbers import plural, thousands
-from quizkit.progress import Progress
-from quizkit.walk import PatternError
+from quizkit.inputs.walk import PatternError
+from quizkit.outputs.numbers import plural, thousands
+from quizkit.outputs.progress import Progress
+from quizkit.pages.formats import FORMATS
 
 EXIT_USAGE = 2
 EXIT_INPUT = 3

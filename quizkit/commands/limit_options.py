@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from quizkit.limits import (
+from quizkit.inputs.limits import (
     DEFAULT_MAX_DECOMPRESSED,
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_FILE_SIZE,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from quizkit.config import ConfigError
 from quizkit.reporters import ReportSpecError
+from quizkit.settings.config import ConfigError
 
 
 def config_option(fn: Callable) -> Callable:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import click
 
 from quizkit import api
+from quizkit.catalog.rule_docs import FORMATS
 from quizkit.commands.rule_options import config_errors
-from quizkit.rule_docs import FORMATS
 
 
 @click.command("rules")

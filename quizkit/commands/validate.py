@@ -3,23 +3,24 @@
 from __future__ import annotations
 
 import sys
+from functools import partial
 from pathlib import Path
 
 import click
 
-from quizkit import runner
-from quizkit.cluster import ClusterError
+from quizkit.checks import runner
+from quizkit.cluster.checking import ClusterError, checking
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, rule_options
 from quizkit.commands.walk_options import stdin_option, walk_options
-from quizkit.config import SEVERITIES, resolve
-from quizkit.limits import Limits
+from quizkit.inputs.limits import Limits
+from quizkit.inputs.sources import MissingPath
+from quizkit.inputs.walk import PatternError
+from quizkit.model.schemas import KINDS
 from quizkit.reporters import REPORTERS
 from quizkit.reporters.text import COLOR_CHOICES
-from quizkit.schemas import KINDS
-from quizkit.sources import MissingPath
-from quizkit.walk import PatternError
+from quizkit.settings.config import SEVERITIES, resolve
 
 
 @click.command()
@@ -81,7 +82,8 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
                                 color=color, show=show, quiet=quiet, verbose=verbose,
                                 progress=progress,
                                 notes=lambda line: click.echo(line, err=True),
-                                scheduler=scheduler, stdin_format=stdin_format)
+                                cluster=partial(checking, scheduler) if scheduler else None,
+                                stdin_format=stdin_format)
         except MissingPath as exc:
             raise click.UsageError(f"no such file or directory: {exc}") from None
         except PatternError as exc:

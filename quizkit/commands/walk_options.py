@@ -14,8 +14,8 @@ from typing import Any
 
 import click
 
-from quizkit.sources import STDIN_FORMATS
-from quizkit.walk import unmatched_lines
+from quizkit.inputs.sources import STDIN_FORMATS
+from quizkit.inputs.walk import unmatched_lines
 
 
 def walk_options(command: Callable[..., Any]) -> Callable[..., Any]:

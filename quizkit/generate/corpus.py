@@ -20,8 +20,8 @@ import orjson
 
 from quizkit.generate import synth
 from quizkit.generate.defects import TRUNCATED_WHAT, break_document, truncate
-from quizkit.interrupts import worker_started
-from quizkit.output import make_directory, write_bytes
+from quizkit.outputs.interrupts import worker_started
+from quizkit.outputs.writer import make_directory, write_bytes
 
 OUR_DIRS = ("packages", "games", "versions", "users", "banners", "batches")
 BATCH_SIZE = 1000

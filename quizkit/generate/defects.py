@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from quizkit.generate.clock import ms_of
-from quizkit.model import KINDS
+from quizkit.model.entities import KINDS
 
 # Rule names the validator is expected to use. The first five and invalid-json are in the
 # catalog; dangling-reference and duplicate-id are proposed names for the structural checks.

@@ -3,7 +3,7 @@
 An outline is a list of rounds, each a plain dict ``{"name", "type", "themes": [...]}``; a theme
 is ``{"name", "description", "questions": [...]}``; a question ``{"type", "price", "source",
 "steps": [...]}``; a step ``{"type", "duration", "payload"}``. The bundled samples write their
-outlines by hand, the corpus generator draws them from :mod:`quizkit.generate.content`.
+outlines by hand, the corpus generator draws them from :mod:`quizkit.generate.texts`.
 :func:`flatten` turns an outline into the interface's four entity arrays.
 """
 
@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from quizkit.generate.clock import object_id
-from quizkit.model import VERSION_ENTITIES
+from quizkit.model.entities import VERSION_ENTITIES
 
 Outline = list[dict[str, Any]]
 Entities = dict[str, list[dict[str, Any]]]

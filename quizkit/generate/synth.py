@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from quizkit.generate import content as c
+from quizkit.generate import texts as c
 from quizkit.generate.clock import DAY, HOUR, MINUTE, iso, ms_of, object_id
 from quizkit.generate.outline import Outline
 from quizkit.generate.package import PackageModel, VersionPlan, build_game, build_package

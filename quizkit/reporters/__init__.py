@@ -13,10 +13,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TextIO
 
-from quizkit.findings import Finding, Report
-from quizkit.interrupts import signals_deferred
-from quizkit.output import AtomicFile, resolve
-from quizkit.progress import Progress
+from quizkit.catalog.findings import Finding, Report
+from quizkit.outputs.interrupts import signals_deferred
+from quizkit.outputs.progress import Progress
+from quizkit.outputs.writer import AtomicFile, resolve
 from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.reporters.github import GitHubReporter
 from quizkit.reporters.gitlab import GitLabReporter
@@ -166,7 +166,7 @@ def open_reporters(fmt: str | None, output: str | None = None, reports: Sequence
     All specs are checked and every file is opened (as a temporary file beside its target, or
     the device or FIFO itself) before the run starts, so a bad spec fails early with a
     :class:`ReportSpecError` and an unwritable target with an
-    :class:`quizkit.output.OutputError`. The files replace their targets when the block
+    :class:`quizkit.outputs.writer.OutputError`. The files replace their targets when the block
     ends, or as soon as ``finish`` has run even if the block then raises (the reports are
     complete by then); when the block raises before ``finish`` — an error, Ctrl-C — every
     temporary file is removed and every previous report is left as it was.

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import TextIO
 
-from quizkit.findings import Finding, Report, Severity
+from quizkit.catalog.findings import Finding, Report, Severity
+from quizkit.catalog.rule import Rule
 from quizkit.rules import REGISTRY
-from quizkit.rules.catalog import Rule
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,8 @@ runner's rules: in the message, ``%``, CR and LF are percent-encoded; in a prope
 
 from __future__ import annotations
 
-from quizkit.findings import Finding, Severity
-from quizkit.pointers import readable
+from quizkit.catalog.findings import Finding, Severity
+from quizkit.catalog.pointers import readable
 from quizkit.reporters.base import LineReporter, rule_label
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}

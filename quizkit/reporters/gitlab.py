@@ -15,8 +15,8 @@ from collections import Counter
 
 import orjson
 
-from quizkit.findings import Finding, Report, Severity
-from quizkit.pointers import readable
+from quizkit.catalog.findings import Finding, Report, Severity
+from quizkit.catalog.pointers import readable
 from quizkit.reporters.base import Reporter, rule_code, rule_label
 from quizkit.reporters.sarif import fingerprint
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from quizkit.findings import Finding, Report, Severity
-from quizkit.numbers import plural, thousands
+from quizkit.catalog.findings import Finding, Report, Severity
+from quizkit.catalog.rule import Rule
+from quizkit.outputs.numbers import plural, thousands
+from quizkit.pages.html_page import asset, esc, json_data, page, prose
 from quizkit.reporters.base import Reporter, rule_code, rule_of
-from quizkit.reporters.html_page import asset, esc, json_data, page, prose
-from quizkit.rules.catalog import Rule
 
 #: Lines shown either side of a finding's line.
 CONTEXT = 2

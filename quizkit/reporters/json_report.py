@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import orjson
 
-from quizkit.findings import Report
+from quizkit.catalog.findings import Report
 from quizkit.reporters.base import Reporter
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import orjson
 
-from quizkit.findings import Finding
+from quizkit.catalog.findings import Finding
 from quizkit.reporters.base import LineReporter
 
 

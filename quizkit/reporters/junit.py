@@ -15,8 +15,8 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from datetime import UTC, datetime
 
-from quizkit.findings import Finding, Report, Severity
-from quizkit.pointers import readable
+from quizkit.catalog.findings import Finding, Report, Severity
+from quizkit.catalog.pointers import readable
 from quizkit.reporters.base import Reporter, rule_code, rule_label
 from quizkit.version import __version__
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from quizkit.findings import Finding, Report, Severity
-from quizkit.numbers import plural, thousands
-from quizkit.pointers import readable
+from quizkit.catalog.findings import Finding, Report, Severity
+from quizkit.catalog.pointers import readable
+from quizkit.outputs.numbers import plural, thousands
 from quizkit.reporters.base import Reporter, rule_code, rule_of
 from quizkit.reporters.text import location
 

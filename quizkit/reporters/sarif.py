@@ -19,11 +19,11 @@ from urllib.parse import quote
 
 import orjson
 
-from quizkit.findings import Finding, Report, Severity
-from quizkit.pointers import readable
+from quizkit.catalog.findings import Finding, Report, Severity
+from quizkit.catalog.pointers import readable
+from quizkit.catalog.rule import Rule
 from quizkit.reporters.base import Reporter, ReportOptions, rule_code, rule_of
 from quizkit.rules import REGISTRY
-from quizkit.rules.catalog import Rule
 from quizkit.version import __version__
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -1,5 +1,5 @@
 """``--format service`` / ``service-jsonl``: one validation block per checked version, in the
-service's own shape (see :mod:`quizkit.service` and docs/service.md).
+service's own shape (see :mod:`quizkit.reporters.service_blocks` and docs/service.md).
 
 The engine outlines every document that holds versions in its one pass (each version's ids
 and the entity each finding's pointer concerns, ``Report.outlines``); the blocks are made
@@ -13,10 +13,10 @@ from typing import Any, TextIO
 
 import orjson
 
-from quizkit.findings import Report
+from quizkit.catalog.findings import Report
+from quizkit.model.service_names import DEFAULT_NAMES, ServiceNames
 from quizkit.reporters.base import Reporter, ReportOptions
-from quizkit.service import blocks_for, now_ms
-from quizkit.service_names import DEFAULT_NAMES, ServiceNames
+from quizkit.reporters.service_blocks import blocks_for, now_ms
 
 
 class ServiceReporter(Reporter):

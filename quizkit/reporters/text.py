@@ -21,9 +21,9 @@ import os
 from collections.abc import Mapping
 from typing import TextIO
 
-from quizkit.findings import Finding, Report, Severity
-from quizkit.numbers import plural
-from quizkit.pointers import readable
+from quizkit.catalog.findings import Finding, Report, Severity
+from quizkit.catalog.pointers import readable
+from quizkit.outputs.numbers import plural
 from quizkit.reporters.base import Reporter, ReportOptions, rule_label
 
 COLOR_CHOICES = ("auto", "always", "never")

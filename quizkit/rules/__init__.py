@@ -6,16 +6,8 @@ new rule module is added to :data:`MODULES`.
 
 from __future__ import annotations
 
-from quizkit.rules import (
-    batch,
-    content,
-    embedded,
-    input_rules,
-    references,
-    schema_rules,
-    time_order,
-    uniqueness,
-)
+from quizkit.catalog import input_rules, schema_rules
+from quizkit.rules import batch, content, embedded, references, time_order, uniqueness
 from quizkit.rules.checks import Registry
 
 MODULES = (batch, content, embedded, input_rules, references, schema_rules, time_order,

@@ -4,7 +4,7 @@ Fact collectors run in the worker that checks a document and yield ``(pointer, f
 (:mod:`quizkit.rules.facts`); quick content digests are computed there, and the engine
 records where each fact is (path, record, pointer). Batch checks run once in the main process
 over the facts of every document; the engine then finds the line and column of what they
-report (:mod:`quizkit.reread`).
+report (:mod:`quizkit.checks.reread`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from quizkit.findings import Finding, Severity, json_text
-from quizkit.rules.catalog import Rule, rule
+from quizkit.catalog.findings import Finding, Severity, json_text
+from quizkit.catalog.rule import Rule, rule
 from quizkit.rules.checks import batch_check, fact_collector
 from quizkit.rules.facts import (
     Authored,
@@ -30,7 +30,7 @@ from quizkit.rules.facts import (
     digest,
     quick_digest,
 )
-from quizkit.rules.walk import as_dict, as_list, as_str
+from quizkit.rules.navigate import as_dict, as_list, as_str
 
 GROUP = "batch"
 

@@ -1,7 +1,7 @@
 """How structural checks are declared, and the registry that holds them.
 
 Each rule is checked by one function, declared beside the rule with ``@check(RULE, kinds...)``:
-it gets the document as :class:`quizkit.rules.walk.DocumentFacts` (kind, parsed value, and
+it gets the document as :class:`quizkit.rules.navigate.DocumentFacts` (kind, parsed value, and
 its versions, each listed and indexed once by the engine and shared by every rule) and calls
 ``emit(rule, pointer, message)`` for each problem. A *findings check* (``@findings_check``)
 runs after them and also sees their raw findings (the report a version embeds is compared
@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from quizkit.findings import Finding
-from quizkit.rules.catalog import Rule
+from quizkit.catalog.findings import Finding
+from quizkit.catalog.rule import Rule
+from quizkit.model.service_names import ServiceNames
 from quizkit.rules.facts import Fact, Located
-from quizkit.rules.walk import DocumentFacts, VersionFacts
-from quizkit.service_names import ServiceNames
+from quizkit.rules.navigate import DocumentFacts, VersionFacts
 
 Emit = Callable[[Rule, str, str], None]
 RuleCheck = Callable[["DocumentFacts", Emit], None]

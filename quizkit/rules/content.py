@@ -7,12 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from quizkit.findings import Severity, json_text
-from quizkit.model import QUESTIONS, STEPS, THEMES, Entity
-from quizkit.rules.catalog import Rule, rule
+from quizkit.catalog.findings import Severity, json_text
+from quizkit.catalog.rule import Rule, rule
+from quizkit.model.entities import QUESTIONS, STEPS, THEMES, Entity
 from quizkit.rules.checks import Emit, RuleCheck, check
-from quizkit.rules.version_index import Collection
-from quizkit.rules.walk import (
+from quizkit.rules.navigate import (
     ENTITY_VIEWS,
     STEP_VIEWS,
     VERSION_VIEWS,
@@ -21,6 +20,7 @@ from quizkit.rules.walk import (
     as_dict,
     as_list,
 )
+from quizkit.rules.version_index import Collection
 
 GROUP = "content"
 

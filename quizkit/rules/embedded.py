@@ -14,13 +14,13 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from quizkit.findings import Severity, json_text
-from quizkit.model import COLLECTIONS, VERSION_KINDS, VersionSite
-from quizkit.rules.catalog import rule
+from quizkit.catalog.findings import Severity, json_text
+from quizkit.catalog.rule import rule
+from quizkit.model.entities import COLLECTIONS, VERSION_KINDS, VersionSite
+from quizkit.model.service_names import DEFAULT_NAMES, ServiceNames
 from quizkit.rules.checks import Emit, RawFinding, findings_check
+from quizkit.rules.navigate import VersionFacts
 from quizkit.rules.version_index import VersionIndex
-from quizkit.rules.walk import VersionFacts
-from quizkit.service_names import DEFAULT_NAMES, ServiceNames
 
 GROUP = "service"
 

@@ -4,7 +4,7 @@ A fact collector looks at one parsed document and yields ``(pointer, fact)`` pai
 pointer is where a finding about the fact would point. The engine keeps each fact with its
 path, record and pointer only; the line, column and source lines of the few facts a batch
 check reports are found after the checks, by reading their input again
-(:mod:`quizkit.reread`).
+(:mod:`quizkit.checks.reread`).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def quick_digest(value: Any) -> bytes:
     Equal quick digests mean equal values (up to hash collisions); different ones may still
     be equal values with their keys in another order, which :func:`digest` settles (only
     for the few ids met twice with different quick digests: see
-    :func:`quizkit.reread.settle`). Writing compact without sorting costs about a third of
+    :func:`quizkit.checks.reread.settle`). Writing compact without sorting costs about a third of
     :func:`digest`.
     """
     return _hash(_quick(value))
@@ -71,7 +71,7 @@ class Content(NamedTuple):
     a whole document (the engine gives it :func:`text_digest` of the document's bytes) and
     for a full package's versions (compared across packages only, which is rare). When two
     copies are compared and their digests differ or are missing, :func:`digest` of both
-    settles it (:func:`quizkit.reread.settle`).
+    settles it (:func:`quizkit.checks.reread.settle`).
 
     Versions are compared within one ``view`` only (a full package's versions carry
     ``versionId`` on their entities, a list's do not); ``parent`` is the package that holds a

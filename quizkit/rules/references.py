@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from operator import countOf, itemgetter
 
-from quizkit.findings import Severity, json_text
-from quizkit.model import COLLECTIONS, QUESTIONS, STEPS, THEMES, Entity
-from quizkit.rules.catalog import Rule, rule
+from quizkit.catalog.findings import Severity, json_text
+from quizkit.catalog.rule import Rule, rule
+from quizkit.model.entities import COLLECTIONS, QUESTIONS, STEPS, THEMES, Entity
 from quizkit.rules.checks import Emit, RuleCheck, check
-from quizkit.rules.version_index import Collection
-from quizkit.rules.walk import (
+from quizkit.rules.navigate import (
     ENTITY_VIEWS,
     STEP_VIEWS,
     DocumentFacts,
@@ -18,6 +17,7 @@ from quizkit.rules.walk import (
     as_list,
     as_str,
 )
+from quizkit.rules.version_index import Collection
 
 GROUP = "references"
 

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from quizkit.findings import Severity, json_text
-from quizkit.rules.catalog import rule
+from quizkit.catalog.findings import Severity, json_text
+from quizkit.catalog.rule import rule
 from quizkit.rules.checks import Emit, check
-from quizkit.rules.walk import (
+from quizkit.rules.navigate import (
     VERSION_VIEWS,
     DocumentFacts,
     as_dict,

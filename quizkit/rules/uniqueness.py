@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from quizkit.findings import Severity, json_text
-from quizkit.model import COLLECTIONS, VERSION_ENTITIES
-from quizkit.rules.catalog import rule
+from quizkit.catalog.findings import Severity, json_text
+from quizkit.catalog.rule import rule
+from quizkit.model.entities import COLLECTIONS, VERSION_ENTITIES
 from quizkit.rules.checks import Emit, check
-from quizkit.rules.walk import ENTITY_VIEWS, STEP_VIEWS, DocumentFacts, as_dict, as_list
+from quizkit.rules.navigate import ENTITY_VIEWS, STEP_VIEWS, DocumentFacts, as_dict, as_list
 
 GROUP = "uniqueness"
 

@@ -8,7 +8,7 @@ per-item path.
 
 The index holds, per entity collection, the columns the checks share (ids, parent references,
 positions, ...), each taken once (``map`` over an ``itemgetter``) and kept, with the set of its
-value types. The engine builds one index per version (:func:`quizkit.rules.walk.versions_of`)
+value types. The engine builds one index per version (:func:`quizkit.rules.navigate.versions_of`)
 and hands it to every version check.
 
 ``fast=False`` switches every fast path of an index off (each says "look closer"): the tests
@@ -22,7 +22,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import NamedTuple
 
-from quizkit.model import VERSION_ENTITIES
+from quizkit.model.entities import VERSION_ENTITIES
 
 _ID = itemgetter("id")
 _PARENT_KEY = {e.key: e.parent_field for e in VERSION_ENTITIES}

@@ -1,0 +1,1 @@
+"""Documents in, findings out: the engine, the runner of a validation, baselines, snippets."""

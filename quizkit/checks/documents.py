@@ -1,0 +1,70 @@
+"""Parsed documents of a set of sources, for commands that read rather than validate.
+
+Inputs are read as ``quizkit validate`` reads them (:mod:`quizkit.inputs.intake`: BOM, encodings,
+depth). Nothing is skipped silently: an input that cannot be read or parsed is kept in
+:class:`Skipped` with its path and the reason, for the command to report (exit 3); documents of
+unknown kind are counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from quizkit.inputs import intake
+from quizkit.inputs.sources import ReadError, Source
+from quizkit.model.kinds import detect_kind
+
+
+@dataclass
+class Skipped:
+    """Inputs that could not be read or parsed, as (path, reason), and documents of unknown kind.
+
+    ``path`` is the display form; a JSON Lines record is ``path:line``.
+    """
+
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+    unparseable: list[tuple[str, str]] = field(default_factory=list)
+    unknown_kind: int = 0
+
+    def failed(self) -> list[tuple[str, str]]:
+        """Every input that could not be read or parsed, in the order met."""
+        return self.unreadable + self.unparseable
+
+
+def line_units(data: bytes, first: int = 1) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of each non-blank line of a JSON Lines text whose first line is
+    line ``first`` of its file."""
+    for number, line in enumerate(data.split(b"\n"), start=first):
+        if line.strip():
+            yield number, line
+
+
+def iter_documents(sources: Iterable[Source], skipped: Skipped | None = None,
+                   kind: str | None = None) -> Iterator[tuple[str, int | None, str, Any]]:
+    """(path, record, kind, document) for every readable, parseable, recognised document."""
+    skipped = skipped if skipped is not None else Skipped()
+    for source in sources:
+        try:
+            data = source.read()
+        except ReadError as exc:
+            skipped.unreadable.append((source.display, str(exc)))
+            continue
+        prepared, problems = intake.prepare(data)
+        if prepared is None:
+            skipped.unparseable.append((source.display, problems[-1].message))
+            continue
+        units = line_units(prepared) if source.holds_lines(data) else [(None, prepared)]
+        for record, chunk in units:
+            doc, problems = intake.parse(chunk)
+            if doc is intake.UNREAD:
+                where = source.display if record is None else f"{source.display}:{record}"
+                reason = problems[0].message if problems else "not JSON"
+                skipped.unparseable.append((where, reason))
+                continue
+            doc_kind = kind or detect_kind(doc)
+            if doc_kind is None:
+                skipped.unknown_kind += 1
+                continue
+            yield source.display, record, doc_kind, doc

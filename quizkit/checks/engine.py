@@ -1,0 +1,601 @@
+"""One file → findings; many files → a :class:`Report`, in parallel when asked.
+
+Per document: parse (orjson) → kind → schema (compiled validator; the reference engine only
+explains invalid documents) → structural checks → cross-file facts. Positions are resolved
+only when a file has findings. Findings leave the engine in input-file order whatever the
+number of jobs, so reports are deterministic.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gc
+import itertools
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from quizkit.catalog import input_rules
+from quizkit.catalog.findings import FileResult, Finding, Report
+from quizkit.catalog.rule import Rule
+from quizkit.checks import reread, snippets
+from quizkit.checks.documents import line_units
+from quizkit.inputs import intake, split
+from quizkit.inputs.limits import Limits
+from quizkit.inputs.positions import DocumentText
+from quizkit.inputs.sources import ReadError, Source
+from quizkit.model.entities import VERSION_KINDS
+from quizkit.model.kinds import detect_kind, unknown_kind_message
+from quizkit.model.schemas import Profile, SchemaBook
+from quizkit.model.service_names import ServiceNames
+from quizkit.outputs.interrupts import signals_deferred, stop_workers, worker_started
+from quizkit.reporters.base import Reporter
+from quizkit.reporters.service_blocks import Outline, outline
+from quizkit.rules import REGISTRY
+from quizkit.rules.checks import RawFinding, Registry
+from quizkit.rules.facts import Content, Fact, Located, Place, text_digest
+from quizkit.rules.navigate import DocumentFacts, versions_of
+
+if TYPE_CHECKING:
+    import multiprocessing.context
+    from concurrent.futures import Future
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a worker needs to check a file (picklable)."""
+
+    kind: str | None = None
+    #: Size and depth limits (see quizkit.inputs.limits, docs/limits.md).
+    limits: Limits = field(default_factory=Limits)
+    #: Enum profile (see quizkit.model.enums); empty leaves every enum open.
+    profile: Profile = ()
+    #: How the service names validation levels and entities (a profile's [service] table).
+    service: ServiceNames | None = None
+    #: Source lines either side of each finding to keep with it (0: no snippets); set from
+    #: the reporter (``Reporter.snippet_lines``), for reports that show them.
+    snippet_lines: int = 0
+    #: Outline each document that holds versions (``FileOutcome.outlines``, for the service's
+    #: blocks); off for a run whose reporter makes no blocks.
+    outlines: bool = True
+
+
+#: A fact and where a finding about it would point.
+PointedFact = tuple[str, Fact]
+
+
+@dataclass
+class FileOutcome:
+    result: FileResult
+    findings: list[Finding] = field(default_factory=list)
+    facts: list[Located] = field(default_factory=list)
+    #: (path, record, outline) of each document that holds versions (the service's blocks).
+    outlines: list[tuple[str, int | None, Outline]] = field(default_factory=list)
+    #: Of an input that holds facts: what is needed to read it again (:mod:`quizkit.checks.reread`).
+    origin: reread.Origin | None = None
+    #: Whether the input is one document exactly as orjson writes it indented.
+    indented: bool = False
+
+
+class _Document:
+    """Collects the raw findings of one document before positions are known."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self) -> None:
+        self.raw: list[tuple[Rule, str, str]] = []
+
+    def emit(self, rule: Rule, pointer: str, message: str) -> None:
+        self.raw.append((rule, pointer, message))
+
+
+def check_document(doc: Any, kind: str | None, schemas: SchemaBook | None = None,
+                   service: ServiceNames | None = None, *, registry: Registry | None = None,
+                   fast: bool = True) -> tuple[str | None, list[RawFinding], list[PointedFact]]:
+    """Kind, raw findings (rule, pointer, message) and facts (pointer, fact) of one document.
+
+    Each version is listed and indexed once (:func:`versions_of`) for all its version
+    checks; ``fast=False`` turns the indexes' fast paths off (tests compare both ways).
+    ``schemas``: the run's compiled schemas; ``None`` leaves the schema out (the structural
+    checks only; the message about an unknown kind then reads the schemas for this call).
+    ``registry``: the rules and checks (default: every rule of :mod:`quizkit.rules`).
+    """
+    registry = registry or REGISTRY
+    collected = _Document()
+    kind = kind or detect_kind(doc)
+    if kind is None:
+        message = unknown_kind_message(doc, SchemaBook() if schemas is None else schemas)
+        collected.emit(input_rules.UNKNOWN_KIND, "", message)
+        return None, collected.raw, []
+    emit = collected.emit
+    if schemas is not None:
+        collected.raw.extend(schemas.findings(kind, doc))
+    # Checked without a schema finding: the document has the schema's types (the index skips
+    # their tests).
+    versions = versions_of(kind, doc, fast, typed=schemas is not None and not collected.raw)
+    facts = DocumentFacts(kind, doc, versions)
+    for rule_check in registry.of("rule", kind):
+        rule_check(facts, emit)
+    findings_checks = registry.of("findings", kind)
+    if findings_checks:
+        so_far = tuple(collected.raw)
+        for fcheck in findings_checks:
+            fcheck(versions, so_far, emit, service)
+    cross = [pf for collect in registry.of("facts", kind) for pf in collect(doc)]
+    return kind, collected.raw, cross
+
+
+def _finding(path: str, record: int | None, rule: Rule, pointer: str, message: str,
+             line: int | None = None, column: int | None = None) -> Finding:
+    return Finding(path=path, pointer=pointer, rule=rule.name, severity=rule.severity,
+                   message=message, record=record, line=line, column=column, code=rule.code)
+
+
+def check_bytes(path: str, data: bytes, lines: bool, options: Options,
+                schemas: SchemaBook) -> FileOutcome:
+    """Check the bytes of one input; ``lines`` for JSON Lines; ``schemas`` compiled for
+    ``options.profile``.
+
+    Findings leave with their positions (and snippets, when asked); cross-file facts with
+    their path, record and pointer only (:mod:`quizkit.checks.reread` places what is reported).
+    """
+    outcome = FileOutcome(FileResult(path=path, size=len(data)))
+    prepared, problems = intake.prepare(data)
+    _add_problems(outcome, path, None, problems)
+    if prepared is None:
+        outcome.result.readable = False
+        return outcome
+    check_units(outcome, line_units(prepared) if lines else [(None, prepared)], options,
+                schemas)
+    finish(outcome, prepared, options)
+    return outcome
+
+
+def check_units(outcome: FileOutcome, units: Iterable[tuple[int | None, bytes]],
+                options: Options, schemas: SchemaBook) -> None:
+    """Check each (record, bytes) document of one input into ``outcome``."""
+    path = outcome.result.path
+    result = outcome.result
+    for record, chunk in units:
+        result.documents += 1
+        mine = 0 if record is None else len(outcome.findings)  # this document's findings
+        doc, problems, indented = intake.parse_text(chunk, options.limits.max_depth)
+        _add_problems(outcome, path, record, problems)
+        if doc is intake.UNREAD:
+            result.readable = False
+            continue
+        try:
+            kind, raw, facts = check_document(doc, options.kind, schemas, options.service)
+        except RecursionError:  # a check recursed too deep: a finding, never a crash
+            result.readable = False
+            _add_problems(outcome, path, record, [intake.too_deep_to_check()])
+            continue
+        if kind:
+            result.kinds[kind] += 1
+        if options.outlines and kind in VERSION_KINDS:
+            pointers = {f.pointer for f in outcome.findings[mine:]} | {p for _, p, _ in raw}
+            outcome.outlines.append((path, record, outline(kind, doc, pointers)))
+        # The document is not needed for positions: free it first, so that a large file
+        # does not hold both at once.
+        doc = None
+        outcome.facts.extend(Located(Place(path, record, pointer), fact)
+                             for pointer, fact in _whole_digests(facts, chunk))
+        if raw:
+            _place(outcome, path, record, DocumentText(chunk, record, indented), raw)
+        outcome.indented = indented and record is None
+
+
+def _whole_digests(facts: list[PointedFact], chunk: bytes) -> list[PointedFact]:
+    """The facts, each whole document's content (a collector leaves its digest out) with the
+    digest of the document's bytes."""
+    return [("", fact._replace(digest=text_digest(chunk)))
+            if not pointer and type(fact) is Content and fact.digest is None
+            else (pointer, fact) for pointer, fact in facts]
+
+
+def finish(outcome: FileOutcome, prepared: bytes, options: Options) -> None:
+    """The file's kind, the snippets of its findings (from ``prepared``, its text), and its
+    findings in report order."""
+    result = outcome.result
+    if result.kinds:
+        result.kind = result.kinds.most_common(1)[0][0] if len(result.kinds) == 1 else "mixed"
+    if options.snippet_lines:
+        _attach_snippets(outcome, prepared, options.snippet_lines)
+    outcome.findings.sort(key=Finding.sort_key)
+
+
+def _place(outcome: FileOutcome, path: str, record: int | None, text: DocumentText,
+           raw: list[RawFinding]) -> None:
+    """The findings of one document, with their positions in its text."""
+    for rule, pointer, message in raw:
+        line, column = text.position(pointer)
+        outcome.findings.append(_finding(path, record, rule, pointer, message,
+                                         line, column))
+
+
+def _attach_snippets(outcome: FileOutcome, data: bytes, context: int) -> None:
+    """Source lines around each finding."""
+    if outcome.findings:
+        snippets.attach_file(outcome.findings, data, context)
+
+
+def _add_problems(outcome: FileOutcome, path: str, record: int | None,
+                  problems: list[intake.Problem]) -> None:
+    shift = record - 1 if record is not None else 0
+    outcome.findings.extend(_finding(path, record, p.rule, p.pointer, p.message,
+                                     p.line + shift, p.column) for p in problems)
+
+
+def check_source(source: Source, options: Options, schemas: SchemaBook) -> FileOutcome:
+    """Read and check one source; a read failure is a finding, never an exception."""
+    stat = reread.stat_of(source)
+    try:
+        data = source.read(options.limits.max_decompressed, options.limits.max_file_size)
+    except ReadError as exc:
+        return _unreadable(source, exc)
+    lines = source.holds_lines(data)
+    outcome = check_bytes(source.display, data, lines, options, schemas)
+    if outcome.facts:
+        outcome.origin = reread.origin_of(source, data, stat, lines, outcome.indented)
+    return outcome
+
+
+def _unreadable(source: Source, exc: ReadError) -> FileOutcome:
+    rule = input_rules.INPUT_TOO_LARGE if exc.limit else input_rules.UNREADABLE
+    return FileOutcome(FileResult(path=source.display, readable=False),
+                       [_finding(source.display, None, rule, "", f"cannot read: {exc}")])
+
+
+def _kept_schemas(options: Options) -> SchemaBook:
+    """The book this worker process keeps (the run's, kept by :func:`_pool_worker_init`)."""
+    import multiprocessing
+
+    return SchemaBook.kept_by(multiprocessing.current_process(), options.profile)
+
+
+def _check_chunk(sources: list[Source], options: Options,
+                 schemas: SchemaBook | None = None) -> list[FileOutcome]:
+    """Check a chunk of sources in a worker, one round trip per chunk, not per file; with
+    the book the worker process keeps (the run's, kept by :func:`_pool_worker_init`) unless
+    ``schemas`` is given."""
+    if schemas is None:
+        schemas = _kept_schemas(options)
+    return [check_source(s, options, schemas) for s in sources]
+
+
+def _check_piece(path: str, block: str, start: int, end: int, first: int,
+                 options: Options) -> list[FileOutcome]:
+    """Check bytes ``start:end`` of a JSON Lines file's text in the shared ``block``, in a
+    worker (:mod:`quizkit.inputs.split`); ``first``: the file's line number of its first line. Its
+    findings are sorted and snippets attached when the pieces are merged."""
+    outcome = FileOutcome(FileResult(path=path))
+    text = split.piece(block, start, end)
+    check_units(outcome, line_units(text, first), options, _kept_schemas(options))
+    return [outcome]
+
+
+@dataclass
+class _Split:
+    """A JSON Lines file read here and cut into pieces for the workers; their outcomes."""
+
+    source: Source
+    data: bytes
+    stat: tuple[int, int] | None
+    text: bytes  # prepared (byte order mark removed)
+    problems: list[intake.Problem]
+    pieces: int
+    block: Any  # the shared memory holding ``text`` (released by merged())
+    parts: list[FileOutcome] = field(default_factory=list)
+
+    def merged(self, options: Options) -> FileOutcome:
+        """The outcome one worker gives for the whole file."""
+        self.release()
+        path = self.source.display
+        outcome = FileOutcome(FileResult(path=path, size=len(self.data)))
+        _add_problems(outcome, path, None, self.problems)
+        result = outcome.result
+        for part in self.parts:
+            result.documents += part.result.documents
+            result.readable = result.readable and part.result.readable
+            result.kinds.update(part.result.kinds)
+            outcome.findings += part.findings
+            outcome.facts += part.facts
+            outcome.outlines += part.outlines
+        finish(outcome, self.text, options)
+        if outcome.facts:
+            outcome.origin = reread.origin_of(self.source, self.data, self.stat, True, False)
+        return outcome
+
+    def release(self) -> None:
+        if self.block is not None:
+            split.release(self.block)
+            self.block = None
+
+
+Work = tuple["Future[list[FileOutcome]]", "_Split | None"]
+
+
+def _done(outcomes: list[FileOutcome]) -> Future[list[FileOutcome]]:
+    from concurrent.futures import Future
+
+    done: Future[list[FileOutcome]] = Future()
+    done.set_result(outcomes)
+    return done
+
+
+def _split_work(pool: Any, source: Source, options: Options, jobs: int,
+                schemas: SchemaBook) -> Iterator[Work]:
+    """A big JSON Lines file read (and decompressed) here once, its pieces to the workers."""
+    stat = reread.stat_of(source)
+    try:
+        data = source.read(options.limits.max_decompressed, options.limits.max_file_size)
+    except ReadError as exc:
+        yield _done([_unreadable(source, exc)]), None
+        return
+    text, problems = intake.prepare(data)
+    if text is None:
+        yield _done([check_bytes(source.display, data, True, options, schemas)]), None
+        return
+    pieces = split.cut(text, jobs)
+    state = _Split(source, data, stat, text, problems, len(pieces), split.share(text))
+    for start, end, first in pieces:
+        yield pool.submit(_check_piece, source.display, state.block.name, start, end, first,
+                          options), state
+
+
+def _work(pool: Any, sources: list[Source], options: Options, jobs: int,
+          schemas: SchemaBook) -> Iterator[Work]:
+    """Chunks of sources for the workers, in input order; a big JSON Lines file in pieces."""
+    size = chunk_size(len(sources), jobs)
+    chunk: list[Source] = []
+    for source in sources:
+        if split.splittable(source):
+            if chunk:
+                yield _submit(pool, chunk, options, schemas), None
+                chunk = []
+            yield from _split_work(pool, source, options, jobs, schemas)
+            continue
+        chunk.append(source)
+        if len(chunk) == size:
+            yield _submit(pool, chunk, options, schemas), None
+            chunk = []
+    if chunk:
+        yield _submit(pool, chunk, options, schemas), None
+
+
+#: Chunks in flight per worker: enough to keep workers busy, few enough that outcomes
+#: waiting for an earlier, slower chunk stay few (memory is bounded by the window).
+WINDOW_PER_JOB = 4
+#: Most files in one chunk; small chunks balance the tail of a run across workers.
+MAX_CHUNK = 16
+
+
+def chunk_size(files: int, jobs: int) -> int:
+    """Files per chunk: about 8 chunks per worker, at most :data:`MAX_CHUNK`."""
+    return max(1, min(MAX_CHUNK, files // (jobs * 8)))
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """Fork where the platform has it: workers start with the rules and validators loaded."""
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else None)
+
+
+#: Allocations between two young-generation collections while checking (Python's default
+#: is 700). A parsed document is thousands of containers, none in a reference cycle (they
+#: are freed by reference counting), so the default spends ~9 % of a run scanning them
+#: for cycles that are not there; cycles (few: exceptions, python-jsonschema errors) are
+#: still collected, just less often.
+GC_THRESHOLD = 100_000
+
+
+@contextlib.contextmanager
+def fewer_collections() -> Iterator[None]:
+    """Raise the cyclic collector's first threshold for the block (then restore it)."""
+    before = gc.get_threshold()
+    if before[0] and before[0] < GC_THRESHOLD:  # 0: collection is off; leave it so
+        gc.set_threshold(GC_THRESHOLD, *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+def _pool_worker_init(schemas: SchemaBook) -> None:
+    # Ctrl-C goes to the whole process group: the main process handles it, workers ignore it;
+    # they die on SIGTERM and with the parent (quizkit.outputs.interrupts).
+    worker_started()
+    import multiprocessing
+
+    # The run's book, compiled before the fork (unpickled, and compiled on first use, where
+    # workers are spawned), for every chunk this worker checks.
+    schemas.keep_on(multiprocessing.current_process())
+    before = gc.get_threshold()
+    if before[0] and before[0] < GC_THRESHOLD:
+        gc.set_threshold(GC_THRESHOLD, *before[1:])
+
+
+def _submit(pool: Any, chunk: list[Source], options: Options,
+            schemas: SchemaBook) -> Future[list[FileOutcome]]:
+    """A chunk to a worker; one holding standard input is checked here (a worker's standard
+    input is not the run's)."""
+    if any(s.is_stdin for s in chunk):
+        return _done(_check_chunk(chunk, options, schemas))
+    return pool.submit(_check_chunk, chunk, options)
+
+
+def _check_many(sources: list[Source], options: Options, jobs: int,
+                schemas: SchemaBook) -> Iterator[FileOutcome]:
+    """Outcomes of every source, in input order whatever the number of jobs.
+
+    Parallel runs send chunks of sources (paths only: workers read the files) to a process
+    pool and keep a bounded window of chunks in flight, collecting their outcomes in order;
+    a big JSON Lines file is read here and sent in pieces (:mod:`quizkit.inputs.split`).
+    """
+    if jobs <= 1 or (len(sources) < 2 and not any(map(split.splittable, sources))):
+        for s in sources:
+            yield check_source(s, options, schemas)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    schemas.warm()  # compiled once here, inherited by forked workers
+    pending: deque[Work] = deque()
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context(),
+                               initializer=_pool_worker_init, initargs=(schemas,))
+    work = _work(pool, sources, options, jobs, schemas)
+    finished = False
+    try:
+        with signals_deferred():  # the first submit forks the workers
+            pending.extend(itertools.islice(work, jobs * WINDOW_PER_JOB))
+        while pending:
+            future, state = pending.popleft()
+            outcomes = future.result()
+            nxt = next(work, None)
+            if nxt is not None:
+                pending.append(nxt)
+            if state is None:
+                yield from outcomes
+                continue
+            state.parts += outcomes
+            if len(state.parts) == state.pieces:
+                yield state.merged(options)
+        finished = True
+    finally:
+        # Stopped (Ctrl-C, SIGTERM, an error): drop the queued chunks, end the workers.
+        if not finished:
+            stop_workers(pool)
+        pool.shutdown(wait=finished, cancel_futures=not finished)
+        for _future, state in pending:
+            if state is not None:
+                state.release()
+
+
+#: Below this many files or bytes a run stays in one process (starting workers costs more).
+SMALL_RUN_FILES = 8
+SMALL_RUN_BYTES = 4 * 1024 * 1024
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _is_small(sources: list[Source]) -> bool:
+    if len(sources) < SMALL_RUN_FILES and not any(map(split.splittable, sources)):
+        return True
+    total = 0
+    for s in sources:  # stops as soon as the run is known not to be small
+        total += s.size()
+        if total >= SMALL_RUN_BYTES:
+            return False
+    return True
+
+
+def default_jobs(sources: list[Source]) -> int:
+    """All cores, but one for stdin or a small run where starting workers costs more."""
+    if any(s.is_stdin for s in sources) or _is_small(sources):
+        return 1
+    return cores()
+
+
+Adjust = Callable[[Finding], Finding | None]
+
+
+#: Checks many sources elsewhere (a cluster): ``(sources, options) -> outcomes`` in input
+#: order, each as :func:`check_source` gives it.
+CheckMany = Callable[[list[Source], Options], Iterable[FileOutcome]]
+
+
+def _collect(sources: list[Source], options: Options, jobs: int, schemas: SchemaBook,
+             report: Report, facts: list[Located], origins: reread.Origins,
+             deliver: Callable[[Finding], None],
+             reporter: Reporter | None, on_file: Callable[[FileResult], None] | None,
+             check_many: CheckMany | None = None) -> None:
+    """Check every source; keep results, facts and the origins of the inputs that hold
+    facts, deliver findings, in input order."""
+    outcomes = (check_many(sources, options) if check_many is not None
+                else _check_many(sources, options, jobs, schemas))
+    by_display: dict[str, Source] | None = None
+    for outcome in outcomes:
+        report.add_file(outcome.result)
+        facts.extend(outcome.facts)
+        if outcome.origin is not None:
+            if by_display is None:
+                by_display = {s.display: s for s in sources}
+            path = outcome.result.path
+            origins[path] = (by_display[path], outcome.origin)
+        if report.keep_findings:
+            report.outlines.extend(outcome.outlines)
+        for finding in outcome.findings:
+            deliver(finding)
+        if reporter is not None:
+            reporter.file_done(outcome.result.path)
+        if on_file is not None:
+            on_file(outcome.result)
+
+
+def run(sources: Iterable[Source], options: Options | None = None, *,
+        reporter: Reporter | None = None, jobs: int | None = None,
+        adjust: Adjust | None = None,
+        on_file: Callable[[FileResult], None] | None = None,
+        check_many: CheckMany | None = None, schemas: SchemaBook | None = None) -> Report:
+    """Check every source and return the report.
+
+    ``reporter`` receives each finding as soon as its file is done (in input order).
+    ``adjust`` may re-grade or drop findings (configuration, baseline) before they are
+    reported; ``on_file`` is called after each file (progress). ``check_many`` checks the
+    files elsewhere (``quizkit.cluster.checking``); the cross-file checks still run here.
+    ``schemas``: the compiled schemas of ``options.profile`` (default: a book made for this
+    run; pass one to reuse what it compiled).
+    """
+    options = options or Options()
+    if schemas is None:
+        schemas = SchemaBook(options.profile)
+    elif schemas.profile != options.profile:
+        raise ValueError("the schema book was made for another enum profile than the run's")
+    if reporter is not None and reporter.snippet_lines > options.snippet_lines:
+        options = dataclasses.replace(options, snippet_lines=reporter.snippet_lines)
+    if reporter is not None and not reporter.needs_outlines:
+        options = dataclasses.replace(options, outlines=False)
+    sources = list(sources)
+    jobs = default_jobs(sources) if jobs is None else jobs
+    report = Report(keep_findings=reporter is None or reporter.needs_findings,
+                    keep_files=reporter is None or reporter.needs_files)
+    facts: list[Located] = []
+    origins: reread.Origins = {}
+
+    def deliver(finding: Finding) -> None:
+        if adjust is not None:
+            finding = adjust(finding)
+            if finding is None:
+                return
+        report.add(finding)
+        if reporter is not None:
+            reporter.finding(finding)
+
+    if reporter is not None:
+        reporter.start()
+    try:
+        with fewer_collections():
+            _collect(sources, options, jobs, schemas, report, facts, origins, deliver,
+                     reporter, on_file, check_many)
+        # Inputs are read again only for the ids with differing copies, and for the
+        # findings of the batch checks (quizkit.checks.reread).
+        reread.settle(facts, origins, options.limits)
+        late = [f for check in REGISTRY.batch for f in check(facts)]
+        reread.place(late, origins, options.limits, options.snippet_lines)
+    finally:
+        reread.close(origin for _source, origin in origins.values())
+    for finding in sorted(late, key=Finding.sort_key):
+        deliver(finding)
+    if reporter is not None:
+        reporter.finish(report)
+    return report

@@ -1,0 +1,166 @@
+"""One ``validate`` run: settings → sources, profile, baseline, reporters → engine → Report.
+
+:func:`run` is what ``quizkit.validate`` (:func:`quizkit.api.validate`) does after resolving
+the settings. This module stays free of the analysis side (DuckDB), so ``quizkit validate``
+starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, ExitStack, nullcontext
+from dataclasses import dataclass
+
+from quizkit.catalog.findings import Report
+from quizkit.checks import engine
+from quizkit.checks.baseline import Baseline, Recorder
+from quizkit.inputs.limits import Limits, parse_size
+from quizkit.inputs.sources import Source
+from quizkit.inputs.walk import WalkRules, expand, unmatched_lines
+from quizkit.model.enums import profile_from_table, read_profile
+from quizkit.model.schemas import Profile, SchemaBook
+from quizkit.model.service_names import DEFAULT_NAMES, ServiceNames, names_from_table
+from quizkit.outputs.progress import Progress
+from quizkit.outputs.writer import refuse_inputs
+from quizkit.reporters import open_reporters, parse_reports
+from quizkit.reporters.base import Reporter, ReportOptions
+from quizkit.reporters.service import configure as configure_service
+from quizkit.settings import config as config_mod
+from quizkit.settings.config import ConfigError, ConfigSource, Settings
+
+Notes = Callable[[str], None]
+#: Connects to a cluster for the ``with`` block and gives the ``check_many`` of its workers
+#: (:func:`quizkit.cluster.checking.checking`).
+ClusterOpener = Callable[[], AbstractContextManager[engine.CheckMany]]
+Size = int | str
+
+
+def settings(config: ConfigSource = None, **options: object) -> Settings:
+    """The resolved settings of a run: the config, then ``options`` (see :func:`validate`)."""
+    return config_mod.resolve(config, **options)  # type: ignore[arg-type]
+
+
+def _size(value: Size, name: str) -> int:
+    if isinstance(value, int):
+        return value
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        raise ConfigError(f"{name}: {exc}") from None
+
+
+def limits_of(max_file_size: Size | None = None, max_decompressed_size: Size | None = None,
+              max_depth: int | None = None) -> Limits | None:
+    """The :class:`Limits` these options ask for (``None``: none given, keep the defaults)."""
+    if max_file_size is None and max_decompressed_size is None and max_depth is None:
+        return None
+    default = Limits()
+    return Limits(
+        max_file_size=default.max_file_size if max_file_size is None
+        else _size(max_file_size, "max-file-size"),
+        max_decompressed=default.max_decompressed if max_decompressed_size is None
+        else _size(max_decompressed_size, "max-decompressed-size"),
+        max_depth=default.max_depth if max_depth is None else max_depth)
+
+
+@dataclass(frozen=True)
+class LoadedProfile:
+    """An enum profile and its ``[service]`` names, read once from one file."""
+
+    enums: Profile = ()
+    service: ServiceNames = DEFAULT_NAMES
+
+
+def read_profile_file(path: str | os.PathLike[str] | None) -> LoadedProfile:
+    """The profile at ``path`` (nothing: every enum open, quizkit's own service names)."""
+    if path is None:
+        return LoadedProfile()
+    data = read_profile(path)
+    where = f"profile {path}"
+    enums = profile_from_table(data, where)
+    if "service" not in data:
+        return LoadedProfile(enums)
+    return LoadedProfile(enums, names_from_table(data["service"], data.get("enums"), where))
+
+
+def schema_book(profile: str | os.PathLike[str] | None = None) -> SchemaBook:
+    """The schemas of a profile (``None``: every enum open), compiled as they are used, for
+    :func:`validate`'s ``schemas``: repeated calls then compile nothing again."""
+    return SchemaBook(read_profile_file(profile).enums)
+
+
+def path_list(paths: Iterable[str] | str) -> list[str]:
+    """Paths as the API takes them (one path, or several) → a list."""
+    return [paths] if isinstance(paths, str) else list(paths)
+
+
+def expand_paths(paths: Iterable[str] | str, exclude: Iterable[str],
+                 include_hidden: bool = False, stdin_format: str = "auto",
+                 notes: Notes | None = None) -> list[Source]:
+    """The sources under ``paths`` (directories walked by :mod:`quizkit.inputs.walk`, ``exclude``
+    patterns left out); ``notes`` hears of each pattern that matched nothing.
+    Raises :class:`~quizkit.inputs.sources.MissingPath`,
+    :class:`~quizkit.inputs.walk.PatternError`."""
+    inputs = expand(path_list(paths), WalkRules(tuple(exclude), include_hidden),
+                    stdin_format=stdin_format)
+    if notes is not None:
+        for line in unmatched_lines(inputs.unmatched):
+            notes(line)
+    return inputs.sources
+
+
+def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
+        output: str | None = None, reports: Sequence[str] = (), color: str = "auto",
+        show: str = "info", quiet: bool = True, verbose: bool = False,
+        progress: bool | None = None,
+        reporter: Reporter | None = None, notes: Notes | None = None,
+        cluster: ClusterOpener | None = None, stdin_format: str = "auto",
+        schemas: SchemaBook | None = None,
+        check_many: engine.CheckMany | None = None) -> Report:
+    """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving);
+    ``schemas``: compiled for the settings' profile (default: made for this run).
+
+    ``check_many`` checks the files on a cluster already connected
+    (:func:`quizkit.cluster.checking.check_many`); ``cluster`` connects to one.
+    """
+    sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
+    loaded = read_profile_file(s.profile)
+    if schemas is None:
+        schemas = SchemaBook(loaded.enums)
+    elif schemas.profile != loaded.enums:
+        raise ConfigError("schemas: the schema book was made for another enum profile "
+                          "(make it with schema_book(profile) for the run's profile)")
+    known = Baseline.load(s.baseline) if s.baseline is not None else None
+    recorder = Recorder(s.write_baseline) if s.write_baseline is not None else None
+    adjuster = s.adjuster()
+    adjust = config_mod.chain(None if adjuster.is_noop else adjuster, known, recorder)
+    options = engine.Options(kind=s.kind, profile=loaded.enums, limits=s.limits,
+                             service=loaded.service)
+    writing = format is not None or output is not None or bool(reports)
+    outputs = [spec.path for spec in parse_reports(format, output, reports)] if writing else []
+    refuse_inputs([*outputs, s.write_baseline], [source.path for source in sources])
+    progress_line = Progress.for_run(len(sources), quiet=quiet, verbose=verbose,
+                                     force=progress)
+    view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"))
+    opened = open_reporters(format, output, reports, options=view, progress=progress_line) \
+        if writing else nullcontext(reporter)
+    with ExitStack() as stack:
+        stack.enter_context(progress_line)  # the line is erased however the run ends
+        if cluster is not None:  # before any output is opened: an unreachable cluster
+            check_many = stack.enter_context(cluster())  # writes nothing
+        target = stack.enter_context(opened)
+        if target is not None:
+            configure_service(target, names=loaded.service)
+        report = engine.run(sources, options, reporter=target, jobs=s.jobs, adjust=adjust,
+                            on_file=progress_line.on_file, check_many=check_many,
+                            schemas=schemas)
+    say = notes or (lambda _line: None)
+    if recorder is not None:
+        recorder.write()
+        n = sum(recorder.counts.values())
+        say(f"baseline: wrote {n} finding{'s' * (n != 1)} to {recorder.file}")
+    if known is not None and (known.matched or known.gone):
+        say(f"baseline: {known.matched} known finding{'s' * (known.matched != 1)} not "
+            f"reported; {known.gone} no longer occur")
+    return report

@@ -1,0 +1,1 @@
+"""Dask tasks for validate and load (docs/scaling.md)."""

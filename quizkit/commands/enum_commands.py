@@ -1,0 +1,60 @@
+"""``quizkit enums``: learn the enum values a service really sends."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from quizkit import api
+from quizkit.checks.documents import Skipped
+from quizkit.commands.walk_options import stdin_option, walk_options
+from quizkit.inputs.sources import MissingPath
+from quizkit.inputs.walk import PatternError
+
+EXIT_INPUT = 3  # an input could not be read or parsed
+
+
+@click.group()
+def enums() -> None:
+    """Enum profiles: infer the values seen in a corpus, to enforce them with --profile."""
+
+
+@enums.command("infer")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Write the TOML profile to this file (atomically) instead of stdout.")
+@click.option("--format", "fmt", type=click.Choice(["toml", "json"]), default="toml",
+              show_default=True, help="toml: a profile for --profile; json: values with counts "
+              "and an example location each.")
+@walk_options
+@stdin_option
+def infer_command(paths: tuple[str, ...], output: str | None, fmt: str,
+                  exclude: tuple[str, ...], include_hidden: bool, stdin_format: str) -> None:
+    """Report every enum-typed field's values seen in PATHS, with counts and examples.
+
+    An input that cannot be read or parsed is named on stderr and makes the exit code 3
+    (the profile is still written from the rest).
+    """
+    skipped = Skipped()
+    try:
+        seen = api.infer(paths, exclude=exclude, include_hidden=include_hidden,
+                         stdin_format=stdin_format, format=fmt, output=output,
+                         skipped=skipped, notes=lambda line: click.echo(line, err=True))
+    except MissingPath as exc:
+        raise click.UsageError(f"no such file or directory: {exc}") from None
+    except PatternError as exc:
+        raise click.UsageError(str(exc)) from None
+    if output:
+        click.echo(f"wrote {output}: {len(seen.counts)} enums from {seen.documents} documents",
+                   err=True)
+    else:
+        text = api.inferred_text(seen, fmt, ", ".join(paths))
+        click.echo(text, nl=not text.endswith("\n"))
+    for path, reason in skipped.failed():
+        click.echo(f"quizkit: error: skipped {path}: {reason}", err=True)
+    if skipped.unknown_kind:
+        click.echo(f"quizkit: warning: skipped {skipped.unknown_kind} document(s) of unknown "
+                   "kind (run quizkit validate on them)", err=True)
+    if skipped.failed():
+        sys.exit(EXIT_INPUT)

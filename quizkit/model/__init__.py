@@ -1,0 +1,2 @@
+"""What an export is: kinds and entities (one model), the bundled JSON Schemas, enums and profiles,
+the service's names."""

@@ -1,0 +1,1 @@
+"""Config files and command-line options resolved into one settings object."""

@@ -1,0 +1,62 @@
+"""``quizkit.validate``: resolve the settings of a validation, then run it.
+
+It is :func:`quizkit.api.validate`, kept apart from the rest of the API so that a validation
+never imports the analysis side (DuckDB): ``quizkit validate`` starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
+
+from quizkit.catalog.findings import Report
+from quizkit.checks.runner import Notes, Size, limits_of
+from quizkit.checks.runner import run as run_validation
+from quizkit.cluster.checking import checking
+from quizkit.model.schemas import SchemaBook
+from quizkit.reporters.base import Reporter
+from quizkit.settings.config import ConfigSource, Rules, resolve
+
+
+def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
+             kind: str | None = None, profile: str | os.PathLike[str] | None = None,
+             select: Rules | None = None, ignore: Rules | None = None,
+             severity: Mapping[str, str] | Iterable[str] = (), fail_on: str | None = None,
+             exclude: Iterable[str] = (), include_hidden: bool = False,
+             stdin_format: str = "auto", jobs: int | None = None,
+             max_file_size: Size | None = None, max_decompressed_size: Size | None = None,
+             max_depth: int | None = None,
+             baseline: str | os.PathLike[str] | None = None,
+             write_baseline: str | os.PathLike[str] | None = None,
+             format: str | None = None, output: str | None = None,
+             reports: Sequence[str] = (), color: str = "auto", show: str = "info",
+             quiet: bool = True, verbose: bool = False, progress: bool | None = None,
+             reporter: Reporter | None = None, notes: Notes | None = None,
+             scheduler: str | None = None, schemas: SchemaBook | None = None) -> Report:
+    """Validate files, directories or ``s3://`` URLs (``-`` reads stdin) and return the
+    :class:`Report`. ``scheduler`` (``tcp://host:8786``) checks the files on that Dask
+    cluster (:mod:`quizkit.cluster.checking`; the cross-file checks still run here).
+
+    The options are those of ``quizkit validate``. ``format``/``output``/``reports`` write
+    reports as the CLI does (``None``: none); ``reporter`` receives the findings instead.
+    ``color`` and ``show`` shape the text report as ``--color``/``--show`` do.
+    ``jobs=None`` uses every core. ``quiet=False`` shows the progress line on a terminal;
+    ``progress=True`` draws it on stderr whatever it is, ``False`` never (``--progress``).
+    ``notes`` receives the one-line notes the CLI prints on stderr (baseline counts).
+    The exit code the CLI would give is ``settings(...).exit_code(report)``.
+
+    ``schemas`` (:func:`schema_book`) keeps the compiled schemas between calls: without it
+    each call compiles what it uses (about 2 ms; 20 ms when a document is invalid:
+    docs/performance.md).
+    """
+    s = resolve(
+        config, kind=kind, profile=profile, select=select, ignore=ignore, severity=severity,
+        fail_on=fail_on, exclude=exclude, include_hidden=include_hidden, jobs=jobs,
+        limits=limits_of(max_file_size, max_decompressed_size, max_depth),
+        baseline=baseline, write_baseline=write_baseline)
+    return run_validation(
+        paths, s, format=format, output=output, reports=reports, color=color, show=show,
+        quiet=quiet, verbose=verbose, progress=progress, reporter=reporter, notes=notes,
+        cluster=partial(checking, scheduler) if scheduler else None,
+        stdin_format=stdin_format, schemas=schemas)
