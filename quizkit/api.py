@@ -33,17 +33,18 @@ import duckdb
 import orjson
 
 from quizkit.analysis import summaries
-from quizkit.analysis.connect import DatabaseError, connect, one_line
+from quizkit.analysis.connect import DatabaseError, connect, lock_down, one_line
 from quizkit.analysis.dataset import open_dataset
-from quizkit.analysis.export import export_parquet, foreign_tables
+from quizkit.analysis.export import export_parquet, export_targets, foreign_tables
 from quizkit.analysis.load import LoadResult, OnBatch, load_parquet, load_paths
 from quizkit.analysis.load import load as load_into
-from quizkit.analysis.query import lock_down, stream
 from quizkit.analysis.query import query as run_query
+from quizkit.analysis.query import stream
 from quizkit.analysis.sections import Section
 from quizkit.analysis.summary_output import summary_text, write_charts
 from quizkit.catalog import rule_docs
 from quizkit.catalog.findings import Report
+from quizkit.checks import input_report
 from quizkit.checks.documents import Skipped, iter_documents
 from quizkit.checks.engine import CheckMany
 from quizkit.checks.runner import (
@@ -54,9 +55,14 @@ from quizkit.checks.runner import (
     settings,
 )
 from quizkit.checks.runner import run as run_validation
-from quizkit.cluster import checking as cluster
+from quizkit.cluster.checking import checking as cluster
 from quizkit.cluster.loading import TASK_BYTES, ClusterRunner
+from quizkit.diff import output as diff_output
+from quizkit.diff.result import DiffResult
+from quizkit.diff.run import diff as run_diff
 from quizkit.generate import Summary, generate_corpus
+from quizkit.inputs import remote
+from quizkit.inputs.sources import Source
 from quizkit.model.editor import editor_settings
 from quizkit.model.enum_inference import Inferred, profile_toml
 from quizkit.model.enum_inference import infer as infer_values
@@ -67,17 +73,19 @@ from quizkit.outputs.writer import resolve as resolve_output
 from quizkit.pages.formats import render, write_rows
 from quizkit.pages.html_summary import missing_charts
 from quizkit.rules import REGISTRY
-from quizkit.settings.config import ConfigError, ConfigSource
+from quizkit.settings.bounds import MAX_THREADS
+from quizkit.settings.config import ConfigError, ConfigSource, Settings
 from quizkit.validation import validate
 
-__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigError", "Exported",
-           "LoadResult", "charts", "editor_settings", "export", "export_schemas", "generate",
-           "infer", "load", "query", "read_profile_file", "rules", "schema", "schema_book",
-           "schemas", "settings", "summary", "validate"]
+__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigError",
+           "DiffResult", "Exported", "LoadResult", "charts", "diff", "editor_settings", "export",
+           "export_schemas", "generate", "infer", "load", "query", "read_profile_file", "rules",
+           "schema", "schema_book", "schemas", "settings", "summary", "validate"]
 
 #: (command, CLI option or argument) → API parameter, where the names differ.
 CLI_RENAMES: dict[tuple[str, str], str] = {
     ("validate", "report"): "reports",
+    ("diff", "report"): "reports",
     ("rules", "rule_id"): "rule",
     ("schema list", "all"): "records",
     ("schema editor", "match"): "matches",
@@ -88,30 +96,41 @@ CLI_ONLY: dict[tuple[str, str], str] = {
     ("load", "quiet"): "only silences the one-line summary the command prints",
     ("load", "progress"): "the CLI's progress line; the API reports each batch to on_batch",
     ("export", "quiet"): "only silences the list of files the command prints",
+    ("validate", "isolated"): "config=False",
+    ("load", "isolated"): "config=False",
+    ("query", "isolated"): "config=False",
 }
 
 
 def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
           include_hidden: bool = False, stdin_format: str = "auto",
           format: str | None = None, output: str | None = None,
-          skipped: Skipped | None = None,
+          skipped: Skipped | None = None, config: ConfigSource = None,
+          baseline: str | os.PathLike[str] | None = None,
           notes: Callable[[str], None] | None = None) -> Inferred:
     """The enum values seen in ``paths`` (``quizkit enums infer``), with counts and examples.
 
     With ``output``, also writes them there (atomically) in ``format``: ``toml`` (default, a
     profile for ``profile=``) or ``json``. Inputs that cannot be read or parsed are listed in
-    ``skipped`` with the reason, documents of unknown kind counted. ``exclude``,
-    ``include_hidden`` and ``stdin_format`` are the walk's (:mod:`quizkit.inputs.walk`); ``notes``
-    hears of exclude patterns that matched nothing.
+    ``skipped`` with the reason, documents of unknown kind counted, and reported as
+    ``validate`` reports them in ``Inferred.inputs`` (:mod:`quizkit.checks.input_report`; a
+    ``baseline`` absorbs the findings it holds). ``exclude``, ``include_hidden`` and
+    ``stdin_format`` are the walk's (:mod:`quizkit.inputs.walk`), added to the configuration's
+    (``config`` as for :func:`validate`); ``notes`` hears of exclude patterns that matched
+    nothing.
     """
     if format not in (None, *INFER_FORMATS):
         raise ConfigError(f"unknown format {format!r} (use {', '.join(INFER_FORMATS)})")
     paths = path_list(paths)
-    sources = expand_paths(paths, exclude, include_hidden, stdin_format, notes)
+    s = settings(config, exclude=exclude, include_hidden=include_hidden)
+    sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
     if output is not None:  # a bad output fails now, not after reading the corpus
         resolve_output(output)
         refuse_inputs([output], [source.path for source in sources])
+    skipped = skipped if skipped is not None else Skipped()
     seen = infer_values(iter_documents(sources, skipped))
+    seen.inputs = input_report.report(skipped.sources, files=len(sources),
+                                      documents=seen.documents, baseline=baseline)
     if output is not None:
         with atomic_write(output) as fh:
             fh.write(inferred_text(seen, format or "toml", ", ".join(paths)))
@@ -138,6 +157,7 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
          timings: Callable[[str, float], None] | None = None,
          on_batch: OnBatch | None = None, config: ConfigSource = None,
          exclude: Iterable[str] = (), include_hidden: bool = False,
+         baseline: str | os.PathLike[str] | None = None,
          **options: object) -> LoadResult:
     """Load exports (files, directories, ``s3://`` URLs) into the DuckDB database ``db`` or
     the Parquet dataset ``parquet`` (one of them; ``quizkit load``); the rows per table.
@@ -151,17 +171,47 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     size); ``scheduler`` (``tcp://host:8786``) runs the per-file work on that Dask cluster
     (``parquet`` only). ``timings(step, seconds)`` is called after each step
     (``LoadResult.timings`` has them all), ``on_batch(batch, total_files, total_bytes)`` after
-    each batch of files read.
+    each batch of files read. ``LoadResult.inputs`` reports the files that could not be read
+    as ``validate`` reports them; ``baseline`` absorbs the findings it holds, there and in the
+    findings table.
     """
     if (db is None) == (parquet is None):
         raise ConfigError("give --db FILE or --parquet DIR (one of them)")
     if scheduler and parquet is None:
         raise ConfigError("--scheduler loads into a Parquet dataset: give --parquet DIR")
-    s = settings(config, exclude=exclude, include_hidden=include_hidden, **options)
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or not 1 <= threads <= MAX_THREADS):
+        raise ConfigError(f"threads must be a whole number from 1 to {MAX_THREADS}, "
+                          f"got {threads!r}")
+    s = settings(config, exclude=exclude, include_hidden=include_hidden, baseline=baseline,
+                 **options)
     paths = path_list(paths)
-    refuse_inputs([db], paths)
-    common = dict(findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
-                  threads=threads, on_batch=on_batch)
+    refuse_inputs([db], [*paths, *s.files_read], written_trees=[parquet])
+    return _with_inputs(_load(paths, db, parquet, s, scheduler, dict(
+        findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
+        threads=threads, on_batch=on_batch)), paths, s)
+
+
+def _with_inputs(result: LoadResult, paths: Sequence[str], s: Settings) -> LoadResult:
+    """``result`` with its :class:`~quizkit.checks.input_report.InputReport`: the files it skipped,
+    as the walk of ``paths`` names them, checked as ``validate`` checks them."""
+    skipped = dict.fromkeys(item.path for item in result.skipped)
+    reasons = {item.path: item.reason for item in result.skipped}
+    walked: dict[str, Source] = {}
+    if skipped:  # listed again, only to name them as validate does
+        local = [path for path in paths if not remote.is_url(path)]
+        walked = {os.path.abspath(source.path): source
+                  for source in expand_paths(local, s.exclude, s.include_hidden)}
+    unreadable = [(walked.get(path) or Source(input_report.as_given(path, paths)),
+                   reasons[path], None) for path in skipped]
+    result.inputs = input_report.report(unreadable, files=result.files + len(skipped),
+                                        documents=result.documents, baseline=s.baseline)
+    return result
+
+
+def _load(paths: list[str], db: str | os.PathLike[str] | None,
+          parquet: str | os.PathLike[str] | None, s: Settings, scheduler: str | None,
+          common: dict) -> LoadResult:
     if db is not None:
         return load_paths(db, paths, **common)
     if not scheduler:
@@ -187,7 +237,8 @@ class Answer:
 
 @contextmanager
 def _tables(paths: Sequence[str], db: str | os.PathLike[str] | None, *, findings: bool,
-            config: ConfigSource, parquet: str | os.PathLike[str] | None = None
+            config: ConfigSource, parquet: str | os.PathLike[str] | None = None,
+            baseline: str | os.PathLike[str] | None = None
             ) -> Iterator[tuple[duckdb.DuckDBPyConnection, LoadResult | None]]:
     """A connection to ``db`` (read-only), to the dataset ``parquet``, or to memory loaded
     from ``paths``."""
@@ -205,8 +256,9 @@ def _tables(paths: Sequence[str], db: str | os.PathLike[str] | None, *, findings
     else:
         con = connect(None)
         try:
-            s = settings(config)
-            loaded = load_into(con, list(paths), findings=findings, settings=s)
+            s = settings(config, baseline=baseline)
+            loaded = _with_inputs(load_into(con, list(paths), findings=findings, settings=s),
+                                  paths, s)
         except BaseException:
             con.close()
             raise
@@ -219,14 +271,17 @@ def _tables(paths: Sequence[str], db: str | os.PathLike[str] | None, *, findings
 def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike[str] | None = None,
             parquet: str | os.PathLike[str] | None = None, top: int = 10,
             by: Iterable[str] = (), every: str = "month", section: str | None = None,
-            format: str = "table", output: str | os.PathLike[str] | None = None) -> Answer:
+            format: str = "table", output: str | os.PathLike[str] | None = None,
+            config: ConfigSource = None,
+            baseline: str | os.PathLike[str] | None = None) -> Answer:
     """A ready summary (``quizkit summary sizes|starts|overview|all``) of files, of ``db`` or
     of the Parquet dataset ``parquet``.
 
     ``by`` (sizes and starts): the groupings to show, default all; ``every``: the period of
     games over time (day, week, month); ``section``: only that one (``summary.section`` for
     ``all``). ``format`` ``html`` is one page with charts. ``output`` also writes the text
-    there, atomically.
+    there, atomically. Files are walked with the configuration's excludes (``config`` as for
+    :func:`validate`); ``baseline`` absorbs the unreadable inputs' findings it holds.
     """
     names = summaries.SUMMARIES_ORDER if name == "all" else (name,)
     if any(n not in summaries.SUMMARIES for n in names):
@@ -235,8 +290,9 @@ def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike
     paths = path_list(paths)
     if output is not None:
         resolve_output(output)  # a bad output fails now, not after loading
-        refuse_inputs([output], paths)
-    groups, loaded = _summaries(names, paths, db, parquet, top=top, by=by, every=every)
+        refuse_inputs([output], [*paths, db], read_trees=[parquet])
+    groups, loaded = _summaries(names, paths, db, parquet, top=top, by=by, every=every,
+                                config=config, baseline=baseline)
     try:
         text = summary_text(groups, format, section)
     except ValueError as exc:
@@ -261,19 +317,25 @@ class Charts:
 def charts(out: str | os.PathLike[str], paths: Iterable[str] | str = (), *,
            db: str | os.PathLike[str] | None = None,
            parquet: str | os.PathLike[str] | None = None, top: int = 10,
-           by: Iterable[str] = (), every: str = "month") -> Charts:
+           by: Iterable[str] = (), every: str = "month", config: ConfigSource = None,
+           baseline: str | os.PathLike[str] | None = None) -> Charts:
     """Every chart of the summaries (``quizkit summary charts``) as ``summary.section.svg``
     and ``.png`` in the directory ``out``."""
     check_directory(out)  # a bad directory fails now, not after loading; made when written
-    groups, loaded = _summaries(summaries.SUMMARIES_ORDER, path_list(paths), db, parquet,
-                                top=top, by=by, every=every)
-    return Charts(write_charts(groups, out), loaded, missing_charts(groups))
+    paths = path_list(paths)
+    groups, loaded = _summaries(summaries.SUMMARIES_ORDER, paths, db, parquet,
+                                top=top, by=by, every=every, config=config,
+                                baseline=baseline)
+    return Charts(write_charts(groups, out, inputs=[*paths, db], read_trees=[parquet]), loaded,
+                  missing_charts(groups))
 
 
 def _summaries(names: Sequence[str], paths: Sequence[str], db: str | os.PathLike[str] | None,
                parquet: str | os.PathLike[str] | None, *, top: int, by: Iterable[str],
-               every: str) -> tuple[list[tuple[str, list[Section]]], LoadResult | None]:
-    with _tables(paths, db, findings=False, config=False, parquet=parquet) as (con, loaded):
+               every: str, config: ConfigSource, baseline: str | os.PathLike[str] | None
+               ) -> tuple[list[tuple[str, list[Section]]], LoadResult | None]:
+    with _tables(paths, db, findings=False, config=config, parquet=parquet,
+                 baseline=baseline) as (con, loaded):
         try:
             groups = summaries.summarize(con, names, top=top,
                                          by=tuple(by) or summaries.GROUP_NAMES, every=every)
@@ -290,7 +352,8 @@ def query(sql: str, paths: Iterable[str] | str = (), *,
           parquet: str | os.PathLike[str] | None = None, format: str = "table",
           limit: int | None = None, timeout: float | None = None,
           config: ConfigSource = None, write: Callable[[str], object] | None = None,
-          loaded: Callable[[LoadResult], None] | None = None) -> Answer:
+          loaded: Callable[[LoadResult], None] | None = None,
+          baseline: str | os.PathLike[str] | None = None) -> Answer:
     """Run one reading SQL statement (``quizkit query``) over files, ``db`` or the Parquet
     dataset ``parquet``.
 
@@ -303,8 +366,8 @@ def query(sql: str, paths: Iterable[str] | str = (), *,
     """
     paths = path_list(paths)
     findings = bool(paths) and bool(_MENTIONS_FINDINGS.search(sql))
-    with _tables(paths, db, findings=findings, config=config,
-                 parquet=parquet) as (con, result):
+    with _tables(paths, db, findings=findings, config=config, parquet=parquet,
+                 baseline=baseline) as (con, result):
         if result is not None and loaded is not None:
             loaded(result)
         lock_down(con)
@@ -330,7 +393,9 @@ class Exported:
 
 def export(db: str | os.PathLike[str], parquet: str | os.PathLike[str]) -> Exported:
     """Write one Parquet file per quizkit table of ``db`` into the directory ``parquet``."""
-    con = connect(db, read_only=True)
+    targets = export_targets(parquet)
+    refuse_inputs(targets, [db])
+    con = connect(db, read_only=True, allowed=targets)
     try:
         foreign = foreign_tables(con)
         return Exported(export_parquet(con, parquet), foreign)
@@ -338,6 +403,40 @@ def export(db: str | os.PathLike[str], parquet: str | os.PathLike[str]) -> Expor
         raise DatabaseError(f"export failed: {one_line(exc)}") from None
     finally:
         con.close()
+
+
+def diff(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
+         format: str | None = None, output: str | os.PathLike[str] | None = None,
+         reports: Sequence[str] = (), color: str = "never",
+         fail_on: Iterable[str] | str | None = None, fail_if: Iterable[str] = (),
+         memory_limit: str | None = None, threads: int | None = None,
+         jobs: int | None = None, scheduler: str | None = None,
+         exclude: Iterable[str] = (), include_hidden: bool = False,
+         notes: Callable[[str], None] | None = None) -> DiffResult:
+    """What changed from the export ``old`` to ``new`` (``quizkit diff``): each a file, a
+    directory, an ``s3://`` URL, a ``.duckdb`` file from ``load`` or a Parquet dataset.
+
+    Records are matched by table and key (docs/tables.md); the result holds each one
+    added, removed, changed (with its fields) or moved, the counts per table, the totals,
+    and ``exit_code`` (0 the same, 1 different, 3 an input could not be read). ``fail_on``
+    (kinds of change) and ``fail_if`` (thresholds such as ``"packages.removed > 1%"``)
+    decide what counts as different. With ``format`` (``text``, ``json``, ``jsonl``,
+    ``markdown``, ``html``) and ``output`` or ``reports`` (``FORMAT:PATH``), the reports
+    are also written, as ``validate`` writes them (``output=None``: standard output).
+    ``memory_limit`` and ``threads`` are DuckDB's; ``jobs`` processes read the exports
+    (default: one per core), or with ``scheduler`` (``tcp://host:8786``) the workers of that
+    Dask cluster; ``exclude`` and ``include_hidden`` are the walk's; ``notes`` hears of
+    exclude patterns that matched nothing.
+    """
+    old, new = os.fspath(old), os.fspath(new)
+    writing = format is not None or output is not None or bool(reports)
+    specs = diff_output.plan(format, None if output is None else os.fspath(output), reports,
+                             [old, new]) if writing else []
+    result = run_diff(old, new, exclude=exclude, include_hidden=include_hidden,
+                      fail_on=fail_on, fail_if=fail_if, memory_limit=memory_limit,
+                      threads=threads, jobs=jobs, scheduler=scheduler, notes=notes)
+    diff_output.write(result, specs, color=color)
+    return result
 
 
 # --- schemas, rules, samples -------------------------------------------------------------------
@@ -414,7 +513,7 @@ def generate(out: str | os.PathLike[str], *, packages: int = 100, seed: int = 0,
 
 #: Each CLI command → its API function (the test of options walks this).
 COMMANDS: dict[str, Callable[..., object]] = {
-    "validate": validate, "load": load, "query": query, "export": export,
+    "validate": validate, "diff": diff, "load": load, "query": query, "export": export,
     "summary sizes": summary, "summary starts": summary, "summary overview": summary,
     "summary all": summary, "summary charts": charts,
     "enums infer": infer, "rules": rules, "samples generate": generate,

@@ -15,15 +15,17 @@ from importlib import import_module
 from typing import Any, NoReturn
 
 import click
+from click.utils import make_str
 
+from quizkit.catalog import exits
 from quizkit.outputs.interrupts import EXIT_SIGINT, StopSignals, Terminated
 from quizkit.outputs.writer import OutputError
 from quizkit.version import __version__
 
 #: Exit code of a usage or configuration error, and of an output that cannot be written.
-EXIT_USAGE = 2
+EXIT_USAGE = exits.USAGE
 #: What a shell reports for a writer whose reader went away (128 + SIGPIPE).
-EXIT_PIPE = 141
+EXIT_PIPE = exits.PIPE
 
 #: Command name → ``module:attribute`` of its click command.
 COMMANDS = {
@@ -36,6 +38,7 @@ COMMANDS = {
     "summary": "quizkit.commands.analysis:summary",
     "query": "quizkit.commands.analysis:query_command",
     "export": "quizkit.commands.analysis:export_command",
+    "diff": "quizkit.commands.diff:diff_command",
 }
 
 
@@ -50,6 +53,15 @@ class LazyGroup(click.Group):
             module, attribute = COMMANDS[name].split(":")
             self.add_command(getattr(import_module(module), attribute), name)
         return super().get_command(ctx, name)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        """As click resolves it, suggesting from every command, not only those imported."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.NoSuchCommand:
+            raise click.exceptions.NoSuchCommand(
+                make_str(args[0]), possibilities=self.list_commands(ctx), ctx=ctx) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; stops and unwritable outputs end in one line, never a traceback.

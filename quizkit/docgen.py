@@ -1,4 +1,5 @@
-"""Docs generated from the code, so they cannot drift: the CLI reference.
+"""Docs generated from the code, so they cannot drift: the CLI reference and its table of
+exit codes.
 
 ``python -m quizkit.docgen cli > docs/cli.md`` rewrites it; a test compares.
 """
@@ -10,6 +11,7 @@ from collections.abc import Iterator
 
 import click
 
+from quizkit.catalog import exits
 from quizkit.cli import main
 
 
@@ -35,7 +37,9 @@ def cli_reference() -> str:
     parts = ["# CLI reference", "",
              "Generated from the code by `python -m quizkit.docgen cli > docs/cli.md`; a test "
              "keeps it in step.", "", "## quizkit", "", "```text",
-             main.get_help(root), "```", ""]
+             main.get_help(root), "```", "", "## Exit codes", "",
+             "Every command follows this one table (`quizkit.catalog.exits`).", "",
+             exits.markdown_table()]
     for full, command in commands(main, root, "quizkit"):
         ctx = click.Context(command, info_name=full.removeprefix("quizkit "), parent=root)
         parts += [f"## {full}", "", "```text", command.get_help(ctx), "```", ""]

@@ -33,7 +33,8 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
              reports: Sequence[str] = (), color: str = "auto", show: str = "info",
              quiet: bool = True, verbose: bool = False, progress: bool | None = None,
              reporter: Reporter | None = None, notes: Notes | None = None,
-             scheduler: str | None = None, schemas: SchemaBook | None = None) -> Report:
+             scheduler: str | None = None, schemas: SchemaBook | None = None,
+             cache_dir: str | os.PathLike[str] | None = None, no_cache: bool = False) -> Report:
     """Validate files, directories or ``s3://`` URLs (``-`` reads stdin) and return the
     :class:`Report`. ``scheduler`` (``tcp://host:8786``) checks the files on that Dask
     cluster (:mod:`quizkit.cluster.checking`; the cross-file checks still run here).
@@ -49,14 +50,18 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
     ``schemas`` (:func:`schema_book`) keeps the compiled schemas between calls: without it
     each call compiles what it uses (about 2 ms; 20 ms when a document is invalid:
     docs/performance.md).
+
+    The result cache (docs/performance.md) is used when ``cache_dir`` or the configuration's
+    ``cache-dir`` names its directory: unlike the CLI, the API writes no cache in the current
+    directory unasked. ``no_cache=True`` turns it off.
     """
     s = resolve(
         config, kind=kind, profile=profile, select=select, ignore=ignore, severity=severity,
         fail_on=fail_on, exclude=exclude, include_hidden=include_hidden, jobs=jobs,
         limits=limits_of(max_file_size, max_decompressed_size, max_depth),
-        baseline=baseline, write_baseline=write_baseline)
+        baseline=baseline, write_baseline=write_baseline, cache_dir=cache_dir)
     return run_validation(
         paths, s, format=format, output=output, reports=reports, color=color, show=show,
         quiet=quiet, verbose=verbose, progress=progress, reporter=reporter, notes=notes,
         cluster=partial(checking, scheduler) if scheduler else None,
-        stdin_format=stdin_format, schemas=schemas)
+        stdin_format=stdin_format, schemas=schemas, cache=False if no_cache else None)

@@ -31,7 +31,7 @@ def valid_samples() -> list[Path]:
 def invalid_cases() -> list[dict]:
     """Every documented invalid case: manifests under samples/invalid/, with file paths."""
     cases = []
-    for manifest in sorted(INVALID.rglob("manifest.json")):
+    for manifest in sorted(INVALID.rglob("manifest.json.txt")):
         for case in json.loads(manifest.read_text()):
             cases.append({**case, "path": manifest.parent / case["file"]})
     return cases
@@ -71,3 +71,19 @@ def run_script(*args: str, cwd: Path | None = None, input: bytes | None = None,
     env = {**os.environ, "CI": "true"}
     return subprocess.run([console_script(), *args], cwd=cwd or ROOT, input=input,
                           capture_output=True, timeout=timeout, env=env)
+
+
+@pytest.fixture(autouse=True)
+def _result_cache_outside_the_repository(tmp_path_factory, monkeypatch):
+    """Every run of the CLI in a test keeps its result cache in a directory of its own test,
+    never in ``.quizkit_cache`` of the current directory (the repository)."""
+    monkeypatch.setenv("QUIZKIT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_cache_left_in_the_repository():
+    """The suite leaves no result cache in the repository (a clean clone stays clean)."""
+    cache = ROOT / ".quizkit_cache"
+    before = cache.exists()
+    yield
+    assert before or not cache.exists(), f"a test wrote a result cache in {cache}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -288,7 +289,8 @@ def digest(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_bad_files_are_skipped_with_a_warning(fixture_corpus: Path, tmp_path: Path) -> None:
+def test_bad_files_are_reported_as_validate_reports_them(fixture_corpus: Path,
+                                                         tmp_path: Path) -> None:
     (fixture_corpus / "broken.json").write_bytes(b'{"id": "x", "name": ')
     (fixture_corpus / "empty.json").write_bytes(b"")
     (fixture_corpus / "fake.json.gz").write_bytes(b"not gzip at all")
@@ -298,11 +300,14 @@ def test_bad_files_are_skipped_with_a_warning(fixture_corpus: Path, tmp_path: Pa
     code, _out, err = cli("load", str(fixture_corpus), "--db", str(db), "--no-findings")
     assert code == 3
     assert "Traceback" not in err
-    warned = [line for line in err.splitlines() if line.startswith("quizkit: warning: skipped")]
-    assert len(warned) == 3
-    assert any("broken.json: malformed JSON at byte" in w for w in warned)
-    assert any("empty.json: is empty" in w for w in warned)
-    assert any("fake.json.gz: cannot be read" in w for w in warned)
+    # reported as validate reports them: the input rule, the path as given, line and column
+    found = [line for line in err.splitlines() if re.search(r": error P00\d ", line)]
+    assert len(found) == 3, err
+    assert any(re.match(rf"{fixture_corpus}/broken.json:1:21: error P002 invalid-json ", f)
+               for f in found), found
+    assert any(f"{fixture_corpus}/empty.json:1:1: error P006 empty-input" in f for f in found)
+    assert any(f"{fixture_corpus}/fake.json.gz: error P001 unreadable-input" in f
+               for f in found)
     assert "1 document not loaded: unknown kind" in err  # the broken line of lines.jsonl
     got = counts(db)
     assert got["packages"] == 6 and got["files"] == 16
@@ -325,7 +330,7 @@ def test_unreadable_file_is_skipped(fixture_corpus: Path, tmp_path: Path) -> Non
 
 def test_missing_path_is_a_one_line_error(tmp_path: Path) -> None:
     code, _out, err = cli("load", str(tmp_path / "nope"), "--db", str(tmp_path / "a.duckdb"))
-    assert code == 3
+    assert code == 2  # a usage error, as in every command
     assert err.strip() == f"quizkit: error: no such file or directory: {tmp_path / 'nope'}"
     assert not (tmp_path / "a.duckdb").exists()
 
@@ -366,7 +371,7 @@ def test_kinds_agree_with_the_validators_detection(tmp_path: Path) -> None:
     root = tmp_path / "corpus"
     generate_corpus(root, packages=12, seed=11, broken=0.2, gzip_share=0.3, jsonl=True,
                     workers=1)
-    shutil.copytree(SAMPLES, root / "samples", ignore=shutil.ignore_patterns("manifest.json"))
+    shutil.copytree(SAMPLES, root / "samples", ignore=shutil.ignore_patterns("manifest.json.txt"))
     want: dict[str, set] = {}
     for path, kind, _ in read_documents(root):
         want.setdefault(path, set()).add(kind)

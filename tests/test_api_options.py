@@ -184,7 +184,7 @@ def test_load_applies_select_severity_and_per_path_ignores(tmp_path, monkeypatch
     from_api = table(tmp_path / "api.duckdb")
     assert from_cli == from_api
     codes = {row["code"][0] for row in from_cli}
-    assert codes == {"C", "T", "P"}  # input rules (P) always report
+    assert codes == {"C", "T"}
     assert {row["severity"] for row in from_cli if row["code"] == "C007"} == {"info"}
     assert not [row for row in from_cli
                 if row["file"].startswith("game-") and row["code"].startswith("T")]

@@ -268,7 +268,7 @@ def test_a_listener_that_is_not_a_scheduler_is_one_line_and_exit_2(
     with not_a_scheduler(answer) as address:
         for args in (["validate", str(corpus)], ["load", str(corpus), "--parquet", "unused"]):
             started = time.monotonic()
-            proc = quizkit(*args, "--scheduler", address, timeout=60)
+            proc = quizkit(*args, "--scheduler", address, "--wait-timeout", "3", timeout=60)
             assert time.monotonic() - started < 10
             assert proc.returncode == 2
             lines = proc.stderr.strip().splitlines()

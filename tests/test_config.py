@@ -144,6 +144,9 @@ def test_per_path_ignores(tmp_path):
     ('[per-path-ignores]\n"a/**" = ["nope"]\n', "'nope'"),
     ('select = "S\n', "quizkit.toml:1:12: config file is not valid TOML"),
     ('select = [1, 2]\n', "select"),
+    ('ignore = "unknown-field"\n', "ignore in"),
+    ('select = "S"\n', "must be an array of strings, not a string"),
+    ('[per-path-ignores]\n"a/**" = "T"\n', "per-path-ignores.a/**"),
 ])
 def test_config_errors_name_the_problem_and_the_file(tmp_path, content, needle):
     (tmp_path / "quizkit.toml").write_text(content)

@@ -11,14 +11,22 @@ def test_cli_reference_is_current():
     assert current == cli_reference(), "run: python -m quizkit.docgen cli > docs/cli.md"
 
 
-def test_readme_gives_the_two_commands():
+def _readme_sh_blocks() -> list[str]:
     readme = (ROOT / "README.md").read_text()
-    blocks = readme.split("```sh\n")
-    setup, tests = blocks[1].split("```")[0].strip(), blocks[2].split("```")[0].strip()
-    assert "pip install -e '.[test]'" in setup and "quizkit validate samples/" in setup
-    assert tests == "pytest"
-    ci = (ROOT / ".ci/run").read_text()
-    assert "\npytest\n" in ci and "pip install -q -e '.[test]'" in ci
+    return [block.split("```")[0].strip() for block in readme.split("```sh\n")[1:]]
+
+
+def test_readme_gives_the_two_commands():
+    """They work in a fresh shell: each names the environment it runs in (nothing needs an
+    activated one); .ci/run runs them as written, and the ajv-cli install the README gives."""
+    setup, tests, ajv = _readme_sh_blocks()[:3]
+    assert ". .venv/bin/activate" not in setup
+    assert ".venv/bin/pip install -e '.[test]'" in setup
+    assert ".venv/bin/quizkit validate samples/" in setup
+    assert tests == ".venv/bin/pytest"
+    assert ajv.startswith("npm install") and "--prefix .tools ajv-cli" in ajv
+    ci = (ROOT / ".ci/run").read_text().splitlines()
+    assert {setup, tests, ajv} <= set(ci)
 
 
 def _readme_commands() -> list[list[str]]:

@@ -158,8 +158,18 @@ def run_recipe(commands_: list[str], where: str, workspace: Path) -> None:
         if command.startswith("pip install"):
             assert "git+" in command or " ./" in command or " -e " in command, \
                 f"{where}: {command}: install quizkit from its repository or a path"
+            for ref in re.findall(r"\.git@([^\s\"']+)", command):
+                check_ref(ref, where)
             continue
         run_shell("sh", command, where, workspace)
+
+
+def check_ref(ref: str, where: str) -> None:
+    """A git ref a recipe installs from must exist: a version tag only once it is tagged."""
+    if re.fullmatch(r"v?\d+(\.\d+)+", ref):
+        tags = subprocess.run(["git", "tag", "--list", ref], cwd=ROOT, capture_output=True,
+                              text=True).stdout.split()
+        assert ref in tags, f"{where}: the tag {ref} does not exist (pin a branch or commit)"
 
 
 def check_yaml(body: str, where: str, workspace: Path) -> None:
@@ -167,6 +177,8 @@ def check_yaml(body: str, where: str, workspace: Path) -> None:
     if isinstance(data, dict) and "repos" in data:  # a .pre-commit-config.yaml
         hooks = {h["id"] for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
         used = {h["id"] for repo in data["repos"] for h in repo["hooks"]}
+        for repo in data["repos"]:
+            check_ref(str(repo.get("rev", "")), where)
         assert used <= hooks, f"{where}: no such pre-commit hook: {used - hooks}"
         return
     run_recipe(recipe_commands(data), where, workspace)

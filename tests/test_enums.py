@@ -11,6 +11,8 @@ import pytest
 import referencing
 from referencing.jsonschema import DRAFT202012
 
+from quizkit import api
+from quizkit.model.schemas import KINDS
 from tests.conftest import ROOT, SAMPLES, cli, cli_json, run_script, valid_samples
 
 # Where each enum lives, written by hand from INTERFACE.md (independent of the schemas).
@@ -192,3 +194,35 @@ def test_infer_as_a_subprocess():
     proc = run_script("enums", "infer", "samples/", "--exclude", "invalid", "--format", "json")
     assert proc.returncode == 0, proc.stderr.decode()
     assert "mediaType" in json.loads(proc.stdout)["enums"]
+
+
+def _matches(patterns: list[str], path: str) -> bool:
+    """VS Code's fileMatch: some pattern matches, and no ``!`` pattern."""
+    import pathspec
+
+    def hit(glob: str) -> bool:
+        return pathspec.GitIgnoreSpec.from_lines([glob]).match_file(path)
+
+    return (any(hit(p) for p in patterns if not p.startswith("!"))
+            and not any(hit(p[1:]) for p in patterns if p.startswith("!")))
+
+
+def test_the_default_editor_globs_match_the_generators_and_the_samples_names(tmp_path):
+    """Every file the generator writes, and every valid sample, maps to its own kind's
+    schema and to no other."""
+    import orjson
+
+    from quizkit.model.kinds import detect_kind
+
+    api.generate(tmp_path / "dump", packages=20, seed=3)
+    files = list((tmp_path / "dump").rglob("*.json"))
+    files += [p for p in valid_samples() if p.suffix == ".json"]
+    settings = api.editor_settings()["json.schemas"]
+    seen = set()
+    for path in files:
+        kind = detect_kind(orjson.loads(path.read_bytes()))
+        mapped = [entry["url"].rsplit("/", 1)[1].removesuffix(".json") for entry in settings
+                  if _matches(entry["fileMatch"], path.as_posix())]
+        assert mapped == [kind], path
+        seen.add(kind)
+    assert seen == set(KINDS)

@@ -26,7 +26,7 @@ def documents(tmp_path_factory) -> list:
 
     root = tmp_path_factory.mktemp("corpus")
     generate_corpus(root, packages=6, seed=5, broken=0.3, workers=1)
-    paths = sorted(p for p in root.rglob("*.json") if p.name != "manifest.json")
+    paths = sorted(p for p in root.rglob("*.json") if p.name != "manifest.json.txt")
     paths += [p for p in valid_samples() if p.suffix == ".json"]
     paths += sorted((SAMPLES / "invalid" / "rules").glob("*.json"))
     docs = []

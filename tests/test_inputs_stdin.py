@@ -64,7 +64,7 @@ def test_enums_infer_reads_json_lines_on_stdin() -> None:
     assert proc.returncode == 0, proc.stderr.decode()
     assert json.loads(proc.stdout)["documents"] == len(LINES.splitlines())
     proc = run_script("enums", "infer", "--stdin-format", "json", "-", input=LINES)
-    assert proc.returncode == 3 and b"skipped <stdin>" in proc.stderr
+    assert proc.returncode == 3 and b"<stdin>:2:1: error P002 invalid-json" in proc.stderr
 
 
 def test_the_api_takes_the_stdin_format(monkeypatch) -> None:

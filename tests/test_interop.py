@@ -78,4 +78,4 @@ def test_check_jsonschema_agrees_with_quizkit(path, kind):
 
 def test_invalid_samples_exist_for_interop():
     assert INVALID.is_dir() and any(json.loads(m.read_text())
-                                    for m in INVALID.rglob("manifest.json"))
+                                    for m in INVALID.rglob("manifest.json.txt"))

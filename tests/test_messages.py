@@ -186,3 +186,10 @@ def test_long_pointers_are_cut_in_lines_people_read(tmp_path: Path) -> None:
         assert max(len(line) for line in lines) <= LINE_LIMIT, fmt
         assert f"/{'k' * 39}…" in result.output and f"/{key}" not in result.output, fmt
         assert f"/steps/{step}/payload/media/{'m' * 39}…" in result.output, fmt
+
+
+def test_a_mistyped_command_gets_a_suggestion() -> None:
+    """Commands are imported when used; the suggestion still knows them all."""
+    proc = run_script("valdate", "samples")
+    assert proc.returncode == 2
+    assert "No such command 'valdate'. Did you mean 'validate'?" in proc.stderr.decode()

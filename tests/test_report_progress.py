@@ -111,3 +111,22 @@ def test_findings_on_the_terminal_clear_the_progress_line_first() -> None:
     progress_end = text.index("\x1b[K") + len("\x1b[K")
     # the line is erased ("\r\x1b[K") right before the finding is written
     assert text[progress_end:].startswith("\r\x1b[Kexports/pkg.json\n  3:17     error    S001")
+
+
+def test_forced_progress_into_a_log_is_plain_lines(tmp_path) -> None:
+    """``--progress`` with stderr in a file: lines a log can hold, no terminal controls."""
+    import re
+    import subprocess
+
+    from conftest import SAMPLES, console_script
+
+    log = tmp_path / "progress.log"
+    with log.open("wb") as err:
+        proc = subprocess.run([console_script(), "validate", "--progress", "--jobs", "1",
+                               "--exclude", "invalid/", str(SAMPLES)],
+                              stdout=subprocess.DEVNULL, stderr=err, timeout=120)
+    assert proc.returncode == 0
+    text = log.read_text()
+    assert "\x1b" not in text and "\r" not in text
+    lines = text.splitlines()
+    assert lines and all(re.fullmatch(r"\d+/\d+ files  \d+%  .*", ln) for ln in lines), text

@@ -65,8 +65,8 @@ def test_a_finding_placed_after_the_reread_is_where_an_eager_pass_places_it(tmp_
     paths = _corpus(tmp_path)
     report = tmp_path / "report.json"
     for jobs in ("1", "2"):
-        done = run_script("validate", "--jobs", jobs, "--format", "json", "-o", str(report),
-                          *map(str, paths))
+        done = run_script("validate", "--no-cache", "--jobs", jobs, "--format", "json",
+                          "-o", str(report), *map(str, paths))
         assert done.returncode == 1, done.stderr.decode()
         findings = [f for f in json.loads(report.read_text())["findings"]
                     if f["rule"] in BATCH_RULES]
@@ -86,7 +86,7 @@ def test_a_finding_on_stdin_is_placed_from_its_spooled_copy(tmp_path):
     first.write_bytes(orjson.dumps(PACKAGE))
     copy = tmp_path / "copy.json"
     copy.write_bytes(orjson.dumps(_changed(PACKAGE), option=orjson.OPT_INDENT_2))
-    done = run_script("validate", "--format", "json", str(first), "-",
+    done = run_script("validate", "--no-cache", "--format", "json", str(first), "-",
                       input=copy.read_bytes())
     findings = [f for f in json.loads(done.stdout)["findings"] if f["rule"] in BATCH_RULES]
     assert findings and all(f["path"] == "<stdin>" for f in findings)
@@ -103,8 +103,9 @@ def test_an_input_changed_before_its_reread_gets_a_note_and_no_position(tmp_path
     b.write_bytes(orjson.dumps(GAME))
     c.write_bytes((SAMPLES / "banner.json").read_bytes())
     log, out = tmp_path / "open.log", tmp_path / "report.json"
-    done = audited.run(log, "cli", "validate", "--jobs", "1", "--format", "json", "-o",
-                       str(out), str(a), str(b), str(c), on_open=[f"{c}:garble:{b}"])
+    done = audited.run(log, "cli", "validate", "--no-cache", "--jobs", "1", "--format",
+                       "json", "-o", str(out), str(a), str(b), str(c),
+                       on_open=[f"{c}:garble:{b}"])
     assert b.read_bytes() == b"{not json", done.stderr.decode()
     findings = json.loads(out.read_text())["findings"]
     assert [(f["path"], f["rule"], f["line"], f["column"]) for f in findings] == \

@@ -24,7 +24,7 @@ STRUCTURAL_GROUPS = {"references", "uniqueness", "time", "content", "batch"}
 
 
 def rule_cases() -> list[dict]:
-    return json.loads((RULES_DIR / "manifest.json").read_text())
+    return json.loads((RULES_DIR / "manifest.json.txt").read_text())
 
 
 def structural_rules() -> list[catalog.Rule]:
@@ -34,14 +34,14 @@ def structural_rules() -> list[catalog.Rule]:
 def test_every_structural_rule_has_a_case():
     covered = {c["rule"] for c in rule_cases()}
     missing = {r.name for r in structural_rules()} - covered
-    assert not missing, f"rules without a case in {RULES_DIR}/manifest.json: {sorted(missing)}"
+    assert not missing, f"rules without a case in {RULES_DIR}/manifest.json.txt: {sorted(missing)}"
     assert len(structural_rules()) >= 30
 
 
 def test_every_case_file_exists_and_is_listed():
     listed = {c["file"] for c in rule_cases()}
     on_disk = {p.name for p in RULES_DIR.iterdir() if p.suffix in (".json", ".jsonl")
-               and p.name != "manifest.json"}
+               and p.name != "manifest.json.txt"}
     assert listed == on_disk
 
 

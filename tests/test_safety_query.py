@@ -108,3 +108,27 @@ def test_a_large_result_takes_constant_memory(db: Path, fmt: str) -> None:
     small = _peak_kb("query", sql.format(1_000), "--db", db, "--format", fmt)
     large = _peak_kb("query", sql.format(600_000), "--db", db, "--format", fmt)
     assert large < small + 60_000, (small, large)
+
+
+@pytest.mark.parametrize("sql", [
+    "EXPLAIN ANALYZE SET memory_limit='100GB'",
+    "explain /* a comment */ analyse SET threads = 1",
+    "EXPLAIN (FORMAT json) SET memory_limit='100GB'",
+    "EXPLAIN ANALYZE CREATE TABLE t AS SELECT 1",
+    "EXPLAIN ANALYZE INSTALL httpfs",
+])
+def test_explain_does_not_carry_a_refused_statement(db: Path, sql: str) -> None:
+    line = one_line_error(quizkit("query", sql, "--db", db))
+    assert "only reads" in line, line
+
+
+@pytest.mark.parametrize("sql", [
+    "EXPLAIN SELECT count(*) FROM packages",
+    "EXPLAIN ANALYZE SELECT count(*) FROM packages",
+    "EXPLAIN (FORMAT json) SELECT 1",
+    "EXPLAIN ANALYZE (SELECT 1) UNION (SELECT 2)",
+])
+def test_explain_of_a_reading_statement_runs(db: Path, sql: str) -> None:
+    done = quizkit("query", sql, "--db", db, "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    assert "plan" in done.stdout

@@ -1,6 +1,6 @@
 """The invalid samples: each has exactly the one problem its manifest entry describes.
 
-The manifest (``samples/invalid/manifest.json``) is what the validator's tests assert against,
+The manifest (``samples/invalid/manifest.json.txt``) is what the validator's tests assert against,
 so here it is checked against the files with the independent checker of ``test_samples.py``.
 """
 
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import run_script
 
 HERE = Path(__file__).resolve().parent
 INVALID = HERE.parent / "samples" / "invalid"
@@ -21,7 +22,7 @@ assert _spec is not None and _spec.loader is not None
 checker = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(checker)
 
-MANIFEST = orjson.loads((INVALID / "manifest.json").read_bytes())
+MANIFEST = orjson.loads((INVALID / "manifest.json.txt").read_bytes())
 SCHEMA_RULES = {"wrong-type", "missing-field", "unknown-field", "invalid-format", "out-of-range"}
 KEYS = {"file", "what", "rule", "pointer", "kind"}
 
@@ -29,7 +30,7 @@ KEYS = {"file", "what", "rule", "pointer", "kind"}
 def test_manifest_lists_every_file_once() -> None:
     files = [c["file"] for c in MANIFEST]
     assert len(files) == len(set(files))
-    on_disk = {p.name for p in INVALID.iterdir() if p.is_file()} - {"manifest.json"}
+    on_disk = {p.name for p in INVALID.iterdir() if p.is_file()} - {"manifest.json.txt"}
     assert set(files) == on_disk
 
 
@@ -81,3 +82,10 @@ def test_docs_table_matches_manifest() -> None:
     for c in MANIFEST:
         pointer = c["pointer"] or '""'
         assert f"| `{c['file']}` | `{c['rule']}` | `{pointer}` |" in text, c["file"]
+
+
+def test_validating_the_invalid_samples_reports_only_the_cases() -> None:
+    """The manifests are not exports: walking samples/invalid/ never reads them."""
+    proc = run_script("validate", "--format", "json", str(INVALID))
+    files = [f["path"] for f in orjson.loads(proc.stdout)["files"]]
+    assert files and not [path for path in files if "manifest" in path]

@@ -161,7 +161,7 @@ def test_stdin_and_odd_names_give_the_same_blocks_as_a_plain_file(tmp_path: Path
 def test_real_subprocess_parallel_run(tmp_path: Path):
     out = tmp_path / "blocks.json"
     paths = [str(p) for p in sorted((INVALID / "service").glob("*.json"))
-             if p.name != "manifest.json"]
+             if p.name != "manifest.json.txt"]
     proc = subprocess.run([sys.executable, "-m", "quizkit", "validate", "--format", "service",
                            "-o", str(out), "--jobs", "2", *paths],
                           capture_output=True, cwd=ROOT, timeout=180)

@@ -26,7 +26,7 @@ EMBEDDED = {"stale-validation", "unconfirmed-validation-error", "validation-enti
 
 
 def cases() -> list[dict]:
-    return json.loads((CASES_DIR / "manifest.json").read_text())
+    return json.loads((CASES_DIR / "manifest.json.txt").read_text())
 
 
 def load(name: str):
@@ -50,7 +50,7 @@ def test_rules_are_catalogued_in_their_own_range():
 
 def test_every_case_file_is_listed_and_every_default_rule_has_a_case():
     listed = {c["file"] for c in cases()}
-    on_disk = {p.name for p in CASES_DIR.glob("*.json")} - {"manifest.json"}
+    on_disk = {p.name for p in CASES_DIR.glob("*.json")} - {"manifest.json.txt"}
     assert listed == on_disk
     assert {c["rule"] for c in cases()} == EMBEDDED - {"unconfirmed-validation-error"}
 

@@ -42,7 +42,7 @@ def big_lines(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _report(path: Path, jobs: str, out: Path) -> dict:
-    done = run_script("validate", "--jobs", jobs, "--format", "json", "-o", str(out),
+    done = run_script("validate", "--no-cache", "--jobs", jobs, "--format", "json", "-o", str(out),
                       str(path))
     assert done.returncode == 3, done.stderr.decode()  # truncated records: unreadable
     report = json.loads(out.read_text())
@@ -61,8 +61,8 @@ def test_one_big_json_lines_file_over_two_workers_gives_the_one_worker_report(
     assert {"identical-duplicate", "conflicting-duplicate"} <= rules
     assert len({f["record"] for f in one["findings"]}) > 10
     log = tmp_path / "open.log"
-    done = audited.run(log, "cli", "validate", "--jobs", "2", "--format", "json", "-o",
-                       str(tmp_path / "two.json"), str(path))
+    done = audited.run(log, "cli", "validate", "--no-cache", "--jobs", "2", "--format",
+                       "json", "-o", str(tmp_path / "two.json"), str(path))
     assert done.returncode == 3, done.stderr.decode()
     two = json.loads((tmp_path / "two.json").read_text())
     assert {"findings": two["findings"], "files": two.get("files")} == one

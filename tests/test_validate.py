@@ -20,7 +20,7 @@ from tests.conftest import (
 )
 
 REPORT_KEYS = {"summary", "files", "findings"}
-SUMMARY_KEYS = {"files", "documents", "errors", "warnings", "infos"}
+SUMMARY_KEYS = {"files", "documents", "errors", "warnings", "infos", "unreadable"}
 FINDING_KEYS = {"path", "record", "pointer", "line", "column", "rule", "severity", "message"}
 
 
@@ -64,7 +64,7 @@ def test_json_report_contract(tmp_path):
     assert set(report) == REPORT_KEYS
     assert set(report["summary"]) == SUMMARY_KEYS
     assert report["summary"] == {"files": 1, "documents": 1, "errors": 1, "warnings": 1,
-                                 "infos": 0}
+                                 "infos": 0, "unreadable": 0}
     assert {"path", "kind"} <= set(report["files"][0])
     assert report["files"][0]["kind"] == "banner"
     by_rule = {f["rule"]: f for f in report["findings"]}

@@ -2,12 +2,20 @@
 
 The JSON and Parquet readers are built into the duckdb wheel; extension auto-install and
 auto-load are switched off so that no query can reach out for one.
+
+A database file is data, never code: one that holds anything ``quizkit load`` never writes
+and that runs when a name is used (a view, a macro, a type, a column default or generated
+column, a ``CHECK`` expression) is refused when it is opened, before any statement of quizkit
+runs in it, so no stored object can stand in for a quizkit table or a DuckDB function. The
+catalog is read through ``system.main``'s functions, which nothing in the file can shadow.
+A file opened read-only is also cut off from files and the network (:func:`lock_down`).
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 
 import duckdb
 
@@ -29,11 +37,14 @@ def one_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def connect(db: str | os.PathLike[str] | None = None, *,
-            read_only: bool = False) -> duckdb.DuckDBPyConnection:
+def connect(db: str | os.PathLike[str] | None = None, *, read_only: bool = False,
+            allowed: Sequence[str] = ()) -> duckdb.DuckDBPyConnection:
     """A connection to ``db`` (a file) or to a fresh in-memory database when ``db`` is None.
 
-    Opening read-only requires the file to exist (DuckDB would otherwise say little about it).
+    Opening read-only requires the file to exist (DuckDB would otherwise say little about it),
+    and the connection reaches no file but the database and the ``allowed`` paths.
+    Raises :class:`DatabaseError` for a file that is no database or holds code
+    (:func:`foreign_objects`).
     """
     if db is None:
         return _quiet(duckdb.connect(":memory:", config=dict(SAFE_CONFIG)))
@@ -42,9 +53,57 @@ def connect(db: str | os.PathLike[str] | None = None, *,
         raise DatabaseError(f"no such database file: {path}")
     check_database_file(path, read_only=read_only)
     try:
-        return _quiet(duckdb.connect(path, read_only=read_only, config=dict(SAFE_CONFIG)))
+        con = duckdb.connect(path, read_only=read_only, config=dict(SAFE_CONFIG))
     except duckdb.Error as exc:
         raise DatabaseError(f"cannot open database {path}: {one_line(exc)}") from None
+    try:
+        foreign = foreign_objects(con)
+        if foreign:
+            raise DatabaseError(
+                f"{path} holds what `quizkit load` never writes ({', '.join(foreign)}): "
+                "quizkit opens no database whose stored SQL could run in place of its tables "
+                "or of DuckDB's functions; copy the tables you need into a new database")
+        if read_only:
+            lock_down(con, allowed)
+        return _quiet(con)
+    except BaseException:
+        con.close()
+        raise
+
+
+def lock_down(con: duckdb.DuckDBPyConnection, allowed: Sequence[str] = ()) -> None:
+    """No file or network access from here on but to the ``allowed`` files and files beside
+    them (the temporary files of the output layer), irreversibly for this connection."""
+    if allowed:
+        real = [os.path.realpath(p) for p in allowed]
+        beside = dict.fromkeys(os.path.join(os.path.dirname(p), "") for p in real)
+        run(con, "SET allowed_paths = $p", {"p": real})
+        run(con, "SET allowed_directories = $d", {"d": list(beside)})
+    run(con, "SET enable_external_access = false")
+
+
+def foreign_objects(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """What the database file holds that runs when it is named, and that ``quizkit load``
+    never creates: ``view NAME``, ``macro NAME``, ``type NAME``, ``default of TABLE.COLUMN``,
+    ``check on TABLE``. Read from ``system.main`` with no function or operator of the
+    database's own."""
+    mine = ("system", "temp")
+    found = [f"view {schema}.{name}" for db, schema, name, internal in run(
+        con, "SELECT database_name, schema_name, view_name, internal "
+             "FROM system.main.duckdb_views()") if db not in mine and not internal]
+    found += [f"macro {schema}.{name}" for db, schema, name, internal in run(
+        con, "SELECT database_name, schema_name, function_name, internal "
+             "FROM system.main.duckdb_functions()") if db not in mine and not internal]
+    found += [f"type {schema}.{name}" for db, schema, name, internal in run(
+        con, "SELECT database_name, schema_name, type_name, internal "
+             "FROM system.main.duckdb_types()") if db not in mine and not internal]
+    found += [f"default of {table}.{column}" for db, table, column, default in run(
+        con, "SELECT database_name, table_name, column_name, column_default "
+             "FROM system.main.duckdb_columns()") if db not in mine and default is not None]
+    found += [f"check on {table}" for db, table, kind in run(
+        con, "SELECT database_name, table_name, constraint_type "
+             "FROM system.main.duckdb_constraints()") if db not in mine and kind == "CHECK"]
+    return list(dict.fromkeys(found))
 
 
 def _quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:

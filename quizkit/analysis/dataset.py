@@ -18,12 +18,14 @@ the end), never by its own name.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+import stat
 import tempfile
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +33,10 @@ import duckdb
 
 from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, connect, one_line, run
+from quizkit.analysis.files import InputError
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
+from quizkit.catalog.display import printable
+from quizkit.outputs.interrupts import signals_deferred
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +56,25 @@ def parts(root: str | os.PathLike[str], table: str) -> list[str]:
         return []
     except OSError as exc:
         raise DatabaseError(f"cannot read dataset folder {folder}: {exc.strerror}") from None
-    return [os.path.join(folder, n) for n in names
-            if n.endswith(".parquet") and not n.startswith((".", "_"))]
+    found = [os.path.join(folder, n) for n in names
+             if n.endswith(".parquet") and not n.startswith((".", "_"))]
+    for path in found:
+        _refuse_special(path)
+    return found
+
+
+def _refuse_special(path: str) -> None:
+    """:class:`InputError` (exit 3) unless ``path`` is a regular file (or a link to one): a
+    FIFO would block DuckDB's read for good, beyond the reach of a signal; a device may
+    never end."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise InputError(f"cannot read part file {printable(path)}: "
+                         f"{exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        raise InputError(f"part file {printable(path)} is not a regular file (a FIFO, "
+                         "device or socket); the dataset cannot be read")
 
 
 class _Links:
@@ -150,15 +172,81 @@ def write_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], 
             _write_part(con, "quizkit_meta",
                         f"SELECT 'schema_version' AS key, '{SCHEMA_VERSION}' AS value",
                         root, work, moves)
-        for tmp, final in moves:
-            os.replace(tmp, final)
-        for gone in removals:
-            os.unlink(gone)
+        _apply(moves, removals, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         shutil.rmtree(links, ignore_errors=True)
         run(con, "DROP TABLE IF EXISTS temp.validated")
     return rows
+
+
+def _apply(moves: list[tuple[str, str]], removals: list[str], work: str) -> None:
+    """Put the new parts in place and take the replaced ones away: all of it, or (when a
+    rename fails) none, every part as it was; stop signals wait meanwhile.
+
+    Each part replaced or removed is first linked into ``work`` (the same file system), so
+    that it can be put back."""
+    done: list[tuple[str, str | None]] = []
+    with signals_deferred():
+        try:
+            for tmp, final in moves:
+                kept = None
+                if os.path.lexists(final):
+                    kept = os.path.join(work, f"kept{len(done)}")
+                    os.link(final, kept)
+                os.replace(tmp, final)
+                done.append((final, kept))
+            for gone in removals:
+                kept = os.path.join(work, f"kept{len(done)}")
+                os.rename(gone, kept)
+                done.append((gone, kept))
+        except OSError:
+            for final, kept in reversed(done):
+                with suppress(OSError):
+                    if kept is None:
+                        os.unlink(final)
+                    else:
+                        os.replace(kept, final)
+            raise
+
+
+#: The lock file a writer of a dataset holds (``flock``) while it loads.
+LOCK_NAME = ".quizkit-lock"
+
+
+@contextmanager
+def dataset_writer(root: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the dataset ``root`` for one writer (made if missing): a second ``load`` into it
+    meanwhile is a :class:`DatabaseError` at once, before it reads anything.
+
+    The lock is ``flock`` on ``root/.quizkit-lock`` (hidden: no reader takes it for data); it
+    goes with the process, however that ends. A directory this load made is removed again
+    when nothing but the lock file is in it at the end (the load failed)."""
+    path = Path(root)
+    made = not path.exists()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    except OSError as exc:
+        raise DatabaseError(f"cannot write dataset {root}: {exc.strerror or exc}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            raise DatabaseError(
+                f"dataset {root} is being written by another quizkit load (process {holder}, "
+                f"which holds {path / LOCK_NAME}); run one load into a dataset at a time"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)
+        if made and [p.name for p in path.iterdir()] == [LOCK_NAME]:
+            with suppress(OSError):
+                (path / LOCK_NAME).unlink()
+                path.rmdir()
 
 
 def _check_schema(con: duckdb.DuckDBPyConnection, root: Path) -> None:

@@ -34,6 +34,12 @@ def foreign_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [name for name in table_names(con) if name not in ours]
 
 
+def export_targets(out_dir: str | os.PathLike[str]) -> list[str]:
+    """The files an export into ``out_dir`` may write: the only ones (links followed) its
+    connection may reach, with the temporary files beside them."""
+    return [os.fspath(Path(out_dir, f"{t.name}.parquet")) for t in TABLES]
+
+
 def export_parquet(con: duckdb.DuckDBPyConnection,
                    out_dir: str | os.PathLike[str]) -> list[tuple[str, Path, int]]:
     """Write ``<out_dir>/<table>.parquet`` for each of quizkit's tables; (table, path, rows).

@@ -33,13 +33,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import duckdb
 
 from quizkit.analysis import transform
-from quizkit.analysis.connect import DatabaseError, connect, one_line, run
-from quizkit.analysis.dataset import Part, parquet_of, part_of, write_dataset
+from quizkit.analysis.aftermath import database_state, dataset_parts, dataset_state, table_rows
+from quizkit.analysis.connect import DatabaseError, connect, lock_down, one_line, run
+from quizkit.analysis.dataset import Part, dataset_writer, parquet_of, part_of, write_dataset
 from quizkit.analysis.files import ExportFile, InputError, Skipped, expand, inspect, is_export
 from quizkit.analysis.readers import (
     DERIVED_SQL,
@@ -55,6 +56,7 @@ from quizkit.analysis.readers import (
 )
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
 from quizkit.catalog.findings import Report
+from quizkit.checks.input_report import InputReport
 from quizkit.checks.runner import run as validate_run
 from quizkit.inputs import remote
 from quizkit.inputs.batching import consecutive_runs
@@ -98,6 +100,9 @@ class LoadResult:
     timings: dict[str, float] = field(default_factory=dict)
     #: The exclude patterns (of the settings) that excluded nothing.
     unmatched: list[str] = field(default_factory=list)
+    #: The files read and the inputs that could not be, as ``validate`` reports them (set by
+    #: :mod:`quizkit.api` through :func:`quizkit.checks.input_report.report`).
+    inputs: InputReport | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,7 +281,7 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
          progress: Progress | None = None,
          memory_limit: str | None = None, threads: int | None = None,
          on_batch: OnBatch | None = None, runner: Runner | None = None,
-         batch_bytes: int = BATCH_BYTES) -> LoadResult:
+         batch_bytes: int = BATCH_BYTES, seal: bool = False) -> LoadResult:
     """Load the export files under ``paths`` into the tables of ``con``.
 
     ``settings`` (rule selection, severities, per-path ignores, profile, limits) shape the
@@ -287,7 +292,8 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     ``progress(step, seconds)`` is called after each step and ``on_batch(batch, total_files,
     total_bytes)`` after each batch staged; an exception either raises aborts the load like
     any other failure (the database is left unchanged). ``runner`` runs the per-file work
-    elsewhere (a Dask cluster).
+    elsewhere (a Dask cluster). ``seal`` turns the connection's file and network access off
+    once the inputs are read, for good (a connection closed after this load).
     Raises :class:`quizkit.analysis.files.InputError` for a path that does not exist,
     :class:`LoadError` when the load fails, :class:`DatabaseError` for an unusable database.
     """
@@ -303,6 +309,8 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
             _setting(con, "checkpoint_threshold", "'0B'"):
         if ready:  # the rows a cluster picks are written as parts of a dataset only
             raise LoadError("this runner's loads go into a Parquet dataset (load_parquet)")
+        if seal:  # the inputs are read: the rest is the database's own work
+            lock_down(con)
         _replace(con, validated=[i.name for i in inputs], result=result, clock=clock)
     return result
 
@@ -855,16 +863,31 @@ def load_paths(db: str | os.PathLike[str] | None, paths: Sequence[str | os.PathL
     ok = False
     try:  # connect inside: a Ctrl-C just after DuckDB created the file still removes it
         con = connect(db)
-        result = load(con, paths, **options)  # type: ignore[arg-type]
+        before = table_rows(con) if existed else None
+        result = load(con, paths, seal=True, **options)  # type: ignore[arg-type]
         ok = True
         return result
+    except (LoadError, DatabaseError) as exc:
+        if con is None or db is None:  # never opened: connect's message says why
+            raise
+        con.close()
+        con = None
+        _remove_new(db, existed)
+        raise type(exc)(f"{exc}; {database_state(db, before)}") from None
     finally:
         if con is not None:
             con.close()
-        if not ok and db is not None and not existed:
-            for leftover in (Path(db), Path(f"{os.fspath(db)}.wal")):
-                with suppress(OSError):  # e.g. never made, on a read-only file system
-                    leftover.unlink(missing_ok=True)
+        if not ok and db is not None:
+            _remove_new(db, existed)
+
+
+def _remove_new(db: str | os.PathLike[str], existed: bool) -> None:
+    """Remove the database file a first load made (and its WAL), if it failed."""
+    if existed:
+        return
+    for leftover in (Path(db), Path(f"{os.fspath(db)}.wal")):
+        with suppress(OSError):  # e.g. never made, on a read-only file system
+            leftover.unlink(missing_ok=True)
 
 
 def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike[str]], *,
@@ -878,18 +901,30 @@ def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike
     spills to a temporary directory."""
     con = connect(None)
     try:
-        with _staged(con, paths, findings=findings, settings=settings, progress=progress,
-                     memory_limit=memory_limit, threads=threads, on_batch=on_batch,
-                     runner=runner, batch_bytes=batch_bytes) as (result, clock, inputs, ready):
+        with dataset_writer(root):
+            before = dataset_parts(root)
             try:
-                result.rows = write_dataset(con, root, validated=[i.name for i in inputs],
-                                            ready=ready)
-            except OSError as exc:
-                raise DatabaseError(f"cannot write dataset {root}: "
-                                    f"{exc.strerror or exc}") from None
-            result.rows.pop("findings", None)
-            _tally(con, result)
-            clock.tick("write")
+                result = _load_dataset(con, root, paths, findings=findings, settings=settings,
+                                       progress=progress, memory_limit=memory_limit,
+                                       threads=threads, on_batch=on_batch, runner=runner,
+                                       batch_bytes=batch_bytes)
+            except (LoadError, DatabaseError) as exc:
+                raise type(exc)(f"{exc}; {dataset_state(root, before)}") from None
     finally:
         con.close()
+    return result
+
+
+def _load_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str],
+                  paths: Sequence[str | os.PathLike[str]], **options: Any) -> LoadResult:
+    with _staged(con, paths, **options) as (result, clock, inputs, ready):
+        try:
+            result.rows = write_dataset(con, root, validated=[i.name for i in inputs],
+                                        ready=ready)
+        except OSError as exc:
+            raise DatabaseError(f"cannot write dataset {root}: "
+                                f"{exc.strerror or exc}") from None
+        result.rows.pop("findings", None)
+        _tally(con, result)
+        clock.tick("write")
     return result

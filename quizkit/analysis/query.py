@@ -1,10 +1,11 @@
 """Ad hoc SQL over the analysis tables, reading only, streamed.
 
 A statement is checked before it runs: exactly one, and a ``SELECT`` (with ``WITH``, ``FROM``
-first, ``DESCRIBE``, ``SHOW``, ``SUMMARIZE``) or an ``EXPLAIN``. Everything else (``INSERT``,
-``COPY``, ``ATTACH``, ``SET``, ``INSTALL``, ``PRAGMA``, ...) is refused with a message. On top of
-that a database file is opened read-only, and external access (files, network) is switched off
-for the query, so a query sees the database and nothing else.
+first, ``DESCRIBE``, ``SHOW``, ``SUMMARIZE``) or an ``EXPLAIN`` of one (``EXPLAIN ANALYZE``
+runs the statement it explains, so the statement inside is checked the same way). Everything
+else (``INSERT``, ``COPY``, ``ATTACH``, ``SET``, ``INSTALL``, ``PRAGMA``, ...) is refused with a
+message. On top of that a database file is opened read-only, and external access (files,
+network) is switched off for the query, so a query sees the database and nothing else.
 
 Rows come out in batches of :data:`BATCH_ROWS` (DuckDB's ``fetchmany`` on a streaming result),
 so a result of any size is written in constant memory. ``limit`` stops after that many rows;
@@ -22,10 +23,10 @@ from typing import Any
 
 import duckdb
 
-from quizkit.analysis.connect import one_line, run
+from quizkit.analysis.connect import one_line
 from quizkit.analysis.sections import Section
 
-ALLOWED = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
+ALLOWED = {duckdb.StatementType.SELECT}
 #: Rows fetched from DuckDB and written at a time.
 BATCH_ROWS = 10_000
 
@@ -47,15 +48,47 @@ def check(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     if len(statements) != 1:
         raise QueryError(f"give exactly one SQL statement (got {len(statements)})")
     kind = statements[0].type
+    if kind == duckdb.StatementType.EXPLAIN:
+        check(con, explained(con, sql))
+        return
     if kind not in ALLOWED:
         name = kind.name if hasattr(kind, "name") else str(kind)
         raise QueryError(f"refused: quizkit query only reads, and this is a {name} statement "
                          "(use SELECT)")
 
 
-def lock_down(con: duckdb.DuckDBPyConnection) -> None:
-    """No file or network access from here on (irreversible for this connection)."""
-    run(con, "SET enable_external_access = false")
+def explained(con: duckdb.DuckDBPyConnection, sql: str) -> str:
+    """The statement an ``EXPLAIN [ANALYZE] [(options)]`` statement explains.
+
+    Read with DuckDB's own tokenizer, so comments and spacing between the words change nothing.
+    A parenthesis after the keywords holds options unless what follows it is no statement
+    (``EXPLAIN (SELECT 1) UNION (SELECT 2)``).
+    """
+    found = duckdb.tokenize(sql)
+    ends = [start for start, _ in found[1:]] + [len(sql)]
+    tokens = [(start, sql[start:end].strip().upper())
+              for (start, kind), end in zip(found, ends, strict=True)
+              if kind != duckdb.token_type.comment]
+    words = [word for _, word in tokens]
+    at = 1  # past EXPLAIN
+    if at < len(words) and words[at] in ("ANALYZE", "ANALYSE"):
+        at += 1
+    if at < len(words) and words[at] == "(":  # options, (FORMAT json), or (SELECT 1)
+        past, depth = at + 1, 1
+        while past < len(words) and depth:
+            depth += {"(": 1, ")": -1}.get(words[past], 0)
+            past += 1
+        if past < len(words) and _parses(con, sql[tokens[past][0]:]):
+            at = past
+    return sql[tokens[at][0]:] if at < len(tokens) else ""
+
+
+def _parses(con: duckdb.DuckDBPyConnection, sql: str) -> bool:
+    try:
+        con.extract_statements(sql)
+    except duckdb.Error:
+        return False
+    return True
 
 
 @dataclass

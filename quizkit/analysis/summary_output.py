@@ -3,11 +3,13 @@ in a format (``html``: a page with charts), or every chart as files."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from quizkit.analysis import summaries
 from quizkit.analysis.sections import Section
-from quizkit.outputs.writer import make_directory, write_bytes
+from quizkit.outputs.writer import make_directory, refuse_inputs, write_bytes
 from quizkit.pages.formats import FORMATS, render
 from quizkit.pages.html_summary import charts_of, render_page
 
@@ -31,13 +33,17 @@ def summary_text(groups: list[tuple[str, list[Section]]], fmt: str,
     return render(summaries.flatten(groups), fmt, titles=section is None)
 
 
-def write_charts(groups: list[tuple[str, list[Section]]], out_dir: str | Path) -> list[Path]:
-    """Every chart of ``groups`` as ``DIR/summary.section.svg`` and ``.png``; the paths."""
-    target = make_directory(out_dir)
-    written = []
-    for chart in charts_of(groups):
-        for suffix, data in ((".svg", chart.svg().encode()), (".png", chart.png())):
-            path = target / f"{chart.name}{suffix}"
-            write_bytes(path, data)
-            written.append(path)
-    return written
+def write_charts(groups: list[tuple[str, list[Section]]], out_dir: str | Path, *,
+                 inputs: Iterable[str | os.PathLike[str] | None] = (),
+                 read_trees: Iterable[str | os.PathLike[str] | None] = ()) -> list[Path]:
+    """Every chart of ``groups`` as ``DIR/summary.section.svg`` and ``.png``; the paths.
+
+    None is written if one of them would be one of the run's ``inputs`` or lie in one of its
+    ``read_trees`` (:func:`quizkit.output.refuse_inputs`)."""
+    charts = [(Path(out_dir) / f"{chart.name}{suffix}", chart, suffix)
+              for chart in charts_of(groups) for suffix in (".svg", ".png")]
+    refuse_inputs([path for path, _, _ in charts], inputs, read_trees=read_trees)
+    make_directory(out_dir)
+    for path, chart, suffix in charts:
+        write_bytes(path, chart.svg().encode() if suffix == ".svg" else chart.png())
+    return [path for path, _, _ in charts]

@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from quizkit.catalog import exits
+
 #: The longest a value taken from an input may be in a message, in characters: a report line
 #: stays readable whatever the input holds (a 1 MB string, a whole package of the wrong type).
 VALUE_LIMIT = 80
@@ -155,8 +157,10 @@ class Report:
         self.by_rule: Counter[str] = Counter()
         self.file_count = 0
         self.documents = 0
-        #: True when some input could not be read or parsed (exit code 3).
-        self.unreadable = False
+        #: Inputs that could not be read or parsed, and how many of them a baseline absorbed
+        #: (it held every input finding of the file): only the others make exit code 3.
+        self.unreadable_files = 0
+        self.absorbed = 0
         #: ``(path, record, outline)`` of each document that holds versions, in input order,
         #: kept with the findings: the service's blocks are made from them
         #: (``quizkit.reporters.service_blocks.blocks_for``) without reading an input again.
@@ -166,7 +170,7 @@ class Report:
         self.file_count += 1
         self.documents += result.documents
         if not result.readable:
-            self.unreadable = True
+            self.unreadable_files += 1
         if self.keep_files:
             self.files.append(result)
 
@@ -175,6 +179,12 @@ class Report:
         self.by_rule[finding.rule] += 1
         if self.keep_findings:
             self.findings.append(finding)
+
+    @property
+    def unreadable(self) -> bool:
+        """Whether an input that could not be read or parsed is left after the baseline
+        (exit code 3)."""
+        return self.unreadable_files > self.absorbed
 
     def count(self, severity: Severity) -> int:
         return self.counts[severity]
@@ -186,14 +196,16 @@ class Report:
             "errors": self.count(Severity.ERROR),
             "warnings": self.count(Severity.WARNING),
             "infos": self.count(Severity.INFO),
+            "unreadable": self.unreadable_files,
         }
 
     def worst(self) -> Severity | None:
         return max((s for s, n in self.counts.items() if n), default=None)
 
     def exit_code(self, fail_on: Severity = Severity.ERROR) -> int:
-        """0 clean, 1 findings at or above ``fail_on``, 3 an input could not be read or parsed."""
-        if self.unreadable:
-            return 3
+        """0 clean, 1 findings at or above ``fail_on``, 3 an input could not be read or parsed
+        (the policy of :mod:`quizkit.catalog.exits`)."""
         worst = self.worst()
-        return 1 if worst is not None and worst >= fail_on else 0
+        return exits.for_run(self.unreadable_files - self.absorbed,
+                             exits.FINDINGS if worst is not None and worst >= fail_on
+                             else exits.OK)

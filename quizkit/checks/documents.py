@@ -27,6 +27,9 @@ class Skipped:
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     unparseable: list[tuple[str, str]] = field(default_factory=list)
     unknown_kind: int = 0
+    #: The sources behind those entries, each with the first reason (and stdin's bytes, which
+    #: cannot be read twice), for :func:`quizkit.checks.input_report.report`.
+    sources: list[tuple[Source, str, bytes | None]] = field(default_factory=list)
 
     def failed(self) -> list[tuple[str, str]]:
         """Every input that could not be read or parsed, in the order met."""
@@ -50,10 +53,13 @@ def iter_documents(sources: Iterable[Source], skipped: Skipped | None = None,
             data = source.read()
         except ReadError as exc:
             skipped.unreadable.append((source.display, str(exc)))
+            skipped.sources.append((source, str(exc), None))
             continue
         prepared, problems = intake.prepare(data)
         if prepared is None:
             skipped.unparseable.append((source.display, problems[-1].message))
+            skipped.sources.append((source, problems[-1].message,
+                                    data if source.is_stdin else None))
             continue
         units = line_units(prepared) if source.holds_lines(data) else [(None, prepared)]
         for record, chunk in units:
@@ -62,6 +68,8 @@ def iter_documents(sources: Iterable[Source], skipped: Skipped | None = None,
                 where = source.display if record is None else f"{source.display}:{record}"
                 reason = problems[0].message if problems else "not JSON"
                 skipped.unparseable.append((where, reason))
+                if not skipped.sources or skipped.sources[-1][0] is not source:
+                    skipped.sources.append((source, reason, data if source.is_stdin else None))
                 continue
             doc_kind = kind or detect_kind(doc)
             if doc_kind is None:

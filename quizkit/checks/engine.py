@@ -18,6 +18,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from quizkit.cache import stamps
+from quizkit.cache import store as cache_store
+from quizkit.cache.stamps import Stamp
 from quizkit.catalog import input_rules
 from quizkit.catalog.findings import FileResult, Finding, Report
 from quizkit.catalog.rule import Rule
@@ -38,6 +41,7 @@ from quizkit.rules import REGISTRY
 from quizkit.rules.checks import RawFinding, Registry
 from quizkit.rules.facts import Content, Fact, Located, Place, text_digest
 from quizkit.rules.navigate import DocumentFacts, versions_of
+from quizkit.settings.config import INPUT_PREFIX
 
 if TYPE_CHECKING:
     import multiprocessing.context
@@ -61,6 +65,8 @@ class Options:
     #: Outline each document that holds versions (``FileOutcome.outlines``, for the service's
     #: blocks); off for a run whose reporter makes no blocks.
     outlines: bool = True
+    #: Stamp each local input (``FileOutcome.stamp``) for the result cache.
+    stamp: bool = False
 
 
 #: A fact and where a finding about it would point.
@@ -74,8 +80,14 @@ class FileOutcome:
     facts: list[Located] = field(default_factory=list)
     #: (path, record, outline) of each document that holds versions (the service's blocks).
     outlines: list[tuple[str, int | None, Outline]] = field(default_factory=list)
-    #: Of an input that holds facts: what is needed to read it again (:mod:`quizkit.checks.reread`).
+    #: The input as it was read (a local file that could be read: for the cache, and to
+    #: read it again for a cross-file finding).
+    stamp: Stamp | None = None
+    #: Of another input that holds facts (stdin, object storage): what is needed to read it
+    #: again (:mod:`quizkit.checks.reread`).
     origin: reread.Origin | None = None
+    #: Read as JSON Lines.
+    lines: bool = False
     #: Whether the input is one document exactly as orjson writes it indented.
     indented: bool = False
 
@@ -231,15 +243,18 @@ def _add_problems(outcome: FileOutcome, path: str, record: int | None,
 
 def check_source(source: Source, options: Options, schemas: SchemaBook) -> FileOutcome:
     """Read and check one source; a read failure is a finding, never an exception."""
-    stat = reread.stat_of(source)
+    before = stamps.stat_before_read(source.path) if cache_store.cacheable(source) else None
     try:
         data = source.read(options.limits.max_decompressed, options.limits.max_file_size)
     except ReadError as exc:
         return _unreadable(source, exc)
     lines = source.holds_lines(data)
     outcome = check_bytes(source.display, data, lines, options, schemas)
-    if outcome.facts:
-        outcome.origin = reread.origin_of(source, data, stat, lines, outcome.indented)
+    outcome.lines = lines
+    if before is not None and (options.stamp or outcome.facts):
+        outcome.stamp = stamps.stamp(before, data)  # for the cache, and to read it again
+    elif outcome.facts:  # standard input (spooled), an object in object storage
+        outcome.origin = reread.origin_of(source, data, lines, outcome.indented)
     return outcome
 
 
@@ -283,7 +298,7 @@ class _Split:
 
     source: Source
     data: bytes
-    stat: tuple[int, int] | None
+    before: Any  # stamps.stat_before_read's, before the file was read
     text: bytes  # prepared (byte order mark removed)
     problems: list[intake.Problem]
     pieces: int
@@ -305,8 +320,9 @@ class _Split:
             outcome.facts += part.facts
             outcome.outlines += part.outlines
         finish(outcome, self.text, options)
-        if outcome.facts:
-            outcome.origin = reread.origin_of(self.source, self.data, self.stat, True, False)
+        outcome.lines = True
+        if self.before is not None:
+            outcome.stamp = stamps.stamp(self.before, self.data)
         return outcome
 
     def release(self) -> None:
@@ -329,7 +345,7 @@ def _done(outcomes: list[FileOutcome]) -> Future[list[FileOutcome]]:
 def _split_work(pool: Any, source: Source, options: Options, jobs: int,
                 schemas: SchemaBook) -> Iterator[Work]:
     """A big JSON Lines file read (and decompressed) here once, its pieces to the workers."""
-    stat = reread.stat_of(source)
+    before = stamps.stat_before_read(source.path)
     try:
         data = source.read(options.limits.max_decompressed, options.limits.max_file_size)
     except ReadError as exc:
@@ -340,7 +356,7 @@ def _split_work(pool: Any, source: Source, options: Options, jobs: int,
         yield _done([check_bytes(source.display, data, True, options, schemas)]), None
         return
     pieces = split.cut(text, jobs)
-    state = _Split(source, data, stat, text, problems, len(pieces), split.share(text))
+    state = _Split(source, data, before, text, problems, len(pieces), split.share(text))
     for start, end, first in pieces:
         yield pool.submit(_check_piece, source.display, state.block.name, start, end, first,
                           options), state
@@ -451,7 +467,11 @@ def _check_many(sources: list[Source], options: Options, jobs: int,
     finished = False
     try:
         with signals_deferred():  # the first submit forks the workers
-            pending.extend(itertools.islice(work, jobs * WINDOW_PER_JOB))
+            try:
+                pending.extend(itertools.islice(work, jobs * WINDOW_PER_JOB))
+            except OSError as exc:  # past the process limit (EAGAIN), out of memory
+                raise WorkersError(f"cannot start {jobs} worker processes: "
+                                   f"{exc.strerror or exc} (use a smaller -j)") from None
         while pending:
             future, state = pending.popleft()
             outcomes = future.result()
@@ -514,39 +534,71 @@ Adjust = Callable[[Finding], Finding | None]
 CheckMany = Callable[[list[Source], Options], Iterable[FileOutcome]]
 
 
-def _collect(sources: list[Source], options: Options, jobs: int, schemas: SchemaBook,
+def _collect(sources: list[Source], options: Options, jobs: int | None, schemas: SchemaBook,
              report: Report, facts: list[Located], origins: reread.Origins,
-             deliver: Callable[[Finding], None],
+             deliver: Callable[[Finding], bool],
              reporter: Reporter | None, on_file: Callable[[FileResult], None] | None,
-             check_many: CheckMany | None = None) -> None:
+             check_many: CheckMany | None = None,
+             cache: cache_store.ResultCache | None = None) -> None:
     """Check every source; keep results, facts and the origins of the inputs that hold
     facts, deliver findings, in input order."""
-    outcomes = (check_many(sources, options) if check_many is not None
-                else _check_many(sources, options, jobs, schemas))
     by_display: dict[str, Source] | None = None
-    for outcome in outcomes:
+    for outcome in _outcomes(sources, options, jobs, schemas, check_many, cache):
         report.add_file(outcome.result)
         facts.extend(outcome.facts)
-        if outcome.origin is not None:
+        origin = outcome.origin or (reread.origin_of_stamp(outcome.stamp, outcome.lines,
+                                                           outcome.indented)
+                                    if outcome.facts and outcome.stamp else None)
+        if origin is not None:
             if by_display is None:
                 by_display = {s.display: s for s in sources}
             path = outcome.result.path
-            origins[path] = (by_display[path], outcome.origin)
+            origins[path] = (by_display[path], origin)
         if report.keep_findings:
             report.outlines.extend(outcome.outlines)
+        inputs_kept = False
         for finding in outcome.findings:
-            deliver(finding)
+            kept = deliver(finding)
+            inputs_kept = inputs_kept or (kept and finding.code.startswith(INPUT_PREFIX))
+        if not outcome.result.readable and not inputs_kept:
+            report.absorbed += 1  # the baseline held every input finding of the file
         if reporter is not None:
             reporter.file_done(outcome.result.path)
         if on_file is not None:
             on_file(outcome.result)
 
 
+class WorkersError(Exception):
+    """The worker processes could not be started (one line; exit 2)."""
+
+
+def _outcomes(sources: list[Source], options: Options, jobs: int | None, schemas: SchemaBook,
+              check_many: CheckMany | None,
+              cache: cache_store.ResultCache | None) -> Iterator[FileOutcome]:
+    """The outcome of every source, in input order: from the cache where it holds one, else
+    checked (here, by workers or elsewhere) and then kept in the cache."""
+    cached: list[FileOutcome | None] = [None] * len(sources)
+    if cache is not None:
+        cached = [cache.lookup(s, options.limits, FileOutcome) for s in sources]
+    todo = [s for s, c in zip(sources, cached, strict=True) if c is None]
+    if jobs is None:
+        jobs = default_jobs(todo)
+    checked = iter(check_many(todo, options) if check_many is not None
+                   else _check_many(todo, options, jobs, schemas))
+    for source, outcome in zip(sources, cached, strict=True):
+        if outcome is None:
+            outcome = next(checked)
+            if cache is not None:  # before the findings are delivered (and re-graded)
+                cache.store(source, outcome)
+        yield outcome
+
+
 def run(sources: Iterable[Source], options: Options | None = None, *,
         reporter: Reporter | None = None, jobs: int | None = None,
         adjust: Adjust | None = None,
         on_file: Callable[[FileResult], None] | None = None,
-        check_many: CheckMany | None = None, schemas: SchemaBook | None = None) -> Report:
+        check_many: CheckMany | None = None, schemas: SchemaBook | None = None,
+        cache: cache_store.ResultCache | None = None) -> Report:
     """Check every source and return the report.
 
     ``reporter`` receives each finding as soon as its file is done (in input order).
@@ -554,7 +606,8 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     reported; ``on_file`` is called after each file (progress). ``check_many`` checks the
     files elsewhere (``quizkit.cluster.checking``); the cross-file checks still run here.
     ``schemas``: the compiled schemas of ``options.profile`` (default: a book made for this
-    run; pass one to reuse what it compiled).
+    run; pass one to reuse what it compiled). ``cache``: outcomes of unchanged inputs are
+    taken from it, the others kept in it.
     """
     options = options or Options()
     if schemas is None:
@@ -565,28 +618,32 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
         options = dataclasses.replace(options, snippet_lines=reporter.snippet_lines)
     if reporter is not None and not reporter.needs_outlines:
         options = dataclasses.replace(options, outlines=False)
+    if cache is not None:
+        cache = cache.for_run(options)
+        options = dataclasses.replace(options, stamp=True)
     sources = list(sources)
-    jobs = default_jobs(sources) if jobs is None else jobs
     report = Report(keep_findings=reporter is None or reporter.needs_findings,
                     keep_files=reporter is None or reporter.needs_files)
     facts: list[Located] = []
     origins: reread.Origins = {}
 
-    def deliver(finding: Finding) -> None:
+    def deliver(finding: Finding) -> bool:
+        """Report ``finding`` after the adjustments; whether it was kept."""
         if adjust is not None:
             finding = adjust(finding)
             if finding is None:
-                return
+                return False
         report.add(finding)
         if reporter is not None:
             reporter.finding(finding)
+        return True
 
     if reporter is not None:
         reporter.start()
     try:
         with fewer_collections():
             _collect(sources, options, jobs, schemas, report, facts, origins, deliver,
-                     reporter, on_file, check_many)
+                     reporter, on_file, check_many, cache)
         # Inputs are read again only for the ids with differing copies, and for the
         # findings of the batch checks (quizkit.checks.reread).
         reread.settle(facts, origins, options.limits)

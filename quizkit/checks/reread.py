@@ -2,34 +2,35 @@
 
 The pass keeps each cross-file fact with its path, record and pointer, and a quick digest of
 its content (:mod:`quizkit.rules.facts`): no positions, no canonical digest. Of an input that
-holds facts it keeps an :class:`Origin`: its size and modification time before the read, and
-a digest of the bytes it checked (standard input: a spooled copy of them). After the batch
+holds facts it keeps an :class:`Origin`: its stat before the read (the result cache's stamp:
+size, modification and change times, inode) and a digest of the bytes it checked (standard
+input: a spooled copy of them). After the batch
 checks:
 
 - :func:`settle` makes the digests of one id canonical (key order aside) where its copies'
   quick digests differ: the copies are read again and their values written with sorted keys;
 - :func:`place` gives each finding of a batch check its line, column and source lines.
 
-An input is read again only when it is unchanged: same size and modification time, and the
-same digest of its bytes. One that changed in between keeps its finding, with a note and no
+An input is read again only when it is unchanged: the same stat, and the same digest of its
+bytes. One that changed in between keeps its finding, with a note and no
 position, never a wrong one.
 """
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
 import orjson
-import xxhash
 
+from quizkit.cache import stamps
+from quizkit.cache.stamps import Stamp
 from quizkit.catalog.findings import Finding
 from quizkit.catalog.pointers import split_pointer
 from quizkit.checks import snippets
-from quizkit.inputs import intake, remote
+from quizkit.inputs import intake
 from quizkit.inputs.limits import Limits
 from quizkit.inputs.positions import DocumentText
 from quizkit.inputs.sources import ReadError, Source
@@ -45,36 +46,29 @@ SPOOL_IN_MEMORY = 8 * 1024 * 1024
 class Origin:
     """What the pass saw of an input that holds facts, to read the same bytes again."""
 
-    #: (size, modification time in ns) before the pass read it; None for stdin and URLs.
-    stat: tuple[int, int] | None
-    size: int  # of the bytes checked (decompressed)
-    digest: bytes  # XXH3-128 of the bytes checked
     lines: bool  # read as JSON Lines
     indented: bool  # one document, exactly as orjson writes it indented (faster placing)
+    digest: bytes  # of the bytes checked (decompressed): :func:`quizkit.cache.stamps.digest`
+    #: A local file: its stat before the pass read it (the cache's stamp).
+    stamp: Stamp | None = None
     #: Standard input: the bytes checked, spooled (never pickled: stdin is checked in the
     #: run's own process).
     spool: IO[bytes] | None = None
 
 
-def stat_of(source: Source) -> tuple[int, int] | None:
-    """(size, modification time) of a local file, for :class:`Origin`; None for others."""
-    if source.is_stdin or remote.is_url(source.path):
-        return None
-    try:
-        st = os.stat(source.path)
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns
+def origin_of_stamp(stamp: Stamp, lines: bool, indented: bool) -> Origin:
+    """The :class:`Origin` of a local file read as ``stamp`` says."""
+    return Origin(lines, indented, stamp.digest, stamp)
 
 
-def origin_of(source: Source, data: bytes, stat: tuple[int, int] | None, lines: bool,
-              indented: bool) -> Origin:
-    """The :class:`Origin` of ``data``, the bytes of ``source`` just checked."""
+def origin_of(source: Source, data: bytes, lines: bool, indented: bool) -> Origin:
+    """The :class:`Origin` of ``data``, the bytes of ``source`` (standard input, spooled, or
+    an object in object storage) just checked."""
     spool = None
     if source.is_stdin:
         spool = tempfile.SpooledTemporaryFile(SPOOL_IN_MEMORY)  # noqa: SIM115 - closed by close()
         spool.write(data)
-    return Origin(stat, len(data), xxhash.xxh3_128_digest(data), lines, indented, spool)
+    return Origin(lines, indented, stamps.digest(data), None, spool)
 
 
 def close(origins: Iterable[Origin]) -> None:
@@ -90,15 +84,15 @@ def read_again(source: Source, origin: Origin, limits: Limits) -> bytes | None:
         origin.spool.seek(0)
         data = origin.spool.read()
     else:
-        if origin.stat is not None and stat_of(source) != origin.stat:
-            return None
+        if origin.stamp is not None:
+            before = stamps.stat_before_read(source.path)
+            if before is None or not origin.stamp.same_stat(before[0]):
+                return None
         try:
             data = source.read(limits.max_decompressed, limits.max_file_size)
         except ReadError:
             return None
-    if len(data) != origin.size or xxhash.xxh3_128_digest(data) != origin.digest:
-        return None
-    return data
+    return data if stamps.digest(data) == origin.digest else None
 
 
 class _Input:
@@ -218,5 +212,5 @@ def settle(facts: list[Located], origins: Origins, limits: Limits) -> None:
             facts[i] = Located(place, fact._replace(digest=digest(value)))  # type: ignore[union-attr]
 
 
-__all__ = ["CHANGED_NOTE", "Origin", "Origins", "close", "origin_of", "place", "read_again",
-           "settle", "stat_of"]
+__all__ = ["CHANGED_NOTE", "Origin", "Origins", "close", "origin_of", "origin_of_stamp", "place",
+           "read_again", "settle"]

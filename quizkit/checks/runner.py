@@ -12,6 +12,9 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass
 
+from quizkit.cache import ResultCache
+from quizkit.cache import choose as choose_cache_dir
+from quizkit.catalog.display import printable
 from quizkit.catalog.findings import Report
 from quizkit.checks import engine
 from quizkit.checks.baseline import Baseline, Recorder
@@ -110,6 +113,17 @@ def expand_paths(paths: Iterable[str] | str, exclude: Iterable[str],
     return inputs.sources
 
 
+def _result_cache(s: Settings, cache: bool | None, paths: list[str],
+                  say: Notes) -> ResultCache | None:
+    """The run's result cache, if it has one (``cache`` as :func:`run` takes it)."""
+    if cache is False or (cache is None and s.cache_dir is None):
+        return None
+    directory, warning = choose_cache_dir(s.cache_dir, paths)
+    if warning is not None:
+        say(warning)
+    return None if directory is None else ResultCache(directory, say)
+
+
 def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         output: str | None = None, reports: Sequence[str] = (), color: str = "auto",
         show: str = "info", quiet: bool = True, verbose: bool = False,
@@ -117,14 +131,21 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         reporter: Reporter | None = None, notes: Notes | None = None,
         cluster: ClusterOpener | None = None, stdin_format: str = "auto",
         schemas: SchemaBook | None = None,
-        check_many: engine.CheckMany | None = None) -> Report:
+        check_many: engine.CheckMany | None = None, cache: bool | None = None) -> Report:
     """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving);
     ``schemas``: compiled for the settings' profile (default: made for this run).
 
     ``check_many`` checks the files on a cluster already connected
     (:func:`quizkit.cluster.checking.check_many`); ``cluster`` connects to one.
+    ``cache``: ``True`` uses the result cache (in the settings' ``cache_dir``, else the
+    default place), ``None`` only when the settings name a directory, ``False`` never; a
+    run on a cluster is not cached.
     """
     sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
+    writing = format is not None or output is not None or bool(reports)
+    outputs = [spec.path for spec in parse_reports(format, output, reports)] if writing else []
+    refuse_inputs([*outputs, s.write_baseline],
+                  [*(source.path for source in sources), *s.files_read])
     loaded = read_profile_file(s.profile)
     if schemas is None:
         schemas = SchemaBook(loaded.enums)
@@ -137,14 +158,17 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     adjust = config_mod.chain(None if adjuster.is_noop else adjuster, known, recorder)
     options = engine.Options(kind=s.kind, profile=loaded.enums, limits=s.limits,
                              service=loaded.service)
-    writing = format is not None or output is not None or bool(reports)
-    outputs = [spec.path for spec in parse_reports(format, output, reports)] if writing else []
-    refuse_inputs([*outputs, s.write_baseline], [source.path for source in sources])
     progress_line = Progress.for_run(len(sources), quiet=quiet, verbose=verbose,
                                      force=progress)
-    view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"))
+    view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"),
+                         config=s.source)
+    if verbose and notes is not None:
+        notes(f"config: {printable(str(s.source)) if s.source else 'none'}")
     opened = open_reporters(format, output, reports, options=view, progress=progress_line) \
         if writing else nullcontext(reporter)
+    say = notes or (lambda _line: None)
+    results = None if cluster is not None or check_many is not None else \
+        _result_cache(s, cache, path_list(paths), say)
     with ExitStack() as stack:
         stack.enter_context(progress_line)  # the line is erased however the run ends
         if cluster is not None:  # before any output is opened: an unreachable cluster
@@ -154,8 +178,11 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
             configure_service(target, names=loaded.service)
         report = engine.run(sources, options, reporter=target, jobs=s.jobs, adjust=adjust,
                             on_file=progress_line.on_file, check_many=check_many,
-                            schemas=schemas)
-    say = notes or (lambda _line: None)
+                            schemas=schemas, cache=results)
+    if verbose and results is not None:
+        hits = results.counts["hit"]
+        say(f"result cache: {hits} of {hits + results.counts['miss']} files unchanged since "
+            f"their last check, in {results.directory}")
     if recorder is not None:
         recorder.write()
         n = sum(recorder.counts.values())

@@ -23,21 +23,20 @@ from __future__ import annotations
 import ctypes
 import importlib
 import pickle
-import socket
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
+from quizkit.catalog.display import printable
 from quizkit.checks import engine
+from quizkit.cluster import scheduler_probe
 from quizkit.inputs.batching import consecutive_runs
 from quizkit.inputs.sources import Source
 from quizkit.model.schemas import SchemaBook
+from quizkit.settings import waits
 
-#: Seconds to wait for the scheduler before giving up (exit 2).
-CONNECT_TIMEOUT = 5
 #: Tasks in flight per worker thread.
 WINDOW_PER_THREAD = 4
 #: Bytes of input in one validation task, at most: every task costs the client, the scheduler
@@ -73,87 +72,45 @@ class ClusterError(Exception):
 
 @contextmanager
 def connect(address: str) -> Iterator[Any]:
-    """A Dask client of the scheduler at ``address``, closed at the end."""
+    """A Dask client of the scheduler at ``address``, closed at the end, once at least one
+    worker has joined; :class:`ClusterError` when that takes more than the run's
+    :func:`quizkit.settings.waits.seconds`.
+
+    The peer is checked first by :mod:`quizkit.cluster.scheduler_probe`, which deserialises nothing
+    it sends; only a peer that answers as a scheduler gets a Dask ``Client``.
+    """
     # Dask is an optional extra, imported only when a cluster is used: a local run neither
     # needs it nor pays for importing it.
     try:
         distributed = importlib.import_module("distributed")
     except ImportError:
         raise ClusterError("--scheduler needs Dask: pip install 'quizkit[cluster]'") from None
-    _probe(address)
-    _ask_identity(distributed, address)
     try:
-        client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        wait = waits.seconds()
+    except ValueError as exc:
+        raise ClusterError(str(exc)) from None
+    security = distributed.Security()
+    try:
+        scheduler_probe.check(address, wait,
+                              security.get_connection_args("client").get("ssl_context"))
+    except (scheduler_probe.PeerError, ValueError) as exc:
+        raise ClusterError(f"cannot reach the Dask scheduler at {printable(address)}: "
+                           f"{exc}") from None
+    try:
+        client = distributed.Client(address, timeout=wait, security=security,
+                                    set_as_default=False)
     except Exception as exc:  # e.g. MemoryError from a peer that does not speak Dask
-        raise ClusterError(f"cannot reach the Dask scheduler at {address}: "
+        raise ClusterError(f"cannot reach the Dask scheduler at {printable(address)}: "
                            f"{_one_line(exc)}") from None
     try:
+        try:
+            client.wait_for_workers(1, timeout=wait)
+        except (TimeoutError, OSError):
+            raise ClusterError(f"no worker joined the Dask scheduler at {printable(address)} "
+                               f"within {wait:g} s (--wait-timeout)") from None
         yield client
     finally:
         client.close()
-
-
-def _probe(address: str) -> None:
-    """Fail at once when nothing answers at ``address``'s host and port.
-
-    A ``Client`` that cannot connect gives up after ``CONNECT_TIMEOUT``, but leaves Dask's IO
-    loop to be torn down when the process exits, which took another 4-5 s: a plain TCP
-    connection first keeps "unreachable" well under 10 s. Addresses without a host and port
-    (e.g. ``inproc://``) are left to Dask.
-    """
-    parts = urlsplit(address if "://" in address else f"tcp://{address}")
-    try:
-        host, port = parts.hostname, parts.port
-    except ValueError:  # not a port number: Dask says what is wrong with it
-        return
-    if not host or port is None:
-        return
-    try:
-        with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT):
-            pass
-    except OSError as exc:
-        raise ClusterError(f"cannot reach the Dask scheduler at {address}: "
-                           f"{exc.strerror or _one_line(exc)}") from None
-
-
-def _ask_identity(distributed: Any, address: str) -> None:
-    """Fail within ``CONNECT_TIMEOUT`` unless a Dask scheduler answers at ``address``.
-
-    A ``Client`` whose peer accepts the connection but does not speak Dask (a web server,
-    anything else listening there) either waits for a handshake that never comes, or fails
-    and then, when the half-made client is collected, waits 10 s more to close and prints
-    Dask's own traceback. One plain request (the scheduler's ``identity``) on a connection
-    of our own, bounded in time, tells first; no ``Client`` is made for such a peer.
-    """
-    import asyncio
-
-    async def ask() -> object:
-        comm = await distributed.comm.connect(
-            address, timeout=CONNECT_TIMEOUT,
-            **distributed.Security().get_connection_args("client"))
-        try:
-            await comm.write({"op": "identity", "reply": True})
-            return await comm.read()
-        finally:
-            comm.abort()
-
-    async def bounded() -> object:
-        return await asyncio.wait_for(ask(), CONNECT_TIMEOUT)
-
-    not_dask = "what answers there is not a Dask scheduler"
-    try:
-        reply = asyncio.run(bounded())
-    except TimeoutError:
-        why = f"no Dask scheduler answered within {CONNECT_TIMEOUT} s"
-    except OSError as exc:  # refused, reset, closed (Dask's CommClosedError)
-        why = _one_line(exc)
-    except Exception:  # a peer that does not speak Dask: its bytes fail in many ways
-        why = not_dask
-    else:
-        if isinstance(reply, dict) and reply.get("type") == "Scheduler":
-            return
-        why = not_dask
-    raise ClusterError(f"cannot reach the Dask scheduler at {address}: {why}")
 
 
 def _one_line(exc: BaseException) -> str:

@@ -1,8 +1,10 @@
 """Commands for analysis: ``load``, ``summary sizes|starts|overview``, ``query``, ``export``.
 
-Exit codes follow the contract in docs/architecture.md: 0 fine; 2 usage or database error
-(including a refused or failing query); 3 an input could not be read or parsed. Files that
-cannot be read are skipped with a warning; the rest is loaded and the exit code is 3.
+Exit codes follow the policy of :mod:`quizkit.catalog.exits` (docs/cli.md): 0 fine; 2 usage or
+database error (a path that does not exist, a refused or failing query); 3 an input could not
+be read or parsed. Such an input is reported as ``quizkit validate`` reports it
+(:mod:`quizkit.checks.input_report`); the rest is loaded and the exit code is 3, unless the
+``--baseline`` holds the input's finding.
 """
 
 from __future__ import annotations
@@ -12,38 +14,33 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
 from quizkit import api
 from quizkit.analysis import summaries
+from quizkit.analysis.aftermath import no_room
 from quizkit.analysis.connect import DatabaseError
-from quizkit.analysis.files import InputError, Skipped
+from quizkit.analysis.files import InputError
 from quizkit.analysis.load import DEFAULT_MEMORY_LIMIT, Input, LoadError, LoadResult
 from quizkit.analysis.query import QueryError
 from quizkit.analysis.summary_output import SUMMARY_FORMATS
+from quizkit.catalog import exits
+from quizkit.checks.input_report import InputReport
 from quizkit.cluster.checking import ClusterError
+from quizkit.commands.exit_policy import end_with
 from quizkit.commands.progress_option import progress_option
-from quizkit.commands.rule_options import config_errors, config_option
+from quizkit.commands.rule_options import baseline_option, config_errors, config_option
+from quizkit.commands.wait_option import SECONDS, scheduler_address, wait_option
 from quizkit.commands.walk_options import walk_options, warn_unmatched
 from quizkit.inputs.walk import PatternError
 from quizkit.outputs.numbers import plural, thousands
 from quizkit.outputs.progress import Progress
 from quizkit.pages.formats import FORMATS
-
-EXIT_USAGE = 2
-EXIT_INPUT = 3
-
-
-def _fail(message: str, code: int) -> NoReturn:
-    click.echo(f"quizkit: error: {message}", err=True)
-    sys.exit(code)
-
-
-def _warn_skipped(skipped: list[Skipped]) -> None:
-    for s in skipped:
-        click.echo(f"quizkit: warning: skipped {s.path}: {s.reason}", err=True)
+from quizkit.reporters.text import files_line
+from quizkit.settings.bounds import MAX_ROWS, MAX_SECONDS, MAX_THREADS
+from quizkit.settings.waits import WaitTimeout
 
 
 def _warn_unknown(result: LoadResult) -> None:
@@ -54,39 +51,45 @@ def _warn_unknown(result: LoadResult) -> None:
 
 
 @contextmanager
-def _errors(load_failed: str = "could not load the files") -> Iterator[None]:
-    """The analysis errors → one line and the exit code of the contract."""
+def _errors(load_failed: str = "load failed") -> Iterator[None]:
+    """The analysis errors → one line and the exit code of the contract (a failed load says
+    itself whether the database or dataset changed, :mod:`quizkit.analysis.aftermath`)."""
     try:
         with config_errors():
             yield
-    except InputError as exc:
-        _fail(str(exc), EXIT_INPUT)
+    except InputError as exc:  # a path that does not exist, stdin
+        exits.stop(str(exc), exits.USAGE)
     except PatternError as exc:
-        _fail(str(exc), EXIT_USAGE)
-    except LoadError as exc:
-        _fail(f"{load_failed}: {exc}", EXIT_INPUT)
-    except (DatabaseError, QueryError, ClusterError) as exc:
+        exits.stop(str(exc), exits.USAGE)
+    except LoadError as exc:  # a full disk or a file-size limit is 2, as for any output
+        exits.stop(f"{load_failed}: {exc}", exits.USAGE if no_room(str(exc)) else exits.INPUT)
+    except (DatabaseError, QueryError, ClusterError, WaitTimeout) as exc:
         sys.stdout.flush()  # the rows written before a query failed, then the error
-        _fail(str(exc), EXIT_USAGE)
+        exits.stop(str(exc), exits.USAGE)
 
 
 def _warn_loaded(result: LoadResult) -> None:
     warn_unmatched(result.unmatched)
-    _warn_skipped(result.skipped)
     _warn_unknown(result)
 
 
+def _end(loaded: LoadResult | None) -> None:
+    """The inputs that could not be read, and the exit code (files read straight)."""
+    if loaded is not None and loaded.inputs is not None:
+        end_with(loaded.inputs)
+
+
 def _print(answer: api.Answer) -> None:
-    """The answer on stdout, after the warnings about what was loaded; exit 3 if files were
-    skipped."""
+    """The answer on stdout, after the warnings about what was loaded; then the inputs that
+    could not be read, and the exit code."""
     if answer.loaded is not None:
         _warn_loaded(answer.loaded)
     click.echo(answer.text, nl=False)
-    if answer.loaded is not None and answer.loaded.skipped:
-        sys.exit(EXIT_INPUT)
+    _end(answer.loaded)
 
 
 def _source_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = config_option(baseline_option(fn))
     fn = click.option("--parquet", type=click.Path(file_okay=False),
                       help="Read this Parquet dataset (from `quizkit load --parquet`) "
                            "instead of files.")(fn)
@@ -115,21 +118,25 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
               show_default=True,
               help="DuckDB's memory limit (e.g. 512MB, 2GB); beyond it DuckDB spills to a "
                    "temporary directory.")
-@click.option("--threads", type=click.IntRange(min=1), default=None,
-              help="DuckDB threads [default: the number of cores].")
+@click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
+              help=f"DuckDB threads, at most {MAX_THREADS} [default: the number of cores].")
 @click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
-              help="Run the per-file work on this Dask cluster (tcp://host:8786; default "
+              help="Run the per-file work on this Dask cluster (tcp://host:8786 or tls://; "
+                   "default "
                    "$DASK_SCHEDULER_ADDRESS, used with --parquet only); needs --parquet.")
+@wait_option
 @click.option("--timings", is_flag=True, help="Print the time of each step to stderr.")
 @click.option("-q", "--quiet", is_flag=True,
               help="Print nothing but warnings and errors (no progress display).")
 @progress_option
 @walk_options
 @config_option
+@baseline_option
 def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, findings: bool,
                  memory_limit: str, threads: int | None, scheduler: str | None, timings: bool,
                  quiet: bool, progress: bool | None, exclude: tuple[str, ...],
-                 include_hidden: bool, config_file: Path | None) -> None:
+                 include_hidden: bool, config_file: Path | None,
+                 baseline_file: Path | None) -> None:
     """Load exports of any kind (files, directories, s3:// URLs; .json, .jsonl, .ndjson, .gz)
     into DuckDB or a Parquet dataset.
 
@@ -141,11 +148,14 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
     if scheduler and not parquet and click.get_current_context().get_parameter_source(
             "scheduler") == click.core.ParameterSource.ENVIRONMENT:
         scheduler = None  # DASK_SCHEDULER_ADDRESS is for the loads a cluster can do
+    ctx = click.get_current_context()
+    scheduler = scheduler_address(ctx, next(p for p in ctx.command.params
+                                            if p.name == "scheduler"), scheduler)
 
     def show_step(step: str, seconds: float) -> None:
         click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
 
-    with _errors(f"load failed, the {'database' if db else 'dataset'} is unchanged"), \
+    with _errors(), \
             Progress.for_run(quiet=quiet, force=progress) as line:
         def on_batch(batch: list[Input], total_files: int, total_bytes: int) -> None:
             line.set_totals(total_files, total_bytes)
@@ -154,16 +164,19 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
         result = api.load(paths, db, parquet=parquet, findings=findings,
                           memory_limit=memory_limit, threads=threads, scheduler=scheduler,
                           timings=show_step if timings else None, on_batch=on_batch,
-                          config=config_file, exclude=exclude, include_hidden=include_hidden)
+                          config=config_file, exclude=exclude, include_hidden=include_hidden,
+                          baseline=baseline_file)
     _warn_loaded(result)
+    inputs = result.inputs or InputReport(result.files, result.documents)
+    for line in inputs.lines()[:len(inputs.findings)]:
+        click.echo(line, err=True)
     if not quiet:
         rows = ", ".join(f"{thousands(n)} {t}" for t, n in result.rows.items() if t != "files")
-        click.echo(f"Loaded {plural(result.files, 'file')} "
-                   f"({plural(result.documents, 'document')}) into {db or parquet}: "
+        click.echo(f"Loaded {files_line(inputs.files, inputs.documents, inputs.unreadable)} "
+                   f"into {db or parquet}: "
                    f"{rows}" + ("" if result.findings is None
                                 else f", {plural(result.findings, 'finding')}") + ".")
-    if result.skipped:
-        sys.exit(EXIT_INPUT)
+    sys.exit(inputs.exit_code)
 
 
 @click.group("summary")
@@ -178,10 +191,18 @@ def _run_summary(name: str, paths: tuple[str, ...], db: str | None, parquet: str
                  fmt: str, section: str | None, output: str | None, **options: Any) -> None:
     with _errors():
         answer = api.summary(name, paths, db=db, parquet=parquet, format=fmt, section=section,
-                             output=output, **options)
+                             output=output, **_renamed(options))
     if output is not None:  # written; only the warnings and the exit code are left
         answer = replace(answer, text="")
     _print(answer)
+
+
+def _renamed(options: dict[str, Any]) -> dict[str, Any]:
+    """The CLI's ``config_file`` and ``baseline_file`` by the API's names."""
+    options = dict(options)
+    options["config"] = options.pop("config_file", None)
+    options["baseline"] = options.pop("baseline_file", None)
+    return options
 
 
 def _summary_options(grouped: bool, every: bool = False
@@ -202,7 +223,7 @@ def _summary_options(grouped: bool, every: bool = False
 
 
 def _top_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
+    return click.option("--top", type=click.IntRange(0, MAX_ROWS), default=10, show_default=True,
                         help="Rows of every ranked list; 0 for all.")(fn)
 
 
@@ -220,37 +241,45 @@ def _every_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 @_summary_options(grouped=True)
 def sizes_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
                   top: int, by: tuple[str, ...], section: str | None,
-                  output: str | None) -> None:
+                  output: str | None,
+                  config_file: Path | None, baseline_file: Path | None) -> None:
     """Package sizes (meta.size): distribution, histogram, largest, media counts, groups."""
-    _run_summary("sizes", paths, db, parquet, fmt, section, output, top=top, by=by)
+    _run_summary("sizes", paths, db, parquet, fmt, section, output, top=top, by=by,
+                 config_file=config_file, baseline_file=baseline_file)
 
 
 @summary.command("starts")
 @_summary_options(grouped=True, every=True)
 def starts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
                    top: int, every: str, by: tuple[str, ...], section: str | None,
-                   output: str | None) -> None:
+                   output: str | None,
+                   config_file: Path | None, baseline_file: Path | None) -> None:
     """Starts (meta.starts) and games: totals, top, groups, games per package and version,
     games over time."""
     _run_summary("starts", paths, db, parquet, fmt, section, output, top=top, by=by,
-                 every=every)
+                 every=every,
+                 config_file=config_file, baseline_file=baseline_file)
 
 
 @summary.command("overview")
 @_summary_options(grouped=False)
 def overview_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
-                     top: int, section: str | None, output: str | None) -> None:
+                     top: int, section: str | None, output: str | None,
+                     config_file: Path | None, baseline_file: Path | None) -> None:
     """Counts of every table, shares of published and deleted versions, files, findings."""
-    _run_summary("overview", paths, db, parquet, fmt, section, output, top=top)
+    _run_summary("overview", paths, db, parquet, fmt, section, output, top=top,
+                 config_file=config_file, baseline_file=baseline_file)
 
 
 @summary.command("all")
 @_summary_options(grouped=True, every=True)
 def all_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
                 top: int, every: str, by: tuple[str, ...], section: str | None,
-                output: str | None) -> None:
+                output: str | None,
+                config_file: Path | None, baseline_file: Path | None) -> None:
     """Every summary (overview, sizes, starts) at once; sections are named summary.section."""
-    _run_summary("all", paths, db, parquet, fmt, section, output, top=top, by=by, every=every)
+    _run_summary("all", paths, db, parquet, fmt, section, output, top=top, by=by, every=every,
+                 config_file=config_file, baseline_file=baseline_file)
 
 
 @summary.command("charts")
@@ -261,10 +290,12 @@ def all_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt
 @_top_option
 @_source_options
 def charts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, top: int,
-                   by: tuple[str, ...], every: str, out: str) -> None:
+                   by: tuple[str, ...], every: str, out: str, config_file: Path | None,
+                   baseline_file: Path | None) -> None:
     """Write every chart of the summaries as SVG and PNG files (summary.section.svg/.png)."""
     with _errors():
-        done = api.charts(out, paths, db=db, parquet=parquet, top=top, by=by, every=every)
+        done = api.charts(out, paths, db=db, parquet=parquet, top=top, by=by, every=every,
+                          config=config_file, baseline=baseline_file)
     text = "".join(f"{path}\n" for path in done.written)
     for why in done.missing:
         click.echo(f"quizkit: no chart for {why}", err=True)
@@ -275,14 +306,13 @@ def charts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, 
 @click.argument("sql")
 @_source_options
 @_format_option
-@click.option("--limit", type=click.IntRange(min=0), default=None,
+@click.option("--limit", type=click.IntRange(0, MAX_ROWS), default=None,
               help="Write at most this many rows.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-              metavar="SECONDS", help="Stop the query after this long (exit 2).")
-@config_option
+@click.option("--timeout", type=SECONDS, default=None, metavar="SECONDS",
+              help=f"Stop the query after this long, at most {MAX_SECONDS:g} (exit 2).")
 def query_command(sql: str, paths: tuple[str, ...], db: str | None, parquet: str | None,
-                  fmt: str,
-                  limit: int | None, timeout: float | None, config_file: Path | None) -> None:
+                  fmt: str, limit: int | None, timeout: float | None,
+                  config_file: Path | None, baseline_file: Path | None) -> None:
     """Run one reading SQL statement (SELECT) over the tables of docs/tables.md.
 
     A database file is opened read-only; statements that write are refused (exit 2). Reading
@@ -293,9 +323,9 @@ def query_command(sql: str, paths: tuple[str, ...], db: str | None, parquet: str
     with _errors():
         answer = api.query(sql, paths, db=db, parquet=parquet, format=fmt, limit=limit,
                            timeout=timeout, config=config_file, write=sys.stdout.write,
-                           loaded=_warn_loaded)
-    if answer.loaded is not None and answer.loaded.skipped:
-        sys.exit(EXIT_INPUT)
+                           loaded=_warn_loaded, baseline=baseline_file)
+    sys.stdout.flush()
+    _end(answer.loaded)
 
 
 @click.command("export")

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import sys
+from pathlib import Path
 
 import click
 
 from quizkit import api
 from quizkit.checks.documents import Skipped
+from quizkit.commands.exit_policy import end_with, input_errors
+from quizkit.commands.rule_options import baseline_option, config_option
 from quizkit.commands.walk_options import stdin_option, walk_options
-from quizkit.inputs.sources import MissingPath
-from quizkit.inputs.walk import PatternError
-
-EXIT_INPUT = 3  # an input could not be read or parsed
 
 
 @click.group()
@@ -29,32 +27,31 @@ def enums() -> None:
               "and an example location each.")
 @walk_options
 @stdin_option
+@config_option
+@baseline_option
 def infer_command(paths: tuple[str, ...], output: str | None, fmt: str,
-                  exclude: tuple[str, ...], include_hidden: bool, stdin_format: str) -> None:
+                  exclude: tuple[str, ...], include_hidden: bool, stdin_format: str,
+                  config_file: Path | None, baseline_file: Path | None) -> None:
     """Report every enum-typed field's values seen in PATHS, with counts and examples.
 
-    An input that cannot be read or parsed is named on stderr and makes the exit code 3
-    (the profile is still written from the rest).
+    An input that cannot be read or parsed is reported on stderr as `quizkit validate`
+    reports it, and makes the exit code 3 unless the --baseline holds its finding (the
+    profile is still written from the rest).
     """
     skipped = Skipped()
-    try:
+    with input_errors():
         seen = api.infer(paths, exclude=exclude, include_hidden=include_hidden,
                          stdin_format=stdin_format, format=fmt, output=output,
-                         skipped=skipped, notes=lambda line: click.echo(line, err=True))
-    except MissingPath as exc:
-        raise click.UsageError(f"no such file or directory: {exc}") from None
-    except PatternError as exc:
-        raise click.UsageError(str(exc)) from None
+                         skipped=skipped, config=config_file, baseline=baseline_file,
+                         notes=lambda line: click.echo(line, err=True))
     if output:
         click.echo(f"wrote {output}: {len(seen.counts)} enums from {seen.documents} documents",
                    err=True)
     else:
         text = api.inferred_text(seen, fmt, ", ".join(paths))
         click.echo(text, nl=not text.endswith("\n"))
-    for path, reason in skipped.failed():
-        click.echo(f"quizkit: error: skipped {path}: {reason}", err=True)
     if skipped.unknown_kind:
         click.echo(f"quizkit: warning: skipped {skipped.unknown_kind} document(s) of unknown "
                    "kind (run quizkit validate on them)", err=True)
-    if skipped.failed():
-        sys.exit(EXIT_INPUT)
+    assert seen.inputs is not None
+    end_with(seen.inputs)

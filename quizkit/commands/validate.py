@@ -8,19 +8,23 @@ from pathlib import Path
 
 import click
 
+from quizkit.catalog import exits
 from quizkit.checks import runner
+from quizkit.checks.engine import WorkersError
 from quizkit.cluster.checking import ClusterError, checking
+from quizkit.commands.exit_policy import input_errors
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, rule_options
+from quizkit.commands.wait_option import scheduler_address, wait_option
 from quizkit.commands.walk_options import stdin_option, walk_options
 from quizkit.inputs.limits import Limits
-from quizkit.inputs.sources import MissingPath
-from quizkit.inputs.walk import PatternError
 from quizkit.model.schemas import KINDS
 from quizkit.reporters import REPORTERS
 from quizkit.reporters.text import COLOR_CHOICES
+from quizkit.settings.bounds import MAX_JOBS
 from quizkit.settings.config import SEVERITIES, resolve
+from quizkit.settings.waits import WaitTimeout
 
 
 @click.command()
@@ -38,8 +42,9 @@ from quizkit.settings.config import SEVERITIES, resolve
               help="Enum profile (TOML, from `quizkit enums infer`): values outside it are "
               "unknown-enum-value findings. Its [service] table names validation levels and "
               "entities for --format service.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes [default: the number of cores; 1 for stdin].")
+@click.option("-j", "--jobs", type=click.IntRange(1, MAX_JOBS), default=None,
+              help=f"Worker processes, at most {MAX_JOBS} [default: the number of cores; "
+                   "1 for stdin].")
 @click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
               help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
 @click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
@@ -48,8 +53,14 @@ from quizkit.settings.config import SEVERITIES, resolve
               help="List findings of this severity or worse in the text report (the rest are "
                    "counted in its summary line; --fail-on is separate).")
 @click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
-              help="Check the files on this Dask cluster (tcp://host:8786; default "
+              callback=scheduler_address,
+              help="Check the files on this Dask cluster (tcp://host:8786 or tls://; default "
                    "$DASK_SCHEDULER_ADDRESS); the workers read the inputs themselves.")
+@wait_option
+@click.option("--cache-dir", envvar="QUIZKIT_CACHE_DIR", type=click.Path(),
+              help="Keep the result cache here [default: $QUIZKIT_CACHE_DIR, else the "
+                   "config's cache-dir, else .quizkit_cache in the current directory].")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
 @progress_option
@@ -61,34 +72,32 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
              fail_on: str | None, exclude: tuple[str, ...], include_hidden: bool,
              stdin_format: str, profile: str | None,
              jobs: int | None, reports: tuple[str, ...], color: str, show: str,
-             scheduler: str | None, quiet: bool, verbose: bool, progress: bool | None,
+             scheduler: str | None, cache_dir: str | None, no_cache: bool, quiet: bool,
+             verbose: bool, progress: bool | None,
              limits: Limits,
              config_file: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
              severity: tuple[str, ...], baseline_file: Path | None,
              write_baseline: Path | None) -> None:
     """Validate exports: files, directories (recursive) or - for stdin.
 
-    Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage or configuration
-    error; 3 an input could not be read or parsed.
+    Exit codes (docs/cli.md): 0 clean; 1 findings at or above --fail-on; 2 usage or
+    configuration error, a path that does not exist; 3 an input could not be read or parsed
+    (unless the --baseline holds its finding).
     """
     with config_errors():
         settings = resolve(config_file, kind=kind, profile=profile, select=select,
                            ignore=ignore, severity=severity, fail_on=fail_on, exclude=exclude,
                            include_hidden=include_hidden, jobs=jobs, limits=limits,
                            baseline=baseline_file,
-                           write_baseline=write_baseline)
+                           write_baseline=write_baseline, cache_dir=cache_dir)
         try:
-            report = runner.run(paths, settings, format=fmt, output=output, reports=reports,
-                                color=color, show=show, quiet=quiet, verbose=verbose,
-                                progress=progress,
-                                notes=lambda line: click.echo(line, err=True),
-                                cluster=partial(checking, scheduler) if scheduler else None,
-                                stdin_format=stdin_format)
-        except MissingPath as exc:
-            raise click.UsageError(f"no such file or directory: {exc}") from None
-        except PatternError as exc:
-            raise click.UsageError(str(exc)) from None
-        except ClusterError as exc:
-            click.echo(f"quizkit: error: {exc}", err=True)
-            sys.exit(2)
+            with input_errors():
+                report = runner.run(
+                    paths, settings, format=fmt, output=output, reports=reports,
+                    color=color, show=show, quiet=quiet, verbose=verbose, progress=progress,
+                    notes=lambda line: click.echo(line, err=True),
+                    cluster=partial(checking, scheduler) if scheduler else None,
+                    stdin_format=stdin_format, cache=not no_cache)
+        except (ClusterError, WaitTimeout, WorkersError) as exc:
+            exits.stop(str(exc), exits.USAGE)
     sys.exit(settings.exit_code(report))

@@ -6,6 +6,10 @@ Credentials, region and endpoint come from where boto3 finds them: ``AWS_ACCESS_
 ending in ``/`` or naming a prefix is walked like a directory (the export files below it, in
 sorted order); a URL naming an object is that object. fsspec and s3fs come with
 ``pip install 'quizkit[cluster]'``.
+
+Every request waits at most the run's timeout (:mod:`quizkit.settings.waits`, ``--wait-timeout``) to
+connect and as long for each answer, and is tried once: an endpoint that accepts connections
+and never answers ends the listing with :class:`quizkit.settings.waits.WaitTimeout` (exit 2).
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from __future__ import annotations
 import importlib
 import os
 from typing import Any
+
+from quizkit.settings import waits
 
 SCHEMES = ("s3://",)
 
@@ -35,14 +41,33 @@ def _filesystem(url: str) -> Any:
         raise RemoteError(f"{url}: reading object storage needs fsspec and s3fs "
                           "(pip install 'quizkit[cluster]')") from None
     protocol = url.split("://", 1)[0].lower()
-    options: dict[str, Any] = {}
+    try:
+        timeout = waits.seconds()
+    except ValueError as exc:
+        raise RemoteError(str(exc)) from None
+    # One try per request, each bounded: s3fs retries 5 times and botocore 5 more by default.
+    options: dict[str, Any] = {"config_kwargs": {
+        "connect_timeout": timeout, "read_timeout": timeout, "retries": {"max_attempts": 1}}}
     endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
     if endpoint:  # older botocore releases do not read it themselves
         options["client_kwargs"] = {"endpoint_url": endpoint}
     try:
-        return fsspec.filesystem(protocol, **options)
+        fs = fsspec.filesystem(protocol, **options)
     except (ImportError, ValueError) as exc:
         raise RemoteError(f"{url}: {exc}") from None
+    fs.retries = 1  # s3fs's own retries (not an argument of its constructor)
+    return fs
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what caused it) is a connection or read timeout."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, TimeoutError) or "Timeout" in type(exc).__name__:
+            return True
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+        seen += 1
+    return False
 
 
 def _why(exc: BaseException) -> str:
@@ -52,6 +77,14 @@ def _why(exc: BaseException) -> str:
         return "access denied"
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
+
+
+def timeout_of() -> str:
+    """The run's timeout, for a message."""
+    try:
+        return f"{waits.seconds():g} s"
+    except ValueError:
+        return "the timeout"
 
 
 def _url(protocol: str, key: str) -> str:
@@ -69,6 +102,9 @@ def list_files(url: str, wanted: Any) -> list[tuple[str, int]]:
             return [(url, int(info.get("size") or 0))]
         found = fs.find(url, detail=True)
     except Exception as exc:  # s3fs and botocore raise many kinds
+        if _timed_out(exc):
+            raise waits.WaitTimeout(f"{url}: object storage did not answer within "
+                                    f"{timeout_of()} (--wait-timeout)") from None
         raise RemoteError(f"{url}: {_why(exc)}") from None
     out = [(_url(protocol, key), int(meta.get("size") or 0)) for key, meta in found.items()
            if meta.get("type") != "directory" and wanted(key.rsplit("/", 1)[-1])]

@@ -8,16 +8,23 @@ from quizkit.inputs.configfiles import ConfigError
 from quizkit.model.schemas import KINDS
 
 #: Default file patterns of each kind for editor mappings; override with --match KIND=GLOB.
+#: They cover the names of ``quizkit samples generate`` (``packages/ID.json``,
+#: ``versions/ID.versions.json``, ``banners/ID.create.json``, ...; a test checks every kind) and
+#: the samples' (``package-full.json``); a ``!`` pattern (VS Code's exclusion) keeps a file of
+#: another kind in the same folder out.
 DEFAULT_MATCHES = {
-    "package-full": ["**/package-full*.json", "**/*.package-full.json"],
-    "version-list": ["**/version-list*.json", "**/versions.json"],
-    "version": ["**/version.json", "**/*.version.json"],
-    "version-created": ["**/version-created*.json"],
+    "package-full": ["**/package-full*.json", "**/*.package-full.json", "**/packages/*.json"],
+    "version-list": ["**/version-list*.json", "**/versions.json", "**/*.versions.json"],
+    "version": ["**/version.json", "**/*.version.json", "**/versions/*.json",
+                "!**/versions/*.versions.json", "!**/versions/*.created.json"],
+    "version-created": ["**/version-created*.json", "**/*.created.json"],
     "game": ["**/game.json", "**/*.game.json", "**/games/*.json"],
-    "user-self": ["**/user-self*.json", "**/users/self.json"],
-    "user-update": ["**/user-update*.json"],
-    "banner": ["**/banner.json", "**/*.banner.json", "**/banners/*.json"],
-    "banner-create": ["**/banner-create*.json"],
+    "user-self": ["**/user-self*.json", "**/users/self.json", "**/users/*.json",
+                  "!**/users/*.update.json"],
+    "user-update": ["**/user-update*.json", "**/*.update.json"],
+    "banner": ["**/banner.json", "**/*.banner.json", "**/banners/*.json",
+               "!**/banners/*.create.json"],
+    "banner-create": ["**/banner-create*.json", "**/*.create.json"],
 }
 
 

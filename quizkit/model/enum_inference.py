@@ -12,13 +12,16 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tomlkit
 
 from quizkit.catalog.pointers import escape_token
 from quizkit.model.enums import enum_names
 from quizkit.model.schemas import SchemaBook, schema_id
+
+if TYPE_CHECKING:
+    from quizkit.checks.input_report import InputReport
 
 WILDCARD = "*"
 KEY = "<key>"  # the path step that stands for an object's keys (membership flags)
@@ -110,6 +113,8 @@ class Inferred:
     examples: dict[tuple[str, str], str] = field(default_factory=dict)
     files: int = 0
     documents: int = 0
+    #: The inputs read and those that could not be (set by ``quizkit.api.infer``).
+    inputs: InputReport | None = None
 
     def add(self, name: str, value: str, location: str) -> None:
         self.counts.setdefault(name, Counter())[value] += 1

@@ -26,9 +26,11 @@ from collections.abc import Iterator
 from concurrent.futures import Executor
 from types import FrameType
 
+from quizkit.catalog import exits
+
 #: Exit codes of a run stopped by SIGINT and SIGTERM (128 + the signal number).
-EXIT_SIGINT = 130
-EXIT_SIGTERM = 143
+EXIT_SIGINT = exits.SIGINT
+EXIT_SIGTERM = exits.SIGTERM
 
 _PR_SET_PDEATHSIG = 1
 #: Seconds between two looks at the parent, where the kernel cannot watch it for us.

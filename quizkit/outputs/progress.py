@@ -5,6 +5,8 @@ The engine calls :meth:`Progress.advance` once per file checked. The line
 terminal, the run has lasted more than ``delay`` seconds, ``CI`` is not set and ``--quiet``
 was not given; so pipelines and short runs see nothing. ``--progress`` forces the line from
 the first file on, on any stream (a log, a CI console), and ``--no-progress`` turns it off.
+On a stream that is not a terminal the line is written as plain lines, one every
+:data:`PLAIN_INTERVAL` seconds, without the control characters that redraw it.
 ``--verbose`` lists every file checked, one per line on stderr, terminal or not (but not
 under ``--quiet``).
 """
@@ -22,6 +24,8 @@ from typing import TextIO
 from quizkit.catalog.findings import FileResult
 
 MB = 1_000_000
+#: Seconds between the plain lines written to a stream that is not a terminal (a log).
+PLAIN_INTERVAL = 5.0
 
 
 def in_ci(env: Mapping[str, str]) -> bool:
@@ -38,6 +42,10 @@ def should_show(stream: TextIO, *, quiet: bool = False,
     env = os.environ if env is None else env
     if quiet or in_ci(env) or env.get("TERM") == "dumb":
         return False
+    return _is_terminal(stream)
+
+
+def _is_terminal(stream: TextIO) -> bool:
     try:
         return stream.isatty()
     except (AttributeError, ValueError):
@@ -76,6 +84,10 @@ class Progress:
         self.started = clock()
         self._drawn_at: float | None = None
         self._visible = False
+        #: Not a terminal: plain lines, no redrawing (no ``\r``, no ``\x1b[K`` in a log).
+        self.plain = not _is_terminal(self.stream)
+        if self.plain:
+            self.interval = max(interval, PLAIN_INTERVAL)
         self._lock = threading.Lock()
 
     @classmethod
@@ -141,6 +153,11 @@ class Progress:
         return "  ".join(parts)
 
     def _draw(self, now: float) -> None:
+        if self.plain:
+            self.stream.write(self.line(now) + "\n")
+            self.stream.flush()
+            self._drawn_at = now
+            return
         width = shutil.get_terminal_size((80, 24)).columns - 1
         self.stream.write("\r" + self.line(now)[:width] + "\x1b[K")
         self.stream.flush()

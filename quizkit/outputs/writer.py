@@ -116,28 +116,48 @@ def _identity(path: str) -> tuple[int, int] | None:
 
 
 def refuse_inputs(outputs: Iterable[str | os.PathLike[str] | None],
-                  inputs: Iterable[str | os.PathLike[str]]) -> None:
+                  inputs: Iterable[str | os.PathLike[str] | None], *,
+                  read_trees: Iterable[str | os.PathLike[str] | None] = (),
+                  written_trees: Iterable[str | os.PathLike[str] | None] = ()) -> None:
     """Raise :class:`OutputError` if an output is (after resolving links) an input of the run.
 
-    Only outputs that exist can be inputs, so a run writing new files costs nothing here.
+    ``inputs`` are the files a run reads, whatever their role (exports, database, config,
+    profile, baseline); ``read_trees`` the directories it reads whole (a Parquet dataset), in
+    which no output may be; ``written_trees`` the directories it writes into (a dataset being
+    loaded, an export's directory), in which no input may be. ``None`` stands for an option
+    not given. Only outputs that exist can be input files, so a run writing new files costs
+    a ``stat`` each here.
     """
+    outputs = [os.fspath(out) for out in outputs if out is not None]
+    inputs = [os.fspath(name) for name in inputs if name is not None and name != "-"]
     wanted: dict[tuple[int, int], str] = {}
     for out in outputs:
-        if out is None:
-            continue
-        ident = _identity(os.fspath(out))
+        ident = _identity(out)
         if ident is not None:
-            wanted[ident] = os.fspath(out)
-    if not wanted:
-        return
-    for source in inputs:
-        name = os.fspath(source)
-        if name == "-":
-            continue
+            wanted[ident] = out
+    for name in inputs:
         ident = _identity(name)
         if ident in wanted:
             raise OutputError(f"the output {wanted[ident]} is also an input of this run "
                               f"({name}); choose another output file")
+    for tree in (os.fspath(t) for t in read_trees if t is not None):
+        for out in outputs:
+            if _within(out, tree):
+                raise OutputError(f"the output {out} is inside {tree}, which this run reads; "
+                                  "choose another output file")
+    for tree in (os.fspath(t) for t in written_trees if t is not None):
+        for name in inputs:
+            if _within(name, tree):
+                raise OutputError(f"the input {name} is inside {tree}, which this run "
+                                  "writes; choose another output directory")
+
+
+def _within(path: str, tree: str) -> bool:
+    """``path`` is ``tree`` or lies under it (links resolved, as far as they exist)."""
+    if "://" in path or "://" in tree:
+        return False
+    inner, outer = os.path.realpath(path), os.path.realpath(tree)
+    return inner == outer or inner.startswith(os.path.join(outer, ""))
 
 
 class _GuardedRaw(io.RawIOBase):

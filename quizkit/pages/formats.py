@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from quizkit.catalog.display import printable
 from quizkit.outputs.numbers import human_bytes, thousands
 
 
@@ -75,10 +76,12 @@ def _raw(value: Any) -> str:
 
 def human(value: Any, size: bool = False) -> str:
     """A value for reading: ``size`` (a byte count) in human units, numbers with thousands
-    separators and fractions rounded, NULL empty."""
+    separators and fractions rounded, NULL empty; text from the inputs with its control
+    characters escaped (:func:`quizkit.catalog.display.printable`), so that no value drives a
+    terminal."""
     if _is_number(value):
         return human_bytes(value) if size else thousands(value)
-    return _raw(value)
+    return printable(_raw(value))
 
 
 def _is_number(value: Any) -> bool:
@@ -96,17 +99,19 @@ class _TableLayout:
     def __init__(self, columns: Sequence[str], rows: Sequence[Sequence[Any]],
                  sizes: frozenset[str] = frozenset()) -> None:
         self.sizes = [c in sizes for c in columns]
-        self.widths = [len(c) for c in columns]
+        self.widths = [len(printable(c)) for c in columns]
         for row in self.cells(rows):
             self.widths = [max(w, len(v)) for w, v in zip(self.widths, row, strict=True)]
         self.numeric = numeric_columns(columns, rows)
 
     def line(self, values: Sequence[str]) -> str:
+        """One line of the table (``values`` already printable)."""
         return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num
                          in zip(values, self.widths, self.numeric, strict=True)).rstrip()
 
     def head(self, columns: Sequence[str]) -> list[str]:
-        return [self.line(columns), "  ".join("-" * w for w in self.widths)]
+        return [self.line([printable(c) for c in columns]),
+                "  ".join("-" * w for w in self.widths)]
 
     def cells(self, rows: Sequence[Sequence[Any]]) -> list[list[str]]:
         return [[human(v, s) for v, s in zip(row, self.sizes, strict=True)] for row in rows]
@@ -128,7 +133,7 @@ def _md_escape(text: str) -> str:
 
 
 def _markdown_head(columns: Sequence[str], numeric: Sequence[bool]) -> list[str]:
-    return ["| " + " | ".join(_md_escape(c) for c in columns) + " |",
+    return ["| " + " | ".join(_md_escape(printable(c)) for c in columns) + " |",
             "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
 
 

@@ -36,6 +36,8 @@ class ReportOptions:
     color: str = "auto"
     #: Text: findings below this severity are not listed (they are still counted).
     show: Severity = Severity.INFO
+    #: Text: the config file of the run, named at the head of the report (``None``: none).
+    config: Path | None = None
     #: The paths of this run made relative to ``root`` (see :meth:`relative`), kept here, with
     #: the run, rather than in a module-level cache.
     relatives: dict[str, tuple[str, bool]] = field(default_factory=dict, repr=False,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from quizkit.catalog.display import printable
 from quizkit.catalog.findings import Finding, Report, Severity
 from quizkit.catalog.pointers import readable
 from quizkit.outputs.numbers import plural, thousands
@@ -138,4 +139,6 @@ class MarkdownReporter(Reporter):
         rule = code(rule_code(f)) + (f" {cell(r.name)}" if r else "")
         where = location(f) + (f" (record {f.record})" if f.record is not None else "")
         pointer = code(readable(f.pointer)) if f.pointer else ""
-        return f"| {f.severity} | {rule} | {code(where)} | {pointer} | {cell(f.message)} |"
+        # control characters escaped line by line: a line break stays a <br>
+        message = cell("\n".join(printable(line) for line in f.message.split("\n")))
+        return f"| {f.severity} | {rule} | {code(where)} | {pointer} | {message} |"

@@ -21,6 +21,7 @@ import os
 from collections.abc import Mapping
 from typing import TextIO
 
+from quizkit.catalog.display import printable
 from quizkit.catalog.findings import Finding, Report, Severity
 from quizkit.catalog.pointers import readable
 from quizkit.outputs.numbers import plural
@@ -41,6 +42,19 @@ _STYLE = {
 def location(f: Finding) -> str:
     """``path:line:col``, with what is known of line and column."""
     return ":".join([f.path, *_line_col(f)])
+
+
+def files_line(files: int, documents: int, unreadable: int) -> str:
+    """``12 files (1 unreadable), 30 documents``: what a run read, as every command that
+    reads exports says it."""
+    gone = f" ({unreadable:,} unreadable)" if unreadable else ""
+    return f"{plural(files, 'file')}{gone}, {plural(documents, 'document')}"
+
+
+def concise_line(f: Finding) -> str:
+    """``path:line:col: severity code name message at pointer``: one finding on one line."""
+    pointer = f" at {readable(f.pointer)}" if f.pointer else ""
+    return f"{location(f)}: {f.severity} {rule_label(f)} {f.message}{pointer}"
 
 
 def _line_col(f: Finding) -> list[str]:
@@ -78,6 +92,13 @@ class TextReporter(Reporter):
     def _paint(self, text: str, style: Severity | str) -> str:
         return f"{_STYLE[style]}{text}{_RESET}" if self.color else text
 
+    def start(self) -> None:
+        """The head of the report: the config file in use, if any (it may select, ignore or
+        exclude; a run never applies one silently)."""
+        if self.options.config is not None:
+            self.stream.write(self._paint(f"config: {printable(str(self.options.config))}",
+                                          "dim") + "\n\n")
+
     def finding(self, f: Finding) -> None:
         if f.severity < self.options.show:
             self.hidden += 1
@@ -91,7 +112,8 @@ class TextReporter(Reporter):
         severity = self._paint(f"{f.severity!s:<7}", f.severity)
         pointer = self._paint(f"  at {readable(f.pointer)}", "dim") if f.pointer else ""
         record = self._paint(f" (record {f.record})", "dim") if f.record is not None else ""
-        self.stream.write(f"  {where:<8} {severity}  {rule_label(f)}  {f.message}{pointer}"
+        self.stream.write(f"  {where:<8} {severity}  {rule_label(f)}  {printable(f.message)}"
+                          f"{pointer}"
                           f"{record}\n")
 
     def finish(self, report: Report) -> None:
@@ -104,7 +126,7 @@ class TextReporter(Reporter):
                   if self.hidden else "")
         if self._current is not None:
             self.stream.write("\n")
-        self.stream.write(f"{plural(s['files'], 'file')}, {plural(s['documents'], 'document')}: "
+        self.stream.write(f"{files_line(s['files'], s['documents'], s['unreadable'])}: "
                           f"{', '.join(counts)}{hidden}\n")
 
 
@@ -127,4 +149,4 @@ class ConciseReporter(TextReporter):
         pointer = f" at {readable(f.pointer)}" if f.pointer else ""
         severity = self._paint(str(f.severity), f.severity)
         self.stream.write(f"{self._paint(location(f), 'path')}: {severity} {rule_label(f)} "
-                          f"{f.message}{pointer}\n")
+                          f"{printable(f.message)}{pointer}\n")

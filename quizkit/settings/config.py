@@ -2,7 +2,10 @@
 
 A config file is found from the current directory upward: in each directory ``quizkit.toml``
 (options at its top level) wins over ``pyproject.toml`` (options under ``[tool.quizkit]``; a
-``pyproject.toml`` without that table is passed over). ``--config FILE`` names one instead.
+``pyproject.toml`` without that table is passed over). The search stops at the root of a
+repository (a directory holding ``.git``) and at the home directory, after looking there, and
+before a directory or a file owned by another user (a configuration someone else can write
+could silence every check). ``--config FILE`` names one instead; ``--isolated`` uses none.
 Options given on the command line (or to :mod:`quizkit.api`) win over the file:
 ``select``/``ignore``/``fail-on``/``profile`` replace the file's value, ``severity`` entries
 override the file's per rule, ``exclude`` patterns add to the file's.
@@ -30,6 +33,7 @@ from quizkit.inputs.configfiles import ConfigError, read_toml, type_name
 from quizkit.inputs.limits import Limits
 from quizkit.model.schemas import KINDS
 from quizkit.rules import REGISTRY
+from quizkit.settings.bounds import MAX_JOBS
 
 INPUT_PREFIX = "P"
 CONFIG_NAMES = ("quizkit.toml", "pyproject.toml")
@@ -66,8 +70,16 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     baseline: Path | None = None
     write_baseline: Path | None = None
+    #: The result cache's directory (a config file's is relative to the file; ``None``: the
+    #: default, see quizkit.cache.location).
+    cache_dir: str | None = None
     #: The config file the settings came from.
     source: Path | None = None
+
+    @property
+    def files_read(self) -> tuple[str | Path, ...]:
+        """The files these settings make a run read: config file, profile, baseline."""
+        return tuple(f for f in (self.source, self.profile, self.baseline) if f is not None)
 
     @property
     def where(self) -> str:
@@ -106,15 +118,40 @@ def find_config(start: Path | None = None) -> Path | None:
     invalid one is a :class:`ConfigError`, not silently passed over.
     """
     here = (start or Path.cwd()).resolve()
+    home = _home()
     for directory in (here, *here.parents):
+        if not _owned_by_us(directory):
+            return None
         for name in CONFIG_NAMES:
             candidate = directory / name
             if not candidate.exists():
                 continue
+            if not _owned_by_us(candidate):
+                return None
             if name == "pyproject.toml" and _tool_table(candidate) is None:
                 continue
             return candidate
+        if directory == home or (directory / ".git").exists():
+            return None
     return None
+
+
+def _home() -> Path | None:
+    try:
+        return Path.home().resolve()
+    except (RuntimeError, KeyError, OSError):  # no home directory known
+        return None
+
+
+def _owned_by_us(path: Path) -> bool:
+    """Whether ``path`` belongs to the user running quizkit (always, where there are no
+    owners to compare)."""
+    if not hasattr(os, "geteuid"):
+        return True
+    try:
+        return path.stat().st_uid == os.geteuid()
+    except OSError:
+        return False
 
 
 def _tool_table(path: Path) -> Any:
@@ -134,9 +171,9 @@ def load_config(path: str | os.PathLike[str]) -> Settings:
     return settings_from_table(table, path, prefix)
 
 
-def _str_list(value: Any, name: str, where: str, accept_str: bool = True) -> tuple[str, ...]:
-    if accept_str and isinstance(value, str):
-        value = [value]
+def _str_list(value: Any, name: str, where: str) -> tuple[str, ...]:
+    """A list of strings; a lone string is the wrong type, as the docs say (a list of one
+    is written ``["name"]``)."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{name} in {where} must be an array of strings, "
                           f"not {type_name(value)}")
@@ -181,9 +218,10 @@ KEYS: dict[str, tuple[str, Callable[..., Any]]] = {
     "severity": ("severity", _rule_table),
     "fail-on": ("fail_on", _level),
     "per-path-ignores": ("per_path_ignores", _path_rules),
-    "exclude": ("exclude", lambda v, n, w: _str_list(v, n, w, accept_str=False)),
+    "exclude": ("exclude", _str_list),
     "include-hidden": ("include_hidden", _bool),
     "profile": ("profile", None),  # a path: relative to the file, see settings_from_table
+    "cache-dir": ("cache_dir", None),
 }
 
 
@@ -259,7 +297,8 @@ def resolve(config: ConfigSource = None, *, select: Rules | None = None,
             kind: str | None = None,
             jobs: int | None = None, limits: Limits | None = None,
             baseline: str | os.PathLike[str] | None = None,
-            write_baseline: str | os.PathLike[str] | None = None) -> Settings:
+            write_baseline: str | os.PathLike[str] | None = None,
+            cache_dir: str | os.PathLike[str] | None = None) -> Settings:
     """The settings of one run: the config (given, found or none), then these options.
 
     Raises :class:`ConfigError` naming the first problem (an unknown rule or level, a bad
@@ -287,8 +326,9 @@ def resolve(config: ConfigSource = None, *, select: Rules | None = None,
             raise ConfigError(f"unknown kind {kind!r} (kinds: {', '.join(KINDS)})")
         changes["kind"] = kind
     if jobs is not None:
-        if not isinstance(jobs, int) or jobs < 1:
-            raise ConfigError(f"jobs must be a whole number of at least 1, got {jobs!r}")
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
+            raise ConfigError(f"jobs must be a whole number from 1 to {MAX_JOBS}, "
+                              f"got {jobs!r}")
         changes["jobs"] = jobs
     if limits is not None:
         changes["limits"] = limits
@@ -296,6 +336,8 @@ def resolve(config: ConfigSource = None, *, select: Rules | None = None,
         changes["baseline"] = Path(baseline)
     if write_baseline is not None:
         changes["write_baseline"] = Path(write_baseline)
+    if cache_dir is not None:
+        changes["cache_dir"] = os.fspath(cache_dir)
     settings = replace(base, **changes)
     if settings.baseline is not None and settings.write_baseline is not None:
         raise ConfigError("--baseline and --write-baseline cannot be combined "

@@ -1,7 +1,7 @@
 """Regenerate the structural-rule cases of this directory from the valid samples.
 
 Each case is a valid sample, trimmed to a small package where that keeps it readable, with one
-deliberate fault; ``manifest.json`` says which rule must fire and where. Run from anywhere:
+deliberate fault; ``manifest.json.txt`` says which rule must fire and where. Run from anywhere:
 
     python samples/invalid/rules/generate.py
 """
@@ -398,7 +398,7 @@ def _():
 def main() -> None:
     for c in CASES:
         c["pointer"] = CASES_POINTERS.get(c["pointer"], c["pointer"])
-    (HERE / "manifest.json").write_text(json.dumps(CASES, indent=2) + "\n", encoding="utf-8")
+    (HERE / "manifest.json.txt").write_text(json.dumps(CASES, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

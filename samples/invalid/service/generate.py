@@ -1,7 +1,7 @@
 """Regenerate the embedded-report cases of this directory from the valid samples.
 
 Each case is a valid sample with one deliberate fault in, or about, a version's embedded
-``validation`` report; ``manifest.json`` says which rule must fire and where. Run:
+``validation`` report; ``manifest.json.txt`` says which rule must fire and where. Run:
 
     python samples/invalid/service/generate.py
 """
@@ -82,7 +82,7 @@ def main() -> None:
                                  encoding="utf-8")
         manifest.append({"file": file, "what": what, "rule": rule, "pointer": pointer,
                          "kind": kind})
-    (HERE / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    (HERE / "manifest.json.txt").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

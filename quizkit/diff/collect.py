@@ -1,0 +1,211 @@
+"""Exports → one row per record in the diff's work database: key, place and a digest.
+
+Only what the comparison needs travels into DuckDB: each record's table, key, parent and
+place in the parent's array, where it was read (file, document, pointer), its rank among
+copies of itself, and an XXH3 digest of its canonical JSON (keys sorted, no whitespace), so
+key order and formatting are never a difference. The bodies stay in the files: the few
+records a report shows are read again there (:mod:`quizkit.diff.detail`). Rows are written
+a batch at a time, so memory does not grow with the exports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import duckdb
+import orjson
+import xxhash
+
+from quizkit.checks.documents import Skipped, iter_documents
+from quizkit.cluster import checking as cluster
+from quizkit.diff.records import MEASURES, Record, records
+from quizkit.inputs.sources import Source
+from quizkit.model.kinds import detect_kind
+from quizkit.outputs.interrupts import worker_started
+
+#: Rows written to DuckDB at a time.
+BATCH_ROWS = 50_000
+
+COLUMNS = {"side": "TINYINT", "tbl": "VARCHAR", "key": "VARCHAR", "parent": "VARCHAR",
+           "idx": "BIGINT", "rank": "INTEGER", "file": "VARCHAR", "doc_no": "BIGINT",
+           "record": "BIGINT", "pointer": "VARCHAR", "hash": "UBIGINT",
+           **{m: "BIGINT" for m in MEASURES}, "body": "VARCHAR"}
+
+
+def create(con: duckdb.DuckDBPyConnection) -> None:
+    """The work table of records of both sides."""
+    cols = ", ".join(f"{name} {kind}" for name, kind in COLUMNS.items())
+    con.execute(f"CREATE TABLE records ({cols})")
+
+
+def canonical(value: Any) -> bytes:
+    """The canonical JSON of a value: sorted keys, compact (big integers kept exactly)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer beyond 64 bits
+        return json.dumps(value, sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False).encode()
+
+
+def digest(value: Any) -> int:
+    return xxhash.xxh3_64_intdigest(canonical(value))
+
+
+def _rows(side: int, sources: Iterable[Source], skipped: Skipped,
+          relative: dict[str, str]) -> Iterator[list[Any]]:
+    for doc_no, (path, line, kind, doc) in enumerate(iter_documents(sources, skipped), 1):
+        where = relative.get(path, path)
+        anonymous = where if line is None else f"{where}:{line}"
+        for rec in _expand(kind, doc, anonymous):
+            yield [side, rec.table, rec.key, rec.parent, rec.index, rec.rank, path, doc_no,
+                   line, rec.pointer, digest(rec.body),
+                   *(rec.measures or (None,) * len(MEASURES)), None]
+
+
+def _expand(kind: str, doc: Any, anonymous: str) -> Iterator[Record]:
+    """A document's records; a top-level array of whole documents gives each one's."""
+    if kind == "version-list" and isinstance(doc, list) and doc and all(
+            isinstance(d, dict) and "versions" in d for d in doc):
+        for i, element in enumerate(doc):
+            element_kind = detect_kind(element)
+            if element_kind is not None:
+                for rec in records(element_kind, element, f"{anonymous}#/{i}"):
+                    yield Record(rec.table, rec.key, f"/{i}{rec.pointer}", rec.body, rec.rank,
+                                 rec.parent, rec.index, rec.measures)
+        return
+    yield from records(kind, doc, anonymous)
+
+
+def collect(con: duckdb.DuckDBPyConnection, side: int, sources: list[Source],
+            skipped: Skipped, work: str, jobs: int | None = None,
+            client: Any | None = None) -> None:
+    """Every record of ``sources`` into the table ``records`` as ``side`` (0 old, 1 new);
+    what could not be read goes to ``skipped``. ``work`` is a private directory for the
+    batches on their way into DuckDB.
+
+    ``jobs`` processes read parts of the sources (default: the number of cores), each
+    writing its rows to staging files inserted here in order. With ``client`` (a Dask
+    client), the cluster's workers read the parts themselves and send back only the rows.
+    """
+    relative = _relative_names(sources)
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(sources) // 16 or 1))
+    size = CLUSTER_PART if client is not None else -(-len(sources) // (jobs * 4)) or 1
+    parts = [(side, sources[i:i + size], {s.display: relative.get(s.display, s.display)
+                                          for s in sources[i:i + size]},
+              i * DOCS_PER_SOURCE, os.path.join(work, f"side{side}-{i}"))
+             for i in range(0, len(sources), size)]
+    if client is not None:
+        staged = (( [_staged_bytes(data, prefix)], part_skipped)
+                  for (data, part_skipped), (*_, prefix) in
+                  zip(cluster.ordered(client, part_rows, parts), parts, strict=True))
+        _gather(con, staged, skipped)
+    elif jobs == 1:
+        _gather(con, map(_part, parts), skipped)
+    else:
+        with ProcessPoolExecutor(jobs, initializer=worker_started) as pool:
+            _gather(con, pool.map(_part, parts), skipped)
+
+
+#: Document numbers reserved per source (a later document of a side wins a tie).
+DOCS_PER_SOURCE = 1 << 32
+#: Sources in one task on a cluster (its rows come back in one message).
+CLUSTER_PART = 256
+
+_Part = tuple[int, list[Source], dict[str, str], int, str]
+
+
+def _lines(part: _Part, skipped: Skipped) -> Iterator[bytes]:
+    """The rows of one part of a side's sources, as JSON lines for ``read_json``."""
+    side, sources, relative, offset, _prefix = part
+    names = list(COLUMNS)
+    for row in _rows(side, sources, skipped, relative):
+        row[7] += offset
+        yield orjson.dumps(dict(zip(names, row, strict=True))) + b"\n"
+
+
+def _part(part: _Part) -> tuple[list[str], Skipped]:
+    """One part of a side's sources read into staging files (run in a local worker)."""
+    skipped = Skipped()
+    files: list[str] = []
+    batch: list[bytes] = []
+    for line in _lines(part, skipped):
+        batch.append(line)
+        if len(batch) >= BATCH_ROWS:
+            files.append(_staged_bytes(b"".join(batch), f"{part[4]}-{len(files)}"))
+            batch.clear()
+    if batch:
+        files.append(_staged_bytes(b"".join(batch), f"{part[4]}-{len(files)}"))
+    return files, skipped
+
+
+def part_rows(part: _Part) -> tuple[bytes, Skipped]:
+    """One part of a side's sources, read on a cluster's worker: its rows and what could not
+    be read (never the documents themselves)."""
+    skipped = Skipped()
+    return b"".join(_lines(part, skipped)), skipped
+
+
+def _staged_bytes(data: bytes, prefix: str) -> str:
+    path = f"{prefix}.jsonl"
+    with open(path, "wb") as fh:
+        fh.write(data)
+    return path
+
+
+def _gather(con: duckdb.DuckDBPyConnection, done: Iterable[tuple[list[str], Skipped]],
+            skipped: Skipped) -> None:
+    for files, part_skipped in done:
+        for path in files:
+            if os.path.getsize(path):
+                _read_staged(con, path)
+            os.unlink(path)
+        skipped.unreadable += part_skipped.unreadable
+        skipped.unparseable += part_skipped.unparseable
+        skipped.unknown_kind += part_skipped.unknown_kind
+
+
+def store(con: duckdb.DuckDBPyConnection, rows: Iterable[list[Any]], staging: str) -> None:
+    """``rows`` (values of :data:`COLUMNS`) into ``records``, :data:`BATCH_ROWS` at a time
+    through the file ``staging``."""
+    batch: list[list[Any]] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= BATCH_ROWS:
+            _insert(con, batch, staging)
+            batch = []
+    if batch:
+        _insert(con, batch, staging)
+
+
+def _insert(con: duckdb.DuckDBPyConnection, batch: list[list[Any]], staging: str) -> None:
+    names = list(COLUMNS)
+    with open(staging, "wb") as fh:
+        for row in batch:
+            fh.write(orjson.dumps(dict(zip(names, row, strict=True))))
+            fh.write(b"\n")
+    _read_staged(con, staging)
+
+
+def _read_staged(con: duckdb.DuckDBPyConnection, path: str) -> None:
+    columns = "{" + ", ".join(f"'{n}': '{t}'" for n, t in COLUMNS.items()) + "}"
+    con.execute(f"INSERT INTO records SELECT * FROM read_json(?, format = 'newline_delimited', "
+                f"columns = {columns})", [path])
+
+
+def _relative_names(sources: list[Source]) -> dict[str, str]:
+    """Each source's path relative to the inputs' common directory (keys for records that
+    have no id of their own, so the same file in two trees is the same record)."""
+    paths = [s.display for s in sources]
+    if not paths:
+        return {}
+    try:
+        root = os.path.commonpath([os.path.abspath(p) for p in paths])
+    except ValueError:
+        return {}
+    if len(paths) == 1:
+        root = os.path.dirname(root)
+    return {p: os.path.relpath(os.path.abspath(p), root) for p in paths}

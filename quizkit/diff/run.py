@@ -1,0 +1,88 @@
+"""One diff from start to end: both sides into the work database, compared, detailed."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from contextlib import ExitStack
+from typing import Any
+
+import duckdb
+
+from quizkit.analysis.connect import connect
+from quizkit.analysis.load import configured
+from quizkit.checks.documents import Skipped
+from quizkit.checks.runner import expand_paths
+from quizkit.cluster import checking as cluster
+from quizkit.diff import collect, compare, tables
+from quizkit.diff.compare import CHANGES
+from quizkit.diff.detail import detailed
+from quizkit.diff.records import TABLES
+from quizkit.diff.result import DiffResult, parse_threshold
+from quizkit.settings.config import ConfigError
+
+Notes = Callable[[str], None]
+
+
+def fail_kinds(fail_on: Iterable[str] | str | None) -> tuple[str, ...]:
+    """``--fail-on added,removed`` → the kinds of change that count (default: all)."""
+    if fail_on is None:
+        return CHANGES
+    names = fail_on.split(",") if isinstance(fail_on, str) else list(fail_on)
+    kinds = tuple(dict.fromkeys(n.strip() for n in names if n.strip()))
+    unknown = [k for k in kinds if k not in CHANGES]
+    if unknown or not kinds:
+        raise ConfigError(f"--fail-on {','.join(names)!r}: use some of {', '.join(CHANGES)}")
+    return kinds
+
+
+def diff(old: str, new: str, *, exclude: Iterable[str] = (), include_hidden: bool = False,
+         fail_on: Iterable[str] | str | None = None, fail_if: Iterable[str] = (),
+         memory_limit: str | None = None, threads: int | None = None,
+         jobs: int | None = None, scheduler: str | None = None,
+         notes: Notes | None = None) -> DiffResult:
+    """Compare the exports ``old`` and ``new`` (see :func:`quizkit.api.diff`)."""
+    kinds = fail_kinds(fail_on)
+    thresholds = tuple(parse_threshold(t, TABLES) for t in fail_if)
+    for path in (old, new):
+        if path == "-":
+            raise ConfigError("diff compares files, directories, URLs or databases, not stdin")
+    if scheduler and any(tables.is_tables(p) for p in (old, new)):
+        raise ConfigError("--scheduler reads exports on a cluster: both sides must be exports "
+                          "(not a database or a dataset)")
+    with ExitStack() as stack:
+        work = stack.enter_context(tempfile.TemporaryDirectory(prefix="quizkit-diff-"))
+        client = stack.enter_context(cluster.connect(scheduler)) if scheduler else None
+        con = connect(os.path.join(work, "diff.duckdb"))
+        try:
+            with configured(con, memory_limit=memory_limit, threads=threads):
+                collect.create(con)
+                unreadable = _read_sides(con, (old, new), exclude, include_hidden, work,
+                                         notes, jobs, client)
+                compare.compare(con)
+                changes = list(detailed(compare.changes(con)))
+                return DiffResult([old], [new], compare.summary(con), compare.totals(con),
+                                  changes, unreadable, kinds, thresholds)
+        finally:
+            con.close()
+
+
+def _read_sides(con: duckdb.DuckDBPyConnection, paths: tuple[str, str],
+                exclude: Iterable[str], include_hidden: bool, work: str, notes: Notes | None,
+                jobs: int | None, client: Any) -> list[tuple[str, str, str]]:
+    """Both sides into ``records``; the inputs that could not be read, per side."""
+    unreadable = []
+    table_sides = [tables.is_tables(p) for p in paths]
+    for side, path in enumerate(paths):
+        name = ("old", "new")[side]
+        if any(table_sides):
+            problems = tables.collect(con, side, path, work, exclude=exclude,
+                                      include_hidden=include_hidden)
+            unreadable += [(name, p, r) for p, r in problems]
+            continue
+        skipped = Skipped()
+        sources = expand_paths([path], exclude, include_hidden, notes=notes)
+        collect.collect(con, side, sources, skipped, work, jobs, client)
+        unreadable += [(name, p, r) for p, r in skipped.failed()]
+    return unreadable
