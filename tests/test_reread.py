@@ -112,3 +112,18 @@ def test_an_input_changed_before_its_reread_gets_a_note_and_no_position(tmp_path
         [(str(b), "identical-duplicate", None, None)], done.stderr.decode()
     assert findings[0]["message"].endswith(CHANGED_NOTE)
     assert audited.opens_of(log, [a, b, c]) == {str(a): 1, str(b): 1, str(c): 1}
+
+
+def test_a_cached_input_is_read_again_to_place_its_finding(tmp_path):
+    """The second run takes every outcome from the result cache; the cross-file findings are
+    still placed, where the first run placed them."""
+    paths = _corpus(tmp_path)
+    cache, reports = tmp_path / "cache", []
+    for name in ("cold.json", "warm.json"):
+        done = run_script("validate", "--cache-dir", str(cache), "--jobs", "1", "--format",
+                          "json", "-o", str(tmp_path / name), *map(str, paths))
+        assert done.returncode == 1, done.stderr.decode()
+        reports.append(json.loads((tmp_path / name).read_text())["findings"])
+    cold, warm = reports
+    assert warm == cold
+    assert all(f["line"] is not None for f in warm if f["rule"] in BATCH_RULES)
