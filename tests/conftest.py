@@ -1,18 +1,42 @@
-"""Shared test helpers: the samples, the real CLI (in process and as a subprocess)."""
+"""Shared test helpers: the samples, the real CLI (in process and as a subprocess), and
+:func:`requires`, the one way a test says what it needs."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from quizkit.cli import main
+from quizkit.outputs.progress import in_ci
+
+
+def requires(dependency: str, *, found: bool | None = None, install: str = "") -> Any:
+    """What a test needs and this machine may lack: a module (imported and returned) or, with
+    ``found``, a tool the caller looked for. When it is missing the test fails under CI
+    (``CI`` set to any true value: CI must run every test) and is skipped elsewhere."""
+    if found is None:
+        try:
+            return importlib.import_module(dependency)
+        except ImportError as exc:
+            reason = f"needs {dependency} ({exc})"
+    elif found:
+        return None
+    else:
+        reason = f"needs {dependency}"
+    reason += f"; install: {install}" if install else ""
+    if in_ci(os.environ):
+        pytest.fail(f"{reason} (CI is set: it must run)", pytrace=False)
+    pytest.skip(reason)
+
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"

@@ -23,16 +23,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+from safety_cli import one_line_error
+from test_cluster import free_port, quizkit
 
-distributed = pytest.importorskip("distributed")
-msgpack = pytest.importorskip("msgpack")
-x509 = pytest.importorskip("cryptography.x509")
-
-from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
-from cryptography.hazmat.primitives.asymmetric import ec  # noqa: E402
-from cryptography.x509.oid import NameOID  # noqa: E402
-from safety_cli import one_line_error  # noqa: E402
-from test_cluster import free_port, quizkit  # noqa: E402
+from tests.conftest import requires
 
 BIN = Path(sys.executable).parent
 SAMPLES = Path(__file__).parent.parent / "samples"
@@ -58,8 +56,8 @@ def dask_message(frames: list[bytes]) -> bytes:
 def pickled_message(marker: Path, **fields: object) -> bytes:
     """A message whose msgpack header holds ``fields`` and a pickled object, as Dask encodes
     objects it cannot put in msgpack."""
-    header = msgpack.packb({**fields, "x": {"__Pickled__": 1}}, use_bin_type=True)
-    sub = msgpack.packb({"pickled-obj": pickle.dumps(_Marker(str(marker))),
+    header = requires("msgpack").packb({**fields, "x": {"__Pickled__": 1}}, use_bin_type=True)
+    sub = requires("msgpack").packb({"pickled-obj": pickle.dumps(_Marker(str(marker))),
                          "num-sub-frames": 0}, use_bin_type=True)
     return dask_message([header, sub])
 
@@ -143,7 +141,7 @@ def processes(*commands: list[str], logs: Path, env: dict[str, str] | None = Non
 
 
 def wait_for_scheduler(address: str, workers: int, security: object | None = None) -> None:
-    client = distributed.Client(address, timeout=60, security=security)
+    client = requires("distributed").Client(address, timeout=60, security=security)
     try:
         if workers:
             client.wait_for_workers(workers, timeout=90)
@@ -166,7 +164,7 @@ def test_a_scheduler_without_workers_is_a_wait_with_an_end(tmp_path: Path) -> No
 
 
 def test_an_object_store_that_never_answers_is_a_wait_with_an_end(tmp_path: Path) -> None:
-    pytest.importorskip("s3fs")
+    requires("s3fs")
     s3 = {"AWS_ACCESS_KEY_ID": "quizkit", "AWS_SECRET_ACCESS_KEY": "quizkit-secret",
           "AWS_DEFAULT_REGION": "us-east-1"}
     with listener(None) as hostport:
@@ -260,7 +258,7 @@ def test_validate_on_a_tls_cluster_gives_the_local_report(tmp_path: Path) -> Non
                    [str(BIN / "dask"), "worker", address, "--nthreads", "1",
                     "--host", "127.0.0.1", "--no-dashboard", "--death-timeout", "60",
                     "--local-directory", str(tmp_path), *tls], logs=tmp_path):
-        wait_for_scheduler(address, 1, distributed.Security(
+        wait_for_scheduler(address, 1, requires("distributed").Security(
             tls_ca_file=str(certs["ca"]), tls_client_cert=str(certs["cert"]),
             tls_client_key=str(certs["key"]), require_encryption=True))
         local = quizkit("validate", str(SAMPLES), "--format", "jsonl")

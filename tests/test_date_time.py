@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from quizkit.model import schemas
-from tests.conftest import ROOT, SAMPLES, cli_json
+from tests.conftest import ROOT, SAMPLES, cli_json, requires
 
 AJV = ROOT / ".tools/node_modules/.bin/ajv"
 
@@ -86,8 +86,8 @@ def test_validate_gives_the_rfc_3339_verdict(tmp_path: Path) -> None:
 
 
 def test_ajv_formats_agrees_on_the_edge_cases(tmp_path: Path) -> None:
-    if not AJV.exists():
-        pytest.skip("ajv-cli not installed (npm install --prefix .tools ajv-cli ajv-formats)")
+    requires("ajv-cli", found=AJV.exists(),
+             install="npm install --prefix .tools ajv-cli ajv-formats")
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps({"$schema": "https://json-schema.org/draft/2020-12/schema",
                                   "type": "string", "format": "date-time"}))

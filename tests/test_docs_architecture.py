@@ -1,8 +1,10 @@
-"""docs/architecture.md is true of the code: every module it names exists, every module of the
-package is named there, and each helper it calls "one of each" has no second copy."""
+"""docs/architecture.md is true of the code: every module and identifier it names exists, every
+module of the package is named there, and each helper it calls "one of each" has no second
+copy."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 import pytest
@@ -65,7 +67,9 @@ ONE_OF_EACH = [
      re.compile(r"""["']~[01]["']|replace\(\s*["']/["']"""), {}),
     ("the atomic writer", "quizkit/outputs/writer.py",
      re.compile(r"\bmkstemp\(|\bNamedTemporaryFile\(|\bos\.(replace|rename)\("),
-     {"quizkit/analysis/dataset.py": "moves a set of finished Parquet parts in together"}),
+     {"quizkit/analysis/dataset.py": "moves a set of finished Parquet parts in together",
+      "quizkit/cache/store.py": "entries of its own cache, not outputs: a write that fails "
+                                "turns caching off with a warning, never ends the run"}),
     ("the file walker", "quizkit/inputs/walk.py",
      re.compile(r"\bos\.(walk|scandir|fwalk)\(|\.rglob\(|\bglob\.i?glob\(|\.glob\("),
      {"quizkit/cache/store.py": "fingerprints quizkit's own installed files, never inputs"}),
@@ -83,3 +87,65 @@ def test_each_helper_is_written_once(what: str, home: str, pattern: re.Pattern,
                        if path != home and path not in allowed and pattern.search(text))
     assert not elsewhere, f"{what} is written again in {elsewhere}: call {home}"
     assert f"`{home}`" in PAGE.read_text(encoding="utf-8")
+
+
+#: A code span that names an identifier: ``detect_kind``, ``Settings``, ``REGISTRY``,
+#: ``@check(NAME, ...)``, ``Report.exit_code``, ``quizkit.validate``. Plain words (``error``,
+#: ``validate``, a command's name) are not identifiers of the code and are not checked.
+IDENTIFIER = re.compile(r"`(@?)([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(\([^`]*\))?`")
+
+
+#: In the page's drawings (```text blocks): a snake_case name, ``Name.attribute`` or a
+#: CamelCase type (``check_source``, ``Report.exit_code``, ``SchemaBook``).
+DRAWN = re.compile(r"(?<![\w/.\-])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?![\w/\-])")
+DRAWING = re.compile(r"```text\n(.*?)```", re.DOTALL)
+NOT_CODE = {"DuckDB"}
+FILE_SUFFIXES = {"json", "duckdb", "gz", "py", "md"}
+
+
+def identifiers(text: str) -> set[str]:
+    """The identifiers the page names: in code spans, a decorator, a call, or a name with an
+    underscore, a capital or a dot in it; in drawings, see :data:`DRAWN`."""
+    spans = {name for at, name, call in IDENTIFIER.findall(text)
+             if name.rsplit(".", 1)[-1] not in FILE_SUFFIXES
+             and (at or call or "_" in name.strip("_") or "." in name
+                  or any(c.isupper() for c in name))}
+    drawn = {name for block in DRAWING.findall(text) for name in DRAWN.findall(block)
+             if name.rsplit(".", 1)[-1] not in FILE_SUFFIXES and name not in NOT_CODE
+             and ("_" in name.strip("_") or "." in name
+                  or re.fullmatch(r"[A-Z][a-z]+(?:[A-Z][a-z]+)+", name))}
+    return spans | drawn
+
+
+def defined_names() -> set[str]:
+    """Every name the package and its tests define: modules, packages, functions, classes,
+    assigned names and attributes, at any depth."""
+    names = {PACKAGE.name} | {p.stem for p in PACKAGE.rglob("*.py")} | {
+        p.name for p in PACKAGE.rglob("*") if p.is_dir()}
+    for path in [*PACKAGE.rglob("*.py"), *(ROOT / "tests").glob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+    return names
+
+
+def test_every_identifier_the_page_names_exists() -> None:
+    text = PAGE.read_text(encoding="utf-8")
+    found = identifiers(text)
+    assert {"detect_kind", "check_source", "SchemaBook", "Settings", "check"} <= found
+    known = defined_names()
+    missing = sorted(name for name in found
+                     if not all(part in known for part in name.split(".")))
+    assert not missing, f"docs/architecture.md names what the code does not define: {missing}"
+
+
+def test_the_identifier_check_can_fail() -> None:
+    found = identifiers("`kind_sql` and `written_by`, `Report.exit_code`, `error`, `@check(X)`")
+    assert found == {"kind_sql", "written_by", "Report.exit_code", "check"}
+    known = defined_names()
+    assert "kind_sql" not in known and "written_by" not in known
+    assert {"Report", "exit_code", "detect_kind"} <= known

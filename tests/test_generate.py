@@ -18,6 +18,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
+from quizkit.cli import main
 from quizkit.commands.samples import samples
 from quizkit.generate import MANIFEST, generate_corpus
 
@@ -174,14 +175,6 @@ def test_cli_group_writes_and_refuses_non_empty_dir(tmp_path: Path) -> None:
     assert forced.exit_code == 0, forced.output
 
 
-def _cli_importable() -> bool:
-    try:
-        import quizkit.cli  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def _run(argv: list[str], hashseed: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONHASHSEED": hashseed,
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
@@ -200,24 +193,18 @@ def test_subprocess_output_independent_of_hash_seed(tmp_path: Path) -> None:
     assert tree(tmp_path / "a") == tree(tmp_path / "b")
 
 
-@pytest.mark.skipif(not _cli_importable(), reason="quizkit.cli imports commands not yet merged")
 def test_python_m_quizkit_samples_generate(tmp_path: Path) -> None:
     proc = _run(["-m", "quizkit", "samples", "generate", "--packages", "3", "--out",
                  str(tmp_path)], "0")
     assert proc.returncode == 0, proc.stderr
     assert "wrote" in proc.stdout
-    from quizkit.cli import main
-
     result = CliRunner().invoke(main, ["samples", "generate", "--packages", "2", "--out",
                                        str(tmp_path / "runner")])
     assert result.exit_code == 0, result.output
 
 
-@pytest.mark.skipif(not _cli_importable(), reason="quizkit.cli imports commands not yet merged")
 def test_clean_corpus_validates_without_warnings_through_the_cli(tmp_path: Path) -> None:
     """``--broken 0``: no errors or warnings, and the manifest is not taken for a document."""
-    from quizkit.cli import main
-
     runner = CliRunner()
     out = tmp_path / "c"
     made = runner.invoke(main, ["samples", "generate", "--packages", "60", "--seed", "3",

@@ -7,7 +7,6 @@ skipped when they are missing.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from quizkit.model import schemas
-from tests.conftest import INVALID, ROOT, cli_json, invalid_cases, valid_samples
+from tests.conftest import INVALID, ROOT, cli_json, invalid_cases, requires, valid_samples
 
 AJV = ROOT / ".tools/node_modules/.bin/ajv"
 RECORDS = sorted((ROOT / "schemas/records").glob("*.json"))
@@ -24,11 +23,9 @@ DOCUMENTS = sorted((ROOT / "schemas/documents").glob("*.json"))
 
 
 def _ajv() -> str:
-    if AJV.exists():
-        return str(AJV)
-    if os.environ.get("CI") == "true":
-        pytest.fail("ajv-cli is not installed in .tools/ (see .ci/run)")
-    pytest.skip("ajv-cli not installed (npm install --prefix .tools ajv-cli ajv-formats)")
+    requires("ajv-cli", found=AJV.exists(),
+             install="npm install --prefix .tools ajv-cli ajv-formats")
+    return str(AJV)
 
 
 @pytest.mark.parametrize("path", RECORDS + DOCUMENTS, ids=lambda p: p.name)

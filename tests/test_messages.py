@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import orjson
@@ -92,10 +91,8 @@ def test_long_values_and_huge_enums_keep_report_lines_short(tmp_path: Path) -> N
     near = _user_self()
     near["settings"]["language"] = "LANG-000007"
     (tmp_path / "near.json").write_bytes(orjson.dumps(near))
-    started = time.monotonic()
     proc = run_script("validate", "--profile", str(profile), str(tmp_path / "user.json"),
-                      str(tmp_path / "near.json"))
-    took = time.monotonic() - started
+                      str(tmp_path / "near.json"))  # its timeout: a search that never ends
     assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.decode().splitlines()
     assert max(len(line) for line in lines) <= LINE_LIMIT
@@ -106,7 +103,6 @@ def test_long_values_and_huge_enums_keep_report_lines_short(tmp_path: Path) -> N
     assert any('did you mean "lang-000007"?' in line for line in enum_lines)
     about = next(line for line in lines if "/user/about" in line)
     assert "is not of type" in about and "characters)" in about
-    assert took < 60
 
 
 def test_a_huge_duplicate_key_is_cut_in_the_message(tmp_path: Path) -> None:

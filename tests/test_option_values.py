@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from safety_cli import SAMPLES, quizkit
 
-from quizkit.settings.bounds import MAX_JOBS, MAX_PACKAGES, MAX_ROWS, MAX_SECONDS, MAX_THREADS
+from quizkit.inputs.bounds import MAX_JOBS, MAX_PACKAGES, MAX_ROWS, MAX_SECONDS, MAX_THREADS
 
 PACKAGE = SAMPLES / "package-full.json"
 

@@ -47,4 +47,4 @@ def test_wheel_validates_outside_the_checkout(wheel, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {"files": 1, "documents": 1, "errors": 0,
-                                       "warnings": 0, "infos": 0}
+                                       "warnings": 0, "infos": 0, "unreadable": 0}

@@ -24,6 +24,7 @@ import orjson
 import pytest
 
 from quizkit.catalog.schema_rules import rule_for_keyword
+from quizkit.generate import generate_corpus
 from quizkit.model import schemas
 from quizkit.model.kinds import detect_kind
 from tests.conftest import invalid_cases, valid_samples
@@ -223,9 +224,6 @@ def test_every_format_in_the_schemas_is_one_the_fast_engine_is_known_to_get_righ
 # --- a generated corpus --------------------------------------------------------------------
 
 def test_generated_corpus_with_broken_documents_agrees(tmp_path):
-    generate_corpus = getattr(pytest.importorskip("quizkit.generate"), "generate_corpus", None)
-    if generate_corpus is None:
-        pytest.skip("quizkit.generate has no generate_corpus yet")
     generate_corpus(tmp_path, packages=6, seed=SEED, broken=0.5)
     checked = 0
     for path in sorted(p for p in tmp_path.rglob("*") if p.is_file()):

@@ -6,7 +6,7 @@ import io
 
 from test_report_data import sample_findings
 
-from quizkit.outputs.progress import Progress, in_ci, should_show
+from quizkit.outputs.progress import ProgressLine, in_ci, should_show
 from quizkit.reporters import ReporterSet, ReportOptions
 from quizkit.reporters.text import TextReporter
 
@@ -37,7 +37,7 @@ def test_when_to_show() -> None:
 
 def test_nothing_before_the_delay_then_counts_rate_and_eta() -> None:
     clock, tty = Clock(), Terminal()
-    p = Progress(total_files=100, total_bytes=100_000_000, stream=tty, show=True,
+    p = ProgressLine(total_files=100, total_bytes=100_000_000, stream=tty, show=True,
                  clock=clock, delay=1.0)
     clock.now += 0.5
     p.advance("a.json", 10_000_000)
@@ -56,7 +56,7 @@ def test_nothing_before_the_delay_then_counts_rate_and_eta() -> None:
 
 def test_unknown_totals_show_no_eta() -> None:
     clock = Clock()
-    p = Progress(stream=Terminal(), show=True, clock=clock)
+    p = ProgressLine(stream=Terminal(), show=True, clock=clock)
     for _ in range(3):
         p.advance("x", 2_000_000)
     clock.now += 2
@@ -72,7 +72,7 @@ def test_on_file_is_the_engines_hook(tmp_path, monkeypatch) -> None:
     (tmp_path / "b.json").write_text('{"x": 1}')
     sources = list(expand([str(tmp_path)]))
     pipe = io.StringIO()
-    p = Progress.for_run(len(sources), stream=pipe, verbose=True, env={})
+    p = ProgressLine.for_run(len(sources), stream=pipe, verbose=True, env={})
     engine.run(sources, on_file=p.on_file, jobs=1)
     assert pipe.getvalue() == f"checked {tmp_path / 'a.json'}\nchecked {tmp_path / 'b.json'}\n"
     assert (p.files, p.bytes) == (2, 10)
@@ -80,7 +80,7 @@ def test_on_file_is_the_engines_hook(tmp_path, monkeypatch) -> None:
 
 def test_silent_when_not_shown() -> None:
     clock, pipe = Clock(), io.StringIO()
-    p = Progress.for_run(10, stream=pipe, env={})
+    p = ProgressLine.for_run(10, stream=pipe, env={})
     p.clock = clock
     clock.now += 10
     for i in range(10):
@@ -91,19 +91,19 @@ def test_silent_when_not_shown() -> None:
 
 def test_verbose_lists_every_file_even_off_a_terminal() -> None:
     pipe = io.StringIO()
-    p = Progress.for_run(2, stream=pipe, verbose=True, env={"CI": "true"})
+    p = ProgressLine.for_run(2, stream=pipe, verbose=True, env={"CI": "true"})
     p.advance("a.json", 1)
     p.advance("b.json", 1)
     assert pipe.getvalue() == "checked a.json\nchecked b.json\n"
     quiet = io.StringIO()
-    p = Progress.for_run(2, stream=quiet, verbose=True, quiet=True, env={})
+    p = ProgressLine.for_run(2, stream=quiet, verbose=True, quiet=True, env={})
     p.advance("a.json", 1)
     assert quiet.getvalue() == ""
 
 
 def test_findings_on_the_terminal_clear_the_progress_line_first() -> None:
     clock, tty = Clock(), Terminal()
-    p = Progress(total_files=3, stream=tty, show=True, clock=clock, delay=0)
+    p = ProgressLine(total_files=3, stream=tty, show=True, clock=clock, delay=0)
     rset = ReporterSet([TextReporter(tty, ReportOptions(color="never"))], progress=p)
     p.advance("a.json", 1)
     rset.finding(sample_findings()[0])

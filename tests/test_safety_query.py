@@ -8,7 +8,6 @@ import io
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -67,12 +66,10 @@ def test_streamed_output_is_what_one_batch_gives(db: Path) -> None:
 
 
 def test_timeout_is_exit_2_with_a_message(db: Path) -> None:
-    started = time.monotonic()
     done = quizkit("query", "SELECT count(*) FROM range(100000000000)", "--db", db,
-                   "--timeout", "0.5")
+                   "--timeout", "0.5")  # the subprocess's own timeout: a query never stopped
     line = one_line_error(done)
     assert "--timeout 0.5 s" in line
-    assert time.monotonic() - started < 30
     assert done.stdout == ""
 
 

@@ -22,6 +22,7 @@ from test_analysis_load import expected_counts, snapshot
 from quizkit.analysis import connect, load
 from quizkit.analysis.tables import DATA_TABLES, TABLES
 from quizkit.cli import main
+from tests.conftest import requires
 
 TABLE_NAMES = [t.name for t in TABLES if t.name != "quizkit_meta"]
 
@@ -204,7 +205,7 @@ def test_names_are_literal(tmp_path: Path, target: str) -> None:
 def _on_a_terminal(argv: list[str]) -> tuple[int, bytes]:
     """Exit code and everything ``python -m quizkit ARGV`` wrote, run with stdout and stderr
     on a pseudo-terminal (``CI`` unset)."""
-    pty = pytest.importorskip("pty")
+    pty = requires("pty")
     pid, fd = pty.fork()
     if pid == 0:  # the child: stdout and stderr are the terminal
         env = {k: v for k, v in os.environ.items() if k != "CI"}
@@ -265,19 +266,19 @@ def test_progress_on_a_pipe_only_when_forced(tmp_path: Path, command: str) -> No
 def test_automatic_progress_is_for_a_terminal_outside_ci() -> None:
     """The automatic rule on a real pseudo-terminal against a pipe (the one-second delay
     itself is tested with a fake clock in test_report_progress)."""
-    from quizkit.outputs.progress import Progress
+    from quizkit.outputs.progress import ProgressLine
 
     main_fd, side_fd = os.openpty()
     read_fd, write_fd = os.pipe()
     try:
         with os.fdopen(os.dup(side_fd), "w") as tty, os.fdopen(os.dup(write_fd), "w") as pipe:
-            assert Progress.for_run(stream=tty, env={}).show
-            assert Progress.for_run(stream=tty, env={}).delay == 1.0
-            assert not Progress.for_run(stream=tty, env={"CI": "true"}).show
-            assert not Progress.for_run(stream=tty, env={}, quiet=True).show
-            assert not Progress.for_run(stream=tty, env={}, force=False).show
-            assert not Progress.for_run(stream=pipe, env={}).show
-            forced = Progress.for_run(stream=pipe, env={"CI": "true"}, force=True)
+            assert ProgressLine.for_run(stream=tty, env={}).show
+            assert ProgressLine.for_run(stream=tty, env={}).delay == 1.0
+            assert not ProgressLine.for_run(stream=tty, env={"CI": "true"}).show
+            assert not ProgressLine.for_run(stream=tty, env={}, quiet=True).show
+            assert not ProgressLine.for_run(stream=tty, env={}, force=False).show
+            assert not ProgressLine.for_run(stream=pipe, env={}).show
+            forced = ProgressLine.for_run(stream=pipe, env={"CI": "true"}, force=True)
             assert forced.show and forced.delay == 0.0
     finally:
         for fd in (main_fd, side_fd, read_fd, write_fd):

@@ -24,7 +24,7 @@ import pytest
 from quizkit import api
 from quizkit.settings.config import ConfigError
 from tests import audited
-from tests.conftest import ROOT, SAMPLES, valid_samples
+from tests.conftest import ROOT, SAMPLES, requires, valid_samples
 
 SCHEMA_DIR = os.path.join(ROOT, "quizkit", "schemas", "")
 SCHEMA_FILES = sorted(p for p in (ROOT / "quizkit" / "schemas").rglob("*.json"))
@@ -119,8 +119,6 @@ def test_every_valid_sample_is_valid_with_a_shared_book() -> None:
 
 # --- a Dask worker: one book for all its tasks -----------------------------------------------
 
-distributed = pytest.importorskip("distributed")
-
 WORKER = """
 import sys
 from distributed.cli.dask_worker import main
@@ -159,7 +157,7 @@ def _cluster(tmp_path: Path, log: Path) -> Iterator[str]:
             proc = stack.enter_context(subprocess.Popen(
                 command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True))
             stack.callback(_kill_group, proc)
-        with distributed.Client(address, timeout=60) as client:
+        with requires("distributed").Client(address, timeout=60) as client:
             client.wait_for_workers(1, timeout=90)
         yield address
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
@@ -138,6 +138,11 @@ class FileResult:
     def to_dict(self) -> dict:
         return {"path": self.path, "kind": self.kind, "documents": self.documents,
                 "size": self.size, "readable": self.readable}
+
+
+#: A step that changes a finding on its way to the report (re-grades it, or drops it: None):
+#: the config's severities, a baseline, a baseline being recorded.
+Adjust = Callable[[Finding], Finding | None]
 
 
 class Report:

@@ -2,8 +2,8 @@
 
 Inputs are read as ``quizkit validate`` reads them (:mod:`quizkit.inputs.intake`: BOM, encodings,
 depth). Nothing is skipped silently: an input that cannot be read or parsed is kept in
-:class:`Skipped` with its path and the reason, for the command to report (exit 3); documents of
-unknown kind are counted.
+:class:`SkippedInputs` with its path and the reason, for the command to report (exit 3);
+documents of unknown kind are counted.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from quizkit.model.kinds import detect_kind
 
 
 @dataclass
-class Skipped:
+class SkippedInputs:
     """Inputs that could not be read or parsed, as (path, reason), and documents of unknown kind.
 
     ``path`` is the display form; a JSON Lines record is ``path:line``.
@@ -44,10 +44,10 @@ def line_units(data: bytes, first: int = 1) -> Iterator[tuple[int, bytes]]:
             yield number, line
 
 
-def iter_documents(sources: Iterable[Source], skipped: Skipped | None = None,
+def iter_documents(sources: Iterable[Source], skipped: SkippedInputs | None = None,
                    kind: str | None = None) -> Iterator[tuple[str, int | None, str, Any]]:
     """(path, record, kind, document) for every readable, parseable, recognised document."""
-    skipped = skipped if skipped is not None else Skipped()
+    skipped = skipped if skipped is not None else SkippedInputs()
     for source in sources:
         try:
             data = source.read()

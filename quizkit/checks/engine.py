@@ -22,7 +22,7 @@ from quizkit.cache import stamps
 from quizkit.cache import store as cache_store
 from quizkit.cache.stamps import Stamp
 from quizkit.catalog import input_rules
-from quizkit.catalog.findings import FileResult, Finding, Report
+from quizkit.catalog.findings import Adjust, FileResult, Finding, Report
 from quizkit.catalog.rule import Rule
 from quizkit.checks import reread, snippets
 from quizkit.checks.documents import line_units
@@ -36,7 +36,7 @@ from quizkit.model.schemas import Profile, SchemaBook
 from quizkit.model.service_names import ServiceNames
 from quizkit.outputs.interrupts import signals_deferred, stop_workers, worker_started
 from quizkit.reporters.base import Reporter
-from quizkit.reporters.service_blocks import Outline, outline
+from quizkit.reporters.service_blocks import VersionOutline, outline
 from quizkit.rules import REGISTRY
 from quizkit.rules.checks import RawFinding, Registry
 from quizkit.rules.facts import Content, Fact, Located, Place, text_digest
@@ -79,7 +79,7 @@ class FileOutcome:
     findings: list[Finding] = field(default_factory=list)
     facts: list[Located] = field(default_factory=list)
     #: (path, record, outline) of each document that holds versions (the service's blocks).
-    outlines: list[tuple[str, int | None, Outline]] = field(default_factory=list)
+    outlines: list[tuple[str, int | None, VersionOutline]] = field(default_factory=list)
     #: The input as it was read (a local file that could be read: for the cache, and to
     #: read it again for a cross-file finding).
     stamp: Stamp | None = None
@@ -241,15 +241,19 @@ def _add_problems(outcome: FileOutcome, path: str, record: int | None,
                                      p.line + shift, p.column) for p in problems)
 
 
-def check_source(source: Source, options: Options, schemas: SchemaBook) -> FileOutcome:
-    """Read and check one source; a read failure is a finding, never an exception."""
+def check_source(source: Source, options: Options, schemas: SchemaBook, *,
+                 name: str | None = None) -> FileOutcome:
+    """Read and check one source; a read failure is a finding, never an exception. ``name``
+    is what the findings call it (default: the source's own name; a cluster worker reads a
+    file by its absolute path and reports it as the user gave it)."""
+    name = source.display if name is None else name
     before = stamps.stat_before_read(source.path) if cache_store.cacheable(source) else None
     try:
         data = source.read(options.limits.max_decompressed, options.limits.max_file_size)
     except ReadError as exc:
-        return _unreadable(source, exc)
+        return _unreadable(name, exc)
     lines = source.holds_lines(data)
-    outcome = check_bytes(source.display, data, lines, options, schemas)
+    outcome = check_bytes(name, data, lines, options, schemas)
     outcome.lines = lines
     if before is not None and (options.stamp or outcome.facts):
         outcome.stamp = stamps.stamp(before, data)  # for the cache, and to read it again
@@ -258,10 +262,10 @@ def check_source(source: Source, options: Options, schemas: SchemaBook) -> FileO
     return outcome
 
 
-def _unreadable(source: Source, exc: ReadError) -> FileOutcome:
+def _unreadable(name: str, exc: ReadError) -> FileOutcome:
     rule = input_rules.INPUT_TOO_LARGE if exc.limit else input_rules.UNREADABLE
-    return FileOutcome(FileResult(path=source.display, readable=False),
-                       [_finding(source.display, None, rule, "", f"cannot read: {exc}")])
+    return FileOutcome(FileResult(path=name, readable=False),
+                       [_finding(name, None, rule, "", f"cannot read: {exc}")])
 
 
 def _kept_schemas(options: Options) -> SchemaBook:
@@ -349,7 +353,7 @@ def _split_work(pool: Any, source: Source, options: Options, jobs: int,
     try:
         data = source.read(options.limits.max_decompressed, options.limits.max_file_size)
     except ReadError as exc:
-        yield _done([_unreadable(source, exc)]), None
+        yield _done([_unreadable(source.display, exc)]), None
         return
     text, problems = intake.prepare(data)
     if text is None:
@@ -525,8 +529,6 @@ def default_jobs(sources: list[Source]) -> int:
         return 1
     return cores()
 
-
-Adjust = Callable[[Finding], Finding | None]
 
 
 #: Checks many sources elsewhere (a cluster): ``(sources, options) -> outcomes`` in input

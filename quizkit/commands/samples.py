@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from quizkit import api
-from quizkit.settings.bounds import MAX_JOBS, MAX_PACKAGES
+from quizkit.inputs.bounds import MAX_JOBS, MAX_PACKAGES
 
 
 @click.group()

@@ -18,13 +18,13 @@ from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, rule_options
 from quizkit.commands.wait_option import scheduler_address, wait_option
 from quizkit.commands.walk_options import stdin_option, walk_options
+from quizkit.inputs.bounds import MAX_JOBS
 from quizkit.inputs.limits import Limits
+from quizkit.inputs.waits import WaitTimeout
 from quizkit.model.schemas import KINDS
 from quizkit.reporters import REPORTERS
 from quizkit.reporters.text import COLOR_CHOICES
-from quizkit.settings.bounds import MAX_JOBS
 from quizkit.settings.config import SEVERITIES, resolve
-from quizkit.settings.waits import WaitTimeout
 
 
 @click.command()

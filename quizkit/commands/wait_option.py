@@ -11,7 +11,7 @@ import click
 
 from quizkit.catalog.display import printable
 from quizkit.cluster import scheduler_probe
-from quizkit.settings import waits
+from quizkit.inputs import waits
 
 
 class Seconds(click.ParamType):
@@ -41,7 +41,7 @@ def _set(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
         if ctx.get_parameter_source("wait_timeout") == click.core.ParameterSource.ENVIRONMENT:
             raise click.UsageError(f"{waits.ENV}: {exc}", ctx=ctx) from None
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
-    os.environ[waits.ENV] = repr(seconds)  # read by every layer that waits (quizkit.settings.waits)
+    os.environ[waits.ENV] = repr(seconds)  # read by every layer that waits (quizkit.inputs.waits)
 
 
 def wait_option(fn: Callable[..., Any]) -> Callable[..., Any]:

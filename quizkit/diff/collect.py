@@ -20,7 +20,7 @@ import duckdb
 import orjson
 import xxhash
 
-from quizkit.checks.documents import Skipped, iter_documents
+from quizkit.checks.documents import SkippedInputs, iter_documents
 from quizkit.cluster import checking as cluster
 from quizkit.diff.records import MEASURES, Record, records
 from quizkit.inputs.sources import Source
@@ -55,7 +55,7 @@ def digest(value: Any) -> int:
     return xxhash.xxh3_64_intdigest(canonical(value))
 
 
-def _rows(side: int, sources: Iterable[Source], skipped: Skipped,
+def _rows(side: int, sources: Iterable[Source], skipped: SkippedInputs,
           relative: dict[str, str]) -> Iterator[list[Any]]:
     for doc_no, (path, line, kind, doc) in enumerate(iter_documents(sources, skipped), 1):
         where = relative.get(path, path)
@@ -81,7 +81,7 @@ def _expand(kind: str, doc: Any, anonymous: str) -> Iterator[Record]:
 
 
 def collect(con: duckdb.DuckDBPyConnection, side: int, sources: list[Source],
-            skipped: Skipped, work: str, jobs: int | None = None,
+            skipped: SkippedInputs, work: str, jobs: int | None = None,
             client: Any | None = None) -> None:
     """Every record of ``sources`` into the table ``records`` as ``side`` (0 old, 1 new);
     what could not be read goes to ``skipped``. ``work`` is a private directory for the
@@ -118,7 +118,7 @@ CLUSTER_PART = 256
 _Part = tuple[int, list[Source], dict[str, str], int, str]
 
 
-def _lines(part: _Part, skipped: Skipped) -> Iterator[bytes]:
+def _lines(part: _Part, skipped: SkippedInputs) -> Iterator[bytes]:
     """The rows of one part of a side's sources, as JSON lines for ``read_json``."""
     side, sources, relative, offset, _prefix = part
     names = list(COLUMNS)
@@ -127,9 +127,9 @@ def _lines(part: _Part, skipped: Skipped) -> Iterator[bytes]:
         yield orjson.dumps(dict(zip(names, row, strict=True))) + b"\n"
 
 
-def _part(part: _Part) -> tuple[list[str], Skipped]:
+def _part(part: _Part) -> tuple[list[str], SkippedInputs]:
     """One part of a side's sources read into staging files (run in a local worker)."""
-    skipped = Skipped()
+    skipped = SkippedInputs()
     files: list[str] = []
     batch: list[bytes] = []
     for line in _lines(part, skipped):
@@ -142,10 +142,10 @@ def _part(part: _Part) -> tuple[list[str], Skipped]:
     return files, skipped
 
 
-def part_rows(part: _Part) -> tuple[bytes, Skipped]:
+def part_rows(part: _Part) -> tuple[bytes, SkippedInputs]:
     """One part of a side's sources, read on a cluster's worker: its rows and what could not
     be read (never the documents themselves)."""
-    skipped = Skipped()
+    skipped = SkippedInputs()
     return b"".join(_lines(part, skipped)), skipped
 
 
@@ -156,8 +156,8 @@ def _staged_bytes(data: bytes, prefix: str) -> str:
     return path
 
 
-def _gather(con: duckdb.DuckDBPyConnection, done: Iterable[tuple[list[str], Skipped]],
-            skipped: Skipped) -> None:
+def _gather(con: duckdb.DuckDBPyConnection, done: Iterable[tuple[list[str], SkippedInputs]],
+            skipped: SkippedInputs) -> None:
     for files, part_skipped in done:
         for path in files:
             if os.path.getsize(path):

@@ -1,7 +1,7 @@
 """The comparison in SQL: one copy of each record per side, the pairs, and what became of each.
 
 Both sides' records are in the table ``records`` (:mod:`quizkit.diff.collect` or
-:mod:`quizkit.diff.tables`). A pair is matched by table and key; equal digests are the same
+:mod:`quizkit.diff.database_side`). A pair is matched by table and key; equal digests are the same
 record. Two records equal in everything but their place are ``moved`` when their order among
 the records their parent keeps on both sides differs (so removing a round does not make the
 rounds after it moved). The work runs inside DuckDB, with its memory limit and spill.

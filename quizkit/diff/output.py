@@ -13,7 +13,7 @@ import orjson
 
 from quizkit.diff.page import html
 from quizkit.diff.result import DiffResult
-from quizkit.diff.text import markdown, text
+from quizkit.diff.text_diff import markdown, text
 from quizkit.outputs.writer import atomic_write, refuse_inputs, resolve
 from quizkit.reporters import ReportSpec, ReportSpecError, parse_reports
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from contextlib import ExitStack
 from typing import Any
 
@@ -12,17 +12,17 @@ import duckdb
 
 from quizkit.analysis.connect import connect
 from quizkit.analysis.load import configured
-from quizkit.checks.documents import Skipped
-from quizkit.checks.runner import expand_paths
+from quizkit.checks.documents import SkippedInputs
+from quizkit.checks.runner import Notes, expand_paths
 from quizkit.cluster import checking as cluster
-from quizkit.diff import collect, compare, tables
+from quizkit.diff import collect, compare
+from quizkit.diff import database_side as tables
 from quizkit.diff.compare import CHANGES
 from quizkit.diff.detail import detailed
 from quizkit.diff.records import TABLES
 from quizkit.diff.result import DiffResult, parse_threshold
+from quizkit.inputs import remote
 from quizkit.settings.config import ConfigError
-
-Notes = Callable[[str], None]
 
 
 def fail_kinds(fail_on: Iterable[str] | str | None) -> tuple[str, ...]:
@@ -35,6 +35,17 @@ def fail_kinds(fail_on: Iterable[str] | str | None) -> tuple[str, ...]:
     if unknown or not kinds:
         raise ConfigError(f"--fail-on {','.join(names)!r}: use some of {', '.join(CHANGES)}")
     return kinds
+
+
+def input_files(old: str, new: str, exclude: Iterable[str] = (),
+                include_hidden: bool = False) -> list[str]:
+    """Every local file a diff of ``old`` and ``new`` reads (the sides' export files as the
+    walk lists them, a database file), for keeping outputs off them."""
+    files = [old, new]
+    for side in (old, new):
+        if side != "-" and not remote.is_url(side) and not tables.is_tables(side):
+            files += [s.path for s in expand_paths([side], exclude, include_hidden)]
+    return files
 
 
 def diff(old: str, new: str, *, exclude: Iterable[str] = (), include_hidden: bool = False,
@@ -57,6 +68,8 @@ def diff(old: str, new: str, *, exclude: Iterable[str] = (), include_hidden: boo
         con = connect(os.path.join(work, "diff.duckdb"))
         try:
             with configured(con, memory_limit=memory_limit, threads=threads):
+                # Every ordering the reports need is asked for; DuckDB may spare memory.
+                con.execute("SET preserve_insertion_order = false")
                 collect.create(con)
                 unreadable = _read_sides(con, (old, new), exclude, include_hidden, work,
                                          notes, jobs, client)
@@ -81,7 +94,7 @@ def _read_sides(con: duckdb.DuckDBPyConnection, paths: tuple[str, str],
                                       include_hidden=include_hidden)
             unreadable += [(name, p, r) for p, r in problems]
             continue
-        skipped = Skipped()
+        skipped = SkippedInputs()
         sources = expand_paths([path], exclude, include_hidden, notes=notes)
         collect.collect(con, side, sources, skipped, work, jobs, client)
         unreadable += [(name, p, r) for p, r in skipped.failed()]

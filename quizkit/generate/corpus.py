@@ -35,7 +35,7 @@ LEGACY_MANIFEST = "manifest.json"  # the name before; --force removes it too
 
 
 @dataclass(frozen=True)
-class Options:
+class CorpusOptions:
     out_dir: str
     packages: int
     seed: int
@@ -89,7 +89,7 @@ def _author_of(seed: int, index: int, users: int) -> int:
     return synth.stream(seed, "author", index).randrange(users)
 
 
-def _render(opts: Options, doc: synth.Doc) -> Rendered:
+def _render(opts: CorpusOptions, doc: synth.Doc) -> Rendered:
     rng = synth.stream(opts.seed, "defect", doc.name)
     batch = "documents" if opts.shape == "lines" else doc.batch
     as_line = batch is not None and (opts.jsonl or opts.shape == "lines")
@@ -121,21 +121,21 @@ def _render(opts: Options, doc: synth.Doc) -> Rendered:
     return Rendered(name, doc.kind, None, size, case, None)
 
 
-def _package_unit(opts: Options, index: int) -> list[Rendered]:
+def _package_unit(opts: CorpusOptions, index: int) -> list[Rendered]:
     docs = synth.package_documents(opts.seed, index, _author_of(opts.seed, index, opts.users),
                                    opts.users, list(opts.categories))
     return [_render(opts, d) for d in docs]
 
 
-def _user_unit(opts: Options, index: int, pkg_count: int) -> list[Rendered]:
+def _user_unit(opts: CorpusOptions, index: int, pkg_count: int) -> list[Rendered]:
     return [_render(opts, d) for d in synth.user_documents(opts.seed, index, pkg_count)]
 
 
-def _run_package(args: tuple[Options, int]) -> list[Rendered]:
+def _run_package(args: tuple[CorpusOptions, int]) -> list[Rendered]:
     return _package_unit(*args)
 
 
-def _run_user(args: tuple[Options, int, int]) -> list[Rendered]:
+def _run_user(args: tuple[CorpusOptions, int, int]) -> list[Rendered]:
     return _user_unit(*args)
 
 
@@ -153,7 +153,7 @@ def _prepare(out: Path, overwrite: bool) -> None:
         make_directory(out / name)
 
 
-def _write_batches(opts: Options, lines: dict[str, list[Rendered]]
+def _write_batches(opts: CorpusOptions, lines: dict[str, list[Rendered]]
                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
     """JSON Lines files of up to BATCH_SIZE records: (index entries, cases, bytes written)."""
     make_directory(Path(opts.out_dir, "batches"))
@@ -203,7 +203,7 @@ def generate_corpus(out_dir: str | os.PathLike[str], packages: int = 100, seed: 
     started = time.perf_counter()
     out = Path(out_dir)
     _prepare(out, overwrite)
-    opts = Options(str(out), packages, seed, broken, gzip_share, jsonl, shape,
+    opts = CorpusOptions(str(out), packages, seed, broken, gzip_share, jsonl, shape,
                    tuple(synth.categories(seed)))
     rendered = _render_all(opts, workers)
     lines: dict[str, list[Rendered]] = {}
@@ -236,7 +236,7 @@ def generate_corpus(out_dir: str | os.PathLike[str], packages: int = 100, seed: 
     return summary
 
 
-def _render_all(opts: Options, workers: int | None) -> list[Rendered]:
+def _render_all(opts: CorpusOptions, workers: int | None) -> list[Rendered]:
     """Every document of the corpus, rendered: the packages, then the users (whose package
     counts follow from the packages' authors); in processes for a large corpus."""
     pkg_counts = [0] * opts.users
@@ -255,7 +255,7 @@ def _render_all(opts: Options, workers: int | None) -> list[Rendered]:
     return [r for unit in results for r in unit]
 
 
-def _manifest(opts: Options, summary: Summary, cases: list[dict], index: list[dict]) -> dict:
+def _manifest(opts: CorpusOptions, summary: Summary, cases: list[dict], index: list[dict]) -> dict:
     """``corpus-manifest.json.txt``: the arguments, the kinds, every broken document with the
     rule a validator should report, every file."""
     return {

@@ -7,9 +7,9 @@ ending in ``/`` or naming a prefix is walked like a directory (the export files 
 sorted order); a URL naming an object is that object. fsspec and s3fs come with
 ``pip install 'quizkit[cluster]'``.
 
-Every request waits at most the run's timeout (:mod:`quizkit.settings.waits`, ``--wait-timeout``) to
+Every request waits at most the run's timeout (:mod:`quizkit.inputs.waits`, ``--wait-timeout``) to
 connect and as long for each answer, and is tried once: an endpoint that accepts connections
-and never answers ends the listing with :class:`quizkit.settings.waits.WaitTimeout` (exit 2).
+and never answers ends the listing with :class:`quizkit.inputs.waits.WaitTimeout` (exit 2).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import importlib
 import os
 from typing import Any
 
-from quizkit.settings import waits
+from quizkit.inputs import waits
 
 SCHEMES = ("s3://",)
 

@@ -1,6 +1,6 @@
 """A progress line on stderr for long runs, and ``--verbose`` file listing.
 
-The engine calls :meth:`Progress.advance` once per file checked. The line
+The engine calls :meth:`ProgressLine.advance` once per file checked. The line
 (``1234/5000 files  25%  48.2 MB/s  ETA 0:12``) appears, by default, only when stderr is a
 terminal, the run has lasted more than ``delay`` seconds, ``CI`` is not set and ``--quiet``
 was not given; so pipelines and short runs see nothing. ``--progress`` forces the line from
@@ -59,7 +59,7 @@ def _duration(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
-class Progress:
+class ProgressLine:
     """Counts files and bytes checked; draws a progress line when allowed.
 
     Totals may be unknown (``None``: input from stdin or a generator); then the line shows
@@ -94,7 +94,7 @@ class Progress:
     def for_run(cls, total_files: int | None = None, total_bytes: int | None = None, *,
                 quiet: bool = False, verbose: bool = False, stream: TextIO | None = None,
                 env: Mapping[str, str] | None = None,
-                force: bool | None = None) -> Progress:
+                force: bool | None = None) -> ProgressLine:
         """The progress of a CLI run, shown or not by the rules above; forced on
         (``force=True``), it is drawn from the first file, without the delay."""
         stream = stream if stream is not None else sys.stderr
@@ -183,7 +183,7 @@ class Progress:
         self.clear()
         self.show = False
 
-    def __enter__(self) -> Progress:
+    def __enter__(self) -> ProgressLine:
         return self
 
     def __exit__(self, *exc: object) -> None:

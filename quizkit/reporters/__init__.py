@@ -15,7 +15,7 @@ from typing import TextIO
 
 from quizkit.catalog.findings import Finding, Report
 from quizkit.outputs.interrupts import signals_deferred
-from quizkit.outputs.progress import Progress
+from quizkit.outputs.progress import ProgressLine
 from quizkit.outputs.writer import AtomicFile, resolve
 from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.reporters.github import GitHubReporter
@@ -117,7 +117,7 @@ class ReporterSet(Reporter):
     terminal, so that the two do not end up on one line.
     """
 
-    def __init__(self, reporters: list[Reporter], progress: Progress | None = None) -> None:
+    def __init__(self, reporters: list[Reporter], progress: ProgressLine | None = None) -> None:
         super().__init__(sys.stdout)
         self.reporters = reporters
         self.needs_findings = any(r.needs_findings for r in reporters)
@@ -160,7 +160,7 @@ def _isatty(stream: TextIO) -> bool:
 @contextmanager
 def open_reporters(fmt: str | None, output: str | None = None, reports: Sequence[str] = (),
                    *, options: ReportOptions | None = None, stdout: TextIO | None = None,
-                   progress: Progress | None = None) -> Iterator[ReporterSet]:
+                   progress: ProgressLine | None = None) -> Iterator[ReporterSet]:
     """The reporters of one run, every report file written atomically.
 
     All specs are checked and every file is opened (as a temporary file beside its target, or

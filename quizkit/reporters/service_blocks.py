@@ -142,7 +142,7 @@ def blocks_for_document(kind: str, doc: Any, findings: Iterable[FindingLike], ti
 
 
 @dataclass(frozen=True, slots=True)
-class Outline:
+class VersionOutline:
     """What the blocks of one document need, taken in the engine's one pass: each version's
     package and version id, and the (version, entity, id) each finding's pointer concerns.
     Small and picklable: the document itself is not kept, nor read again."""
@@ -167,14 +167,14 @@ class Outline:
                 for (package_id, version_id), r in zip(self.versions, results, strict=True)]
 
 
-def outline(kind: str, doc: Any, pointers: Iterable[str]) -> Outline:
-    """The :class:`Outline` of a document of ``kind``, for findings at ``pointers``."""
+def outline(kind: str, doc: Any, pointers: Iterable[str]) -> VersionOutline:
+    """The :class:`VersionOutline` of a document of ``kind``, for findings at ``pointers``."""
     sites = version_sites(kind, doc)
     index = {id(s): i for i, s in enumerate(sites)}
     targets = {p: tuple((index[id(site)], entity, eid)
                         for site, entity, eid in resolve(kind, doc, p, sites))
                for p in pointers}
-    return Outline(tuple((s.package_id, s.version_id) for s in sites), targets)
+    return VersionOutline(tuple((s.package_id, s.version_id) for s in sites), targets)
 
 
 def merge_blocks(blocks: Iterable[dict]) -> list[dict]:
@@ -239,5 +239,16 @@ def blocks_for(report: Report, *, timestamp: int | None = None,
     return merge_blocks(iter_blocks(report, timestamp=ts, names=names))
 
 
-__all__ = ["Outline", "SimpleFinding", "blocks_for", "blocks_for_document", "entity_at",
-           "iter_blocks", "merge_blocks", "now_ms", "outline", "raw_findings", "resolve"]
+__all__ = [
+    "SimpleFinding",
+    "VersionOutline",
+    "blocks_for",
+    "blocks_for_document",
+    "entity_at",
+    "iter_blocks",
+    "merge_blocks",
+    "now_ms",
+    "outline",
+    "raw_findings",
+    "resolve",
+]

@@ -28,12 +28,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from quizkit.catalog.findings import Finding, Report, Severity
+from quizkit.catalog.findings import Adjust, Finding, Report, Severity
+from quizkit.inputs.bounds import MAX_JOBS
 from quizkit.inputs.configfiles import ConfigError, read_toml, type_name
 from quizkit.inputs.limits import Limits
 from quizkit.model.schemas import KINDS
 from quizkit.rules import REGISTRY
-from quizkit.settings.bounds import MAX_JOBS
 
 INPUT_PREFIX = "P"
 CONFIG_NAMES = ("quizkit.toml", "pyproject.toml")
@@ -509,8 +509,6 @@ def _path_forms(path: str, root: Path | None) -> list[str]:
             forms.append(rel.replace(os.sep, "/"))
     return forms
 
-
-Adjust = Callable[[Finding], Finding | None]
 
 
 def chain(*steps: Adjust | None) -> Adjust | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 
-from quizkit.settings.bounds import MAX_SECONDS
+from quizkit.inputs.bounds import MAX_SECONDS
 
 #: The environment variable that holds the timeout.
 ENV = "QUIZKIT_WAIT_TIMEOUT"
