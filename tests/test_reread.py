@@ -120,10 +120,12 @@ def test_a_cached_input_is_read_again_to_place_its_finding(tmp_path):
     paths = _corpus(tmp_path)
     cache, reports = tmp_path / "cache", []
     for name in ("cold.json", "warm.json"):
-        done = run_script("validate", "--cache-dir", str(cache), "--jobs", "1", "--format",
-                          "json", "-o", str(tmp_path / name), *map(str, paths))
+        done = run_script("validate", "-v", "--cache-dir", str(cache), "--jobs", "1",
+                          "--format", "json", "-o", str(tmp_path / name), *map(str, paths))
         assert done.returncode == 1, done.stderr.decode()
         reports.append(json.loads((tmp_path / name).read_text())["findings"])
+    n = len(paths)
+    assert f"result cache: {n} of {n} files unchanged" in done.stderr.decode()
     cold, warm = reports
     assert warm == cold
     assert all(f["line"] is not None for f in warm if f["rule"] in BATCH_RULES)

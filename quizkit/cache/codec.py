@@ -108,11 +108,14 @@ SHAPES: dict[type, tuple[str, ...]] = {
     FileResult: ("path", "kind", "documents", "size", "readable", "kinds"),
     Finding: ("path", "pointer", "rule", "severity", "message", "record", "line", "column",
               "code", "snippet"),
-    Place: ("path", "record", "pointer", "line", "column", "snippet"),
+    Place: ("path", "record", "pointer"),
     Snippet: ("first", "lines", "line", "start", "end", "cut"),
     VersionOutline: ("versions", "targets"),
 }
-OUTCOME_FIELDS = ("result", "findings", "facts", "outlines", "stamp")
+#: (``origin`` is never written: only stdin and object storage have one, and neither is
+#: cached.)
+OUTCOME_FIELDS = ("result", "findings", "facts", "outlines", "stamp", "origin", "lines",
+                  "indented")
 
 
 def _names(cls: type) -> tuple[str, ...]:
