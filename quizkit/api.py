@@ -513,13 +513,14 @@ def rules(rule: str | None = None, *, format: str = "text") -> str:
 
 def generate(out: str | os.PathLike[str], *, packages: int = 100, seed: int = 0,
              broken: float = 0.0, gzip_share: float = 0.0, jsonl: bool = False,
-             workers: int | None = None, force: bool = False) -> Summary:
+             workers: int | None = None, force: bool = False,
+             shape: str = "indented") -> Summary:
     """Write a deterministic corpus (``quizkit samples generate``); ``force`` replaces a
-    corpus written before in ``out``."""
+    corpus written before in ``out``; ``shape``: indented, compact or lines."""
     try:
         return generate_corpus(out, packages=packages, seed=seed, broken=broken,
                                gzip_share=gzip_share, jsonl=jsonl, workers=workers,
-                               overwrite=force)
+                               overwrite=force, shape=shape)
     except FileExistsError as exc:
         raise ConfigError(str(exc)) from None
 

@@ -218,3 +218,35 @@ def test_clean_corpus_validates_without_warnings_through_the_cli(tmp_path: Path)
     # infos only by design: a version written both in a version list and on its own
     assert {f["rule"] for f in findings} <= {"identical-duplicate"}
     assert all(f["path"].startswith(str(out / "versions")) for f in findings)
+
+
+def _documents(root: Path) -> list[Any]:
+    """Every document of a corpus, parsed, in a stable order."""
+    docs: list[Any] = []
+    for path in sorted(root.rglob("*.json*")):
+        if path.name == MANIFEST:
+            continue
+        if path.suffix == ".jsonl":
+            docs += [orjson.loads(line) for line in records(path)]
+        else:
+            docs.append(orjson.loads(path.read_bytes()))
+    return sorted(docs, key=orjson.dumps)
+
+
+def test_three_shapes_of_one_corpus(tmp_path: Path) -> None:
+    """Indented files, compact files and one JSON Lines file hold the same documents."""
+    shapes = {}
+    for shape in ("indented", "compact", "lines"):
+        result = CliRunner().invoke(samples, ["generate", "--packages", "6", "--seed", "5",
+                                              "--shape", shape, "--out", str(tmp_path / shape)])
+        assert result.exit_code == 0, result.output
+        shapes[shape] = tmp_path / shape
+    lines = list((shapes["lines"]).rglob("*.jsonl"))
+    assert [p.name for p in lines] == ["documents-0001.jsonl"]
+    assert not [p for p in shapes["lines"].rglob("*.json") if p.name != MANIFEST]
+    compact = [p for p in shapes["compact"].rglob("*.json")]
+    assert compact and all(p.read_bytes().count(b"\n") == 1 for p in compact)
+    indented = [p for p in shapes["indented"].rglob("*.json")]
+    assert all(p.read_bytes()[1:2] == b"\n" for p in indented)
+    assert _documents(shapes["indented"]) == _documents(shapes["compact"]) == \
+        _documents(shapes["lines"])

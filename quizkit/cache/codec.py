@@ -108,11 +108,14 @@ SHAPES: dict[type, tuple[str, ...]] = {
     FileResult: ("path", "kind", "documents", "size", "readable", "kinds"),
     Finding: ("path", "pointer", "rule", "severity", "message", "record", "line", "column",
               "code", "snippet"),
-    Place: ("path", "record", "pointer", "line", "column", "snippet"),
+    Place: ("path", "record", "pointer"),
     Snippet: ("first", "lines", "line", "start", "end", "cut"),
     VersionOutline: ("versions", "targets"),
 }
-OUTCOME_FIELDS = ("result", "findings", "facts", "outlines", "stamp")
+#: (``origin`` is never written: only stdin and object storage have one, and neither is
+#: cached.)
+OUTCOME_FIELDS = ("result", "findings", "facts", "outlines", "stamp", "origin", "lines",
+                  "indented")
 
 
 def _names(cls: type) -> tuple[str, ...]:
@@ -137,7 +140,7 @@ def _fact(located: Located, path: str) -> list:
     known = FACTS.get(name)
     if p.path != path or known is None or known[0] is not type(fact) or known[1] is None:
         _bad()
-    return [p.pointer, p.record, p.line, p.column, _snippet(p.snippet), name,
+    return [p.pointer, p.record, name,
             *(write(v) for (write, _), v in zip(known[1], fact, strict=True))]
 
 
@@ -158,6 +161,7 @@ def encode(outcome: Any) -> dict:
         "outlines": [[p, record, [list(v) for v in o.versions],
                       {k: [list(t) for t in ts] for k, ts in o.targets.items()}]
                      for p, record, o in outcome.outlines],
+        "text": [outcome.lines, outcome.indented],  # how to read it again (checks.reread)
     }
 
 
@@ -195,17 +199,13 @@ def _read_finding(v: Any, path: str) -> Finding:
 
 
 def _read_fact(v: Any, path: str) -> Located:
-    pointer, record, line, column, snippet, name, *values = v
+    pointer, record, name, *values = v
     cls, fields = FACTS[name]
     if (fields is None or len(values) != len(fields) or type(pointer) is not str
-            or not (record is None or type(record) is int)
-            or not (line is None or type(line) is int)
-            or not (column is None or type(column) is int)):
+            or not (record is None or type(record) is int)):
         _bad()
     fact = cls._make([field[1](x) for field, x in zip(fields, values, strict=True)])
-    place = Place(path, record, pointer, line, column,
-                  None if snippet is None else _read_snippet(snippet))
-    return Located(place, fact)
+    return Located(Place(path, record, pointer), fact)
 
 
 def _read_outline(v: Any) -> tuple[str, int | None, VersionOutline]:
@@ -230,9 +230,14 @@ def decode(data: Any, outcome_type: type) -> Any:
     try:
         result = _read_result(data["result"])
         path = result.path
-        return outcome_type(result, [_read_finding(f, path) for f in data["findings"]],
-                            [_read_fact(f, path) for f in data["facts"]],
-                            [_read_outline(o) for o in data["outlines"]])
+        lines, indented = data["text"]
+        if type(lines) is not bool or type(indented) is not bool:
+            _bad()
+        outcome = outcome_type(result, [_read_finding(f, path) for f in data["findings"]],
+                               [_read_fact(f, path) for f in data["facts"]],
+                               [_read_outline(o) for o in data["outlines"]])
+        outcome.lines, outcome.indented = lines, indented
+        return outcome
     except (KeyError, IndexError, ValueError, TypeError):
         # A missing member, a list of another length, an unknown fact or severity, a value
         # of the wrong type where one is iterated or hashed.

@@ -35,7 +35,7 @@ from quizkit.outputs.writer import OutputError, write_bytes
 from quizkit.version import __version__
 
 #: The format of entries; a change makes every older entry foreign (a miss).
-FORMAT = 1
+FORMAT = 2
 #: What marks an entry as this cache's.
 MAGIC = "quizkit-cache"
 #: What a cache directory holds besides its entries (git and backup tools skip it).
@@ -128,6 +128,7 @@ class ResultCache:
         if before is None:
             return None
         if recorded.same_stat(before[0]) and not recorded.racy:
+            outcome.stamp = recorded  # the input as checked: to read it again if need be
             return outcome
         if before[0].st_size != recorded.size:
             return None
@@ -137,7 +138,8 @@ class ResultCache:
             return None
         if stamps.digest(data) != recorded.digest:
             return None
-        entry["stamp"] = _stamp_json(stamps.stamp(before, data))
+        outcome.stamp = stamps.stamp(before, data)
+        entry["stamp"] = _stamp_json(outcome.stamp)
         self._write(entry_file, entry)  # the new stat: the fast path next time
         return outcome
 

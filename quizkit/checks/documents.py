@@ -36,9 +36,10 @@ class SkippedInputs:
         return self.unreadable + self.unparseable
 
 
-def line_units(data: bytes) -> Iterator[tuple[int, bytes]]:
-    """(line number, bytes) of each non-blank line of a JSON Lines text."""
-    for number, line in enumerate(data.split(b"\n"), start=1):
+def line_units(data: bytes, first: int = 1) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of each non-blank line of a JSON Lines text whose first line is
+    line ``first`` of its file."""
+    for number, line in enumerate(data.split(b"\n"), start=first):
         if line.strip():
             yield number, line
 

@@ -30,17 +30,22 @@ def samples() -> None:
               help="Share of files written gzip-compressed (.gz).")
 @click.option("--jsonl", is_flag=True,
               help="Write games, users and banners as JSON Lines batches under batches/.")
+@click.option("--shape", type=click.Choice(["indented", "compact", "lines"]),
+              default="indented", show_default=True,
+              help="Files indented by two spaces or compact (one line), or every document "
+                   "one line of one JSON Lines file (batches/documents-0001.jsonl).")
 @click.option("--workers", type=click.IntRange(1, MAX_JOBS), default=None,
               help="Worker processes (default: CPU count, up to 8). Output does not depend "
                    "on it.")
 @click.option("--force", is_flag=True,
               help="Replace a corpus written before in a non-empty --out directory.")
 def generate(packages: int, seed: int, out_dir: Path, broken: float, gzip_share: float,
-             jsonl: bool, workers: int | None, force: bool) -> None:
+             jsonl: bool, shape: str, workers: int | None, force: bool) -> None:
     """Write a deterministic corpus and its manifest, DIR/corpus-manifest.json.txt."""
     try:
         summary = api.generate(out_dir, packages=packages, seed=seed, broken=broken,
-                               gzip_share=gzip_share, jsonl=jsonl, workers=workers, force=force)
+                               gzip_share=gzip_share, jsonl=jsonl, workers=workers, force=force,
+                               shape=shape)
     except api.ConfigError as exc:
         raise click.UsageError(str(exc)) from None
     rate = summary.megabytes / summary.seconds if summary.seconds else 0.0

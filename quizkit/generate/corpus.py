@@ -25,6 +25,10 @@ from quizkit.outputs.writer import make_directory, write_bytes
 
 OUR_DIRS = ("packages", "games", "versions", "users", "banners", "batches")
 BATCH_SIZE = 1000
+#: How documents are written: each file indented by two spaces (as the service exports
+#: them), each file compact (one line, as most services write), or every document one line
+#: of one JSON Lines file (``batches/documents-0001.jsonl``).
+SHAPES = ("indented", "compact", "lines")
 # Not a document: a suffix quizkit does not walk, so ``quizkit validate DIR`` leaves it out.
 MANIFEST = "corpus-manifest.json.txt"
 LEGACY_MANIFEST = "manifest.json"  # the name before; --force removes it too
@@ -38,6 +42,7 @@ class CorpusOptions:
     broken: float
     gzip_share: float
     jsonl: bool
+    shape: str = "indented"
     #: The run's categories (made once from the seed; every package picks from them).
     categories: tuple[dict[str, Any], ...] = ()
 
@@ -86,7 +91,8 @@ def _author_of(seed: int, index: int, users: int) -> int:
 
 def _render(opts: CorpusOptions, doc: synth.Doc) -> Rendered:
     rng = synth.stream(opts.seed, "defect", doc.name)
-    as_line = opts.jsonl and doc.batch is not None
+    batch = "documents" if opts.shape == "lines" else doc.batch
+    as_line = batch is not None and (opts.jsonl or opts.shape == "lines")
     body, case = doc.body, None
     cut = False
     if opts.broken and rng.random() < opts.broken:
@@ -98,12 +104,12 @@ def _render(opts: CorpusOptions, doc: synth.Doc) -> Rendered:
         else:
             case = {"rule": defect.rule, "pointer": defect.pointer, "what": defect.what,
                     "defect": defect.rule}
-    option = 0 if as_line else orjson.OPT_INDENT_2
+    option = 0 if as_line or opts.shape == "compact" else orjson.OPT_INDENT_2
     data = orjson.dumps(body, option=option) + (b"" if as_line else b"\n")
     if cut:
         data = truncate(rng, data)
     if as_line:
-        return Rendered(doc.name, doc.kind, data, len(data) + 1, case, doc.batch)
+        return Rendered(doc.name, doc.kind, data, len(data) + 1, case, batch)
     name = doc.name
     path = Path(opts.out_dir, name)
     size = len(data)
@@ -154,11 +160,12 @@ def _write_batches(opts: CorpusOptions, lines: dict[str, list[Rendered]]
     index: list[dict[str, Any]] = []
     cases: list[dict[str, Any]] = []
     total = 0
+    size = BATCH_SIZE if opts.shape != "lines" else max(1, sum(map(len, lines.values())))
     for batch in sorted(lines):
         records = lines[batch]
-        for start in range(0, len(records), BATCH_SIZE):
-            chunk = records[start:start + BATCH_SIZE]
-            name = f"batches/{batch}-{start // BATCH_SIZE + 1:04d}.jsonl"
+        for start in range(0, len(records), size):
+            chunk = records[start:start + size]
+            name = f"batches/{batch}-{start // size + 1:04d}.jsonl"
             data = b"".join(r.data + b"\n" for r in chunk if r.data is not None)
             total += len(data)
             if opts.gzip_share and (synth.stream(opts.seed, "gzip", name).random()
@@ -176,22 +183,27 @@ def _write_batches(opts: CorpusOptions, lines: dict[str, list[Rendered]]
 
 def generate_corpus(out_dir: str | os.PathLike[str], packages: int = 100, seed: int = 0,
                     broken: float = 0.0, gzip_share: float = 0.0, jsonl: bool = False,
-                    workers: int | None = None, overwrite: bool = False) -> Summary:
+                    workers: int | None = None, overwrite: bool = False,
+                    shape: str = "indented") -> Summary:
     """Write a corpus of ``packages`` packages and their games, versions, users and banners.
 
     The same arguments always give the same bytes. ``broken`` is the share of documents that
     get one defect each; ``gzip_share`` the share of files written gzip-compressed (``.gz``);
-    ``jsonl`` puts games, users and banners into JSON Lines batches under ``batches/``.
+    ``jsonl`` puts games, users and banners into JSON Lines batches under ``batches/``;
+    ``shape`` (:data:`SHAPES`) writes the files indented or compact, or every document into
+    one JSON Lines file.
     ``DIR/corpus-manifest.json.txt`` (JSON, named so that validating ``DIR`` skips it) lists
     every file with its kind, and every broken document with the rule and pointer a validator
     should report.
     """
     if packages < 0 or not 0.0 <= broken <= 1.0 or not 0.0 <= gzip_share <= 1.0:
         raise ValueError("packages must be >= 0; broken and gzip_share between 0 and 1")
+    if shape not in SHAPES:
+        raise ValueError(f"shape must be one of {', '.join(SHAPES)}")
     started = time.perf_counter()
     out = Path(out_dir)
     _prepare(out, overwrite)
-    opts = CorpusOptions(str(out), packages, seed, broken, gzip_share, jsonl,
+    opts = CorpusOptions(str(out), packages, seed, broken, gzip_share, jsonl, shape,
                    tuple(synth.categories(seed)))
     rendered = _render_all(opts, workers)
     lines: dict[str, list[Rendered]] = {}
@@ -249,7 +261,8 @@ def _manifest(opts: CorpusOptions, summary: Summary, cases: list[dict], index: l
     return {
         "generator": "quizkit samples generate",
         "seed": opts.seed, "packages": opts.packages, "broken": opts.broken,
-        "gzipShare": opts.gzip_share, "jsonl": opts.jsonl, "documents": summary.documents,
+        "gzipShare": opts.gzip_share, "jsonl": opts.jsonl, "shape": opts.shape,
+        "documents": summary.documents,
         "kinds": dict(sorted(summary.kinds.items())),
         "cases": [{k: c[k] for k in ("file", "what", "rule", "pointer", "kind", "record",
                                      "defect") if k in c} for c in cases],

@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from quizkit.catalog.pointers import split_pointer
+from quizkit.inputs.parsing import LineIndex
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,3 +217,33 @@ class Positions:
             else:
                 return None
         return i
+
+
+class DocumentText:
+    """One document's text, for the positions of what is reported in it: the bracket table
+    (:class:`Positions`) and the line index are built on the first question only, so a
+    document with nothing to report costs nothing here."""
+
+    __slots__ = ("_index", "_positions", "chunk", "indented", "shift")
+
+    def __init__(self, chunk: bytes, record: int | None, indented: bool) -> None:
+        self.chunk = chunk
+        self.indented = indented
+        self.shift = record - 1 if record is not None else 0
+        self._positions: Positions | None = None
+        self._index: LineIndex | None = None
+
+    def position(self, pointer: str) -> tuple[int, int]:
+        """Line (in the file) and column of the value at ``pointer``, or of its nearest
+        existing ancestor."""
+        if self._positions is None:
+            # In the bytes themselves: a decoded copy of a large file would cost 1-4x its size.
+            self._index = LineIndex(self.chunk)
+            self._positions = Positions(self.chunk, self.indented)
+        assert self._index is not None
+        while True:
+            offset = self._positions.locate(pointer)
+            if offset is not None or not pointer:
+                line, column = self._index.position(offset or 0)
+                return line + self.shift, column
+            pointer = pointer.rsplit("/", 1)[0]

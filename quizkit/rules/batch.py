@@ -1,9 +1,10 @@
 """Checks across the files of one run, over typed facts gathered in the engine's one pass.
 
 Fact collectors run in the worker that checks a document and yield ``(pointer, fact)`` pairs
-(:mod:`quizkit.rules.facts`); content digests are computed there, and the engine records
-where each fact is. Batch checks run once in the main process over the placed facts of every
-document; they never read an input again.
+(:mod:`quizkit.rules.facts`); quick content digests are computed there, and the engine
+records where each fact is (path, record, pointer). Batch checks run once in the main process
+over the facts of every document; the engine then finds the line and column of what they
+report (:mod:`quizkit.checks.reread`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from quizkit.catalog.rule import Rule, rule
 from quizkit.rules.checks import batch_check, fact_collector
 from quizkit.rules.facts import (
     Authored,
-    Below,
     Content,
     CurrentBanner,
     Fact,
@@ -28,7 +28,7 @@ from quizkit.rules.facts import (
     ProfileBanner,
     ProfilePackageCount,
     digest,
-    digest_with_parts,
+    quick_digest,
 )
 from quizkit.rules.navigate import as_dict, as_list, as_str
 
@@ -108,23 +108,18 @@ def _version_ids(versions: list) -> tuple[str, ...]:
 # --- collectors -------------------------------------------------------------------------------
 
 @fact_collector("package-full")
-def package_facts(doc: Any) -> Iterator[tuple[str | Below, Fact]]:
+def package_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
     if type(doc) is not dict:
         return
     pkg_id = as_str(doc, "id")
     versions = as_list(doc, "versions")
-    whole, parts, lines = digest_with_parts(doc, "versions")
-    below = 1
     for i, v in enumerate(versions):
         vid = as_str(v, "id")
         if vid is not None:
-            yield (Below(f"/versions/{i}", "/versions", below),
-                   Content("version", vid, "full", parts[i], pkg_id))
-        if i < len(lines):
-            below += lines[i]
+            yield f"/versions/{i}", Content("version", vid, "full", None, pkg_id)
     if pkg_id is None:
         return
-    yield "", Content("package", pkg_id, "full", whole)
+    yield "", Content("package", pkg_id, "full", None)
     yield "/versions", PackageVersions(pkg_id, _version_ids(versions))
     author = as_str(doc, "userId")
     if author is not None:
@@ -137,14 +132,14 @@ def list_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
         for i, v in enumerate(doc):
             vid = as_str(v, "id")
             if vid is not None:
-                yield f"/{i}", Content("version", vid, "list", digest(v))
+                yield f"/{i}", Content("version", vid, "list", quick_digest(v))
 
 
 @fact_collector("version")
 def version_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
     vid = as_str(doc, "id")
     if vid is not None:
-        yield "", Content("version", vid, "list", digest(doc))
+        yield "", Content("version", vid, "list", None)
 
 
 @fact_collector("version-created")
@@ -152,14 +147,14 @@ def created_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
     v = as_dict(doc, "version")
     vid = as_str(v, "id")
     if vid is not None:
-        yield "/version", Content("version", vid, "created", digest(v))
+        yield "/version", Content("version", vid, "created", quick_digest(v))
 
 
 @fact_collector("game")
 def game_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
     gid = as_str(doc, "id")
     if gid is not None:
-        yield "", Content("game", gid, "game", digest(doc))
+        yield "", Content("game", gid, "game", None)
     pkg_id = as_str(doc, "packageId")
     vid = as_str(doc, "versionId")
     pkg = as_dict(doc, "pkg")
@@ -203,8 +198,7 @@ def user_facts(doc: Any) -> Iterator[tuple[str, Fact]]:
 
 def _finding(r: Rule, place: Place, message: str) -> Finding:
     return Finding(path=place.path, pointer=place.pointer, rule=r.name, severity=r.severity,
-                   message=message, record=place.record, line=place.line,
-                   column=place.column, code=r.code, snippet=place.snippet)
+                   message=message, record=place.record, code=r.code)
 
 
 def _where(first: Place, here: str) -> str:

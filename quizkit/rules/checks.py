@@ -24,12 +24,12 @@ from typing import Any
 from quizkit.catalog.findings import Finding
 from quizkit.catalog.rule import Rule
 from quizkit.model.service_names import ServiceNames
-from quizkit.rules.facts import Below, Fact, Located
+from quizkit.rules.facts import Fact, Located
 from quizkit.rules.navigate import DocumentFacts, VersionFacts
 
 Emit = Callable[[Rule, str, str], None]
 RuleCheck = Callable[["DocumentFacts", Emit], None]
-FactCollector = Callable[[Any], Iterable["tuple[str | Below, Fact]"]]
+FactCollector = Callable[[Any], Iterable["tuple[str, Fact]"]]
 BatchCheck = Callable[["Sequence[Located]"], Iterable[Finding]]
 RawFinding = tuple[Rule, str, str]
 # (the document's versions, the raw findings so far, emit, the service's names or None)

@@ -1,9 +1,10 @@
 """Typed facts for the cross-file checks, gathered in the engine's one pass.
 
 A fact collector looks at one parsed document and yields ``(pointer, fact)`` pairs: the
-pointer is where a finding about the fact would point. The engine places each fact (path,
-record, line, column and, for reports that show them, the source lines) while the document's
-text is still at hand, so the batch checks never read an input again.
+pointer is where a finding about the fact would point. The engine keeps each fact with its
+path, record and pointer only; the line, column and source lines of the few facts a batch
+check reports are found after the checks, by reading their input again
+(:mod:`quizkit.checks.reread`).
 """
 
 from __future__ import annotations
@@ -14,15 +15,12 @@ from typing import Any, NamedTuple
 import orjson
 import xxhash
 
-from quizkit.catalog.findings import Snippet
-
 
 def _serialised(value: Any) -> bytes:
-    """The value as orjson writes it with sorted keys, indented by two spaces: key order and
-    whitespace of the input do not matter, and the number of lines is the value's own in an
-    orjson-indented text (sorting keys moves lines, it does not add any)."""
+    """The value as orjson writes it compact with sorted keys: key order and whitespace of
+    the input do not matter."""
     try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits
         return repr(value).encode()
 
@@ -40,42 +38,40 @@ def digest(value: Any) -> bytes:
     return _hash(_serialised(value))
 
 
-def digest_with_parts(value: dict, key: str) -> tuple[bytes, list[bytes], list[int]]:
-    """The digest of an object, and the digest of each element of its array ``key`` with the
-    line count of each element but the last, serialising each element once: the object's
-    digest covers its other members and its elements' digests.
+def _quick(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits
+        return repr(value).encode()
 
-    Equal objects get equal digests, and (up to hash collisions) only equal objects do; the
-    digest differs from :func:`digest` of the same object, so digests of one kind of
-    content must all come from one function. The line counts place the elements in an
-    orjson-indented text without searching it (see :class:`Below`): element ``i`` starts
-    ``1 + sum(lines[:i])`` lines below the array's line, so the last element's count is not
-    needed (counting newlines is about a fifth of the digests' instructions, and most
-    packages have one to three versions).
+
+def quick_digest(value: Any) -> bytes:
+    """A cheap content hash: the value as orjson writes it compact, keys in their order.
+
+    Equal quick digests mean equal values (up to hash collisions); different ones may still
+    be equal values with their keys in another order, which :func:`digest` settles (only
+    for the few ids met twice with different quick digests: see
+    :func:`quizkit.checks.reread.settle`). Writing compact without sorting costs about a third of
+    :func:`digest`.
     """
-    items = value.get(key)
-    if type(items) is not list:
-        return digest(value), [], []
-    texts = [_serialised(item) for item in items]
-    parts = [_hash(t) for t in texts]
-    rest = digest({k: v for k, v in value.items() if k != key})
-    lines = [t.count(b"\n") + 1 for t in texts[:-1]]
-    return _hash(rest + b"".join(parts)), parts, lines
+    return _hash(_quick(value))
 
 
-class Below(NamedTuple):
-    """Where an element of an array is, for a text orjson wrote indented (the service's
-    exports): ``lines`` lines below the line that opens the array at ``array``, at the
-    element's indentation. The engine uses it only for such texts, and locates ``pointer``
-    in any other."""
-
-    pointer: str
-    array: str
-    lines: int
+def text_digest(text: bytes) -> bytes:
+    """The quick digest of a whole document: a hash of its bytes (surrounding whitespace
+    aside). Equal bytes are equal values; the same value written otherwise (indented,
+    keys reordered) is told by :func:`digest` when the two are compared."""
+    return _hash(text.strip())
 
 
 class Content(NamedTuple):
-    """A package, version or game, by id, with a digest of its content.
+    """A package, version or game, by id, with a quick digest of its content.
+
+    ``digest``: :func:`quick_digest` of a part of a document; ``None`` from a collector for
+    a whole document (the engine gives it :func:`text_digest` of the document's bytes) and
+    for a full package's versions (compared across packages only, which is rare). When two
+    copies are compared and their digests differ or are missing, :func:`digest` of both
+    settles it (:func:`quizkit.checks.reread.settle`).
 
     Versions are compared within one ``view`` only (a full package's versions carry
     ``versionId`` on their entities, a list's do not); ``parent`` is the package that holds a
@@ -85,7 +81,7 @@ class Content(NamedTuple):
     entity: str
     id: str
     view: str
-    digest: bytes
+    digest: bytes | None
     parent: str | None = None
 
 
@@ -94,7 +90,6 @@ class PackageVersions(NamedTuple):
 
     package_id: str
     version_ids: tuple[str, ...]
-    located = False
 
 
 class GameVersion(NamedTuple):
@@ -110,7 +105,6 @@ class Authored(NamedTuple):
     user_id: str
     package_id: str
     deleted: bool
-    located = False
 
 
 class CurrentBanner(NamedTuple):
@@ -142,14 +136,12 @@ Fact = (Content | PackageVersions | GameVersion | Authored | CurrentBanner | Pro
 
 @dataclass(frozen=True, slots=True)
 class Place:
-    """Where a fact is: file, JSON Lines record, pointer, and the position of the value."""
+    """Where a fact is: file, JSON Lines record and pointer (its line and column are found
+    only when a finding is reported there)."""
 
     path: str
     record: int | None
     pointer: str
-    line: int | None = None
-    column: int | None = None
-    snippet: Snippet | None = None
 
 
 class Located(NamedTuple):
@@ -159,6 +151,6 @@ class Located(NamedTuple):
     fact: Fact
 
 
-__all__ = ["Authored", "Below", "Content", "CurrentBanner", "Fact", "GameVersion", "Located",
+__all__ = ["Authored", "Content", "CurrentBanner", "Fact", "GameVersion", "Located",
            "PackageVersions", "Place", "ProfileBanner", "ProfilePackageCount", "digest",
-           "digest_with_parts"]
+           "quick_digest", "text_digest"]
