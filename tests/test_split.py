@@ -84,3 +84,20 @@ def test_pieces_are_whole_lines_in_order():
         assert first == line and text[end - 1:end] == b"\n"
         assert nxt is None or nxt[0] == end
         line += text.count(b"\n", start, end)
+
+
+@pytest.mark.parametrize("cap", ["1", "7", "15"])
+def test_the_findings_cap_of_a_split_file_is_the_one_worker_cap(big_lines, tmp_path, cap):
+    """``--max-findings`` caps a file, not a piece: the pieces' findings are capped together
+    when they are merged, in the order one worker meets them, and the rest are counted."""
+    reports = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"{jobs}.json"
+        done = run_script("validate", "--no-cache", "--jobs", jobs, "--max-findings", cap,
+                          "--format", "json", "-o", str(out), str(big_lines))
+        assert done.returncode == 3, done.stderr.decode()
+        reports.append(json.loads(out.read_text())["findings"])
+    one, two = reports
+    capped = [f for f in one if f["rule"] == "findings-capped"]
+    assert len(capped) == 1, "the file has more findings than the cap"
+    assert two == one

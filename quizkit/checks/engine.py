@@ -13,7 +13,7 @@ import dataclasses
 import gc
 import itertools
 import os
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from quizkit.cache import stamps
 from quizkit.cache import store as cache_store
 from quizkit.catalog.findings import Adjust, FileResult, Finding, Report
-from quizkit.catalog.rule import Rule
 from quizkit.checks import reread
 from quizkit.checks.budget import Budget
 from quizkit.checks.documents import line_units
@@ -70,26 +69,24 @@ def _check_chunk(sources: list[Source], options: Options,
 
 @dataclass
 class _Piece:
-    """The outcome of one piece of a split file, with the findings its budget let through
-    (index in its findings, rule) and the rules of those it counted."""
+    """The outcome of one piece of a split file, and how many findings its rules gave
+    (listed or counted past the cap)."""
 
     outcome: FileOutcome
-    listed: list[tuple[int, Rule]]
-    more: Counter[Rule]
+    found: int
 
 
 def _check_piece(path: str, block: str, start: int, end: int, first: int,
                  options: Options) -> list[_Piece]:
     """Check bytes ``start:end`` of a JSON Lines file's text in the shared ``block``, in a
     worker (:mod:`quizkit.inputs.split`); ``first``: the file's line number of its first line. Its
-    findings are sorted, capped and given snippets when the pieces are merged."""
+    findings are sorted and given snippets when the pieces are merged."""
     outcome = FileOutcome(FileResult(path=path))
     text = split.piece(block, start, end)
     budget = Budget(options.limits.max_findings)
-    listed: list[tuple[int, Rule]] = []
-    check_units(outcome, line_units(text, first), options, _kept_schemas(options), budget,
-                listed)
-    return [_Piece(outcome, listed, budget.more)]
+    check_units(outcome, line_units(text, first), options, _kept_schemas(options), budget)
+    found = (budget.cap - (budget.left or 0) if budget.cap else 0) + sum(budget.more.values())
+    return [_Piece(outcome, found)]
 
 
 @dataclass
@@ -105,26 +102,33 @@ class _Split:
     block: Any  # the shared memory holding ``text`` (released by merged())
     parts: list[_Piece] = field(default_factory=list)
 
-    def merged(self, options: Options) -> FileOutcome:
-        """The outcome one worker gives for the whole file."""
+    def merged(self, options: Options, schemas: SchemaBook) -> FileOutcome:
+        """The outcome one worker gives for the whole file.
+
+        A file whose findings pass ``--max-findings`` is checked again here, whole: which
+        findings are listed, and what the checks over a document's listed findings (the
+        embedded validation's) conclude, depend on the findings before them in the file,
+        which the pieces do not see."""
         self.release()
         path = self.source.display
+        cap = options.limits.max_findings
+        if cap and sum(piece.found for piece in self.parts) > cap:
+            outcome = check_bytes(path, self.data, True, options, schemas)
+            outcome.lines = True
+            if self.before is not None:
+                outcome.stamp = stamps.stamp(self.before, self.data)
+            return outcome
         outcome = FileOutcome(FileResult(path=path, size=len(self.data)))
         add_problems(outcome, path, None, self.problems)
         result = outcome.result
-        budget = Budget(options.limits.max_findings)  # the file's, as one worker keeps it
         for piece in self.parts:
             part = piece.outcome
             result.documents += part.result.documents
             result.readable = result.readable and part.result.readable
             result.kinds.update(part.result.kinds)
-            over = {index for index, rule in piece.listed if not budget.take(rule)}
-            outcome.findings += [f for i, f in enumerate(part.findings) if i not in over]
-            budget.more.update(piece.more)
+            outcome.findings += part.findings
             outcome.facts += part.facts
             outcome.outlines += part.outlines
-        if budget.more:
-            outcome.findings.append(budget.finding(path))
         finish(outcome, self.text, options)
         outcome.lines = True
         if self.before is not None:
@@ -289,7 +293,7 @@ def _check_many(sources: list[Source], options: Options, jobs: int,
                 continue
             state.parts += outcomes
             if len(state.parts) == state.pieces:
-                yield state.merged(options)
+                yield state.merged(options, schemas)
         finished = True
     finally:
         # Stopped (Ctrl-C, SIGTERM, an error): drop the queued chunks, end the workers.

@@ -165,12 +165,9 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
 
 
 def check_units(outcome: FileOutcome, units: Iterable[tuple[int | None, bytes]],
-                options: Options, schemas: SchemaBook, budget: Budget,
-                listed: list[tuple[int, Rule]] | None = None) -> None:
+                options: Options, schemas: SchemaBook, budget: Budget) -> None:
     """Check each (record, bytes) document of one input into ``outcome``; ``budget`` caps
-    the findings the rules list (``--max-findings``). ``listed`` receives the index in
-    ``outcome.findings`` of each finding the budget let through, in the order the rules
-    gave them (a piece of a split file: its budget is settled when the pieces are merged)."""
+    the findings the rules list (``--max-findings``)."""
     path = outcome.result.path
     result = outcome.result
     for record, chunk in units:
@@ -199,9 +196,6 @@ def check_units(outcome: FileOutcome, units: Iterable[tuple[int | None, bytes]],
         outcome.facts.extend(Located(Place(path, record, pointer), fact)
                              for pointer, fact in _whole_digests(facts, chunk))
         if raw:
-            if listed is not None:
-                first = len(outcome.findings)
-                listed.extend((first + i, rule) for i, (rule, _, _) in enumerate(raw))
             _place(outcome, path, record, DocumentText(chunk, record, indented), raw)
         outcome.indented = indented and record is None
 
