@@ -65,6 +65,7 @@ from quizkit.diff.run import diff as run_diff
 from quizkit.generate import Summary, generate_corpus
 from quizkit.inputs import remote
 from quizkit.inputs.bounds import MAX_THREADS
+from quizkit.inputs.limits import duckdb_size
 from quizkit.inputs.sources import Source
 from quizkit.model.editor import editor_settings
 from quizkit.model.enums import dumps_schema
@@ -185,6 +186,10 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
                           f"got {threads!r}")
     s = settings(config, exclude=exclude, include_hidden=include_hidden, baseline=baseline,
                  **options)
+    try:
+        memory_limit = duckdb_size(memory_limit)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     paths = path_list(paths)
     refuse_inputs([db], [*paths, *s.files_read], written_trees=[parquet])
     return _with_inputs(_load(paths, db, parquet, s, scheduler, dict(
@@ -429,6 +434,10 @@ def diff(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
     exclude patterns that matched nothing.
     """
     old, new = os.fspath(old), os.fspath(new)
+    try:
+        memory_limit = duckdb_size(memory_limit)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     writing = format is not None or output is not None or bool(reports)
     specs = diff_output.plan(format, None if output is None else os.fspath(output), reports,
                              [old, new]) if writing else []
