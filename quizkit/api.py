@@ -68,8 +68,9 @@ from quizkit.inputs.bounds import MAX_THREADS
 from quizkit.inputs.limits import duckdb_size
 from quizkit.inputs.sources import Source
 from quizkit.model.editor import editor_settings
+from quizkit.model.entities import KIND_NAMES
 from quizkit.model.enums import dumps_schema
-from quizkit.model.schemas import BASE_URI, KINDS, SchemaBook, bundled, schema_id
+from quizkit.model.schemas import BASE_URI, SchemaBook, bundled, schema_id
 from quizkit.outputs.writer import atomic_write, check_directory, make_directory, refuse_inputs
 from quizkit.outputs.writer import resolve as resolve_output
 from quizkit.pages.formats import render, write_rows
@@ -454,7 +455,8 @@ def schemas(*, records: bool = False) -> list[tuple[str, str, str]]:
     """(name, ``$id``, description) of each document kind's schema, and with ``records`` of
     each record schema too (named ``record:NAME``)."""
     everything = bundled()
-    out = [(kind, schema_id(kind), everything[schema_id(kind)]["description"]) for kind in KINDS]
+    out = [(kind, schema_id(kind), everything[schema_id(kind)]["description"])
+           for kind in KIND_NAMES]
     if records:
         out += [(f"record:{uri.rsplit('/', 1)[1].removesuffix('.json')}", uri, s["title"])
                 for uri, s in sorted(everything.items())
@@ -470,7 +472,7 @@ def schema(name: str) -> dict:
         uri = schema_id(name)
     everything = bundled()
     if uri not in everything:
-        raise ConfigError(f"unknown schema {name!r}; kinds: {', '.join(KINDS)} (records: "
+        raise ConfigError(f"unknown schema {name!r}; kinds: {', '.join(KIND_NAMES)} (records: "
                           "record:NAME, see `quizkit schema list --all`)")
     return everything[uri]
 
