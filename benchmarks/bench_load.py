@@ -51,8 +51,8 @@ PRELUDE = """
 import json, os, resource, sys, time
 if os.environ.get("QK_BASELINE"):
     sys.path.insert(0, os.environ["QK_BASELINE"])
-from quizkit.analysis.files import expand
-files = expand([sys.argv[1]])
+from quizkit.analysis.load_inputs import list_inputs
+files = [i.name for i in list_inputs([sys.argv[1]]).inputs]
 files = files[0] if isinstance(files, tuple) else files  # (files, skipped, unmatched) now
 out = sys.argv[2]
 t0 = time.perf_counter()
@@ -154,15 +154,15 @@ def run_step(name: str, corpus: Path, work: Path, baseline: Path | None = None) 
 
 
 def corpus_bytes(corpus: Path) -> int:
-    from quizkit.analysis.files import expand
+    from quizkit.analysis.load_inputs import list_inputs
 
-    return sum(os.path.getsize(f) for f in expand([corpus])[0])
+    return sum(os.path.getsize(f) for f in [i.name for i in list_inputs([corpus]).inputs])
 
 
 def warm(corpus: Path) -> None:
-    from quizkit.analysis.files import expand
+    from quizkit.analysis.load_inputs import list_inputs
 
-    for f in expand([corpus])[0]:
+    for f in [i.name for i in list_inputs([corpus]).inputs]:
         with open(f, "rb") as fh:
             while fh.read(1 << 20):
                 pass

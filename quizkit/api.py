@@ -57,11 +57,12 @@ from quizkit.checks.runner import (
     settings,
 )
 from quizkit.checks.runner import run as run_validation
-from quizkit.cluster.checking import checking as cluster
+from quizkit.cluster.checking import connect as connect_cluster
 from quizkit.cluster.loading import TASK_BYTES, ClusterRunner
 from quizkit.diff import output as diff_output
 from quizkit.diff.result import DiffResult
 from quizkit.diff.run import diff as run_diff
+from quizkit.diff.run import input_files
 from quizkit.generate import Summary, generate_corpus
 from quizkit.inputs import remote
 from quizkit.inputs.bounds import MAX_THREADS
@@ -75,6 +76,7 @@ from quizkit.outputs.writer import atomic_write, check_directory, make_directory
 from quizkit.outputs.writer import resolve as resolve_output
 from quizkit.pages.formats import render, write_rows
 from quizkit.pages.html_summary import missing_charts
+from quizkit.reporters.base import Reporter
 from quizkit.rules import REGISTRY
 from quizkit.settings.config import ConfigError, ConfigSource, Settings
 from quizkit.validation import validate
@@ -98,9 +100,9 @@ CLI_ONLY: dict[tuple[str, str], str] = {
     ("load", "quiet"): "only silences the one-line summary the command prints",
     ("load", "progress"): "the CLI's progress line; the API reports each batch to on_batch",
     ("export", "quiet"): "only silences the list of files the command prints",
-    ("validate", "isolated"): "config=False",
-    ("load", "isolated"): "config=False",
-    ("query", "isolated"): "config=False",
+    **{(name, "isolated"): "config=False"
+       for name in ("validate", "load", "query", "enums infer", "summary all", "summary charts",
+                    "summary overview", "summary sizes", "summary starts")},
 }
 
 
@@ -128,7 +130,7 @@ def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
     sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
     if output is not None:  # a bad output fails now, not after reading the corpus
         resolve_output(output)
-        refuse_inputs([output], [source.path for source in sources])
+        refuse_inputs([output], [*(source.path for source in sources), *s.files_read, baseline])
     skipped = skipped if skipped is not None else SkippedInputs()
     seen = infer_values(iter_documents(sources, skipped))
     seen.inputs = input_report.report(skipped.sources, files=len(sources),
@@ -160,7 +162,7 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
          on_batch: OnBatch | None = None, config: ConfigSource = None,
          exclude: Iterable[str] = (), include_hidden: bool = False,
          baseline: str | os.PathLike[str] | None = None,
-         **options: object) -> LoadResult:
+         on_commit: Callable[[], None] | None = None, **options: object) -> LoadResult:
     """Load exports (files, directories, ``s3://`` URLs) into the DuckDB database ``db`` or
     the Parquet dataset ``parquet`` (one of them; ``quizkit load``); the rows per table.
 
@@ -175,7 +177,8 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     (``LoadResult.timings`` has them all), ``on_batch(batch, total_files, total_bytes)`` after
     each batch of files read. ``LoadResult.inputs`` reports the files that could not be read
     as ``validate`` reports them; ``baseline`` absorbs the findings it holds, there and in the
-    findings table.
+    findings table. ``on_commit()`` is called as the load is committed (with stop signals held
+    back: a stop before it leaves the database or dataset as it was, after it loaded).
     """
     if (db is None) == (parquet is None):
         raise ConfigError("give --db FILE or --parquet DIR (one of them)")
@@ -195,7 +198,7 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     refuse_inputs([db], [*paths, *s.files_read], written_trees=[parquet])
     return _with_inputs(_load(paths, db, parquet, s, scheduler, dict(
         findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
-        threads=threads, on_batch=on_batch)), paths, s)
+        threads=threads, on_batch=on_batch, on_commit=on_commit)), paths, s)
 
 
 def _with_inputs(result: LoadResult, paths: Sequence[str], s: Settings) -> LoadResult:
@@ -222,9 +225,11 @@ def _load(paths: list[str], db: str | os.PathLike[str] | None,
         return load_paths(db, paths, **common)
     if not scheduler:
         return load_parquet(parquet, paths, **common)
-    with cluster.connect(scheduler) as client:
-        def report(names: list[str], check_many: CheckMany) -> Report:
-            return run_validation(names, s, check_many=check_many)
+    with connect_cluster(scheduler) as client:
+        def report(sources: list[Source], check_many: CheckMany,
+                   reporter: Reporter) -> Report:
+            return run_validation([], s, check_many=check_many, sources=sources,
+                                  reporter=reporter)
         return load_parquet(parquet, paths, runner=ClusterRunner(client, report),
                             batch_bytes=TASK_BYTES, **common)
 
@@ -296,7 +301,8 @@ def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike
     paths = path_list(paths)
     if output is not None:
         resolve_output(output)  # a bad output fails now, not after loading
-        refuse_inputs([output], [*paths, db], read_trees=[parquet])
+        refuse_inputs([output], [*paths, db, *_files_read(paths, config, baseline)],
+                      read_trees=[parquet])
     groups, loaded = _summaries(names, paths, db, parquet, top=top, by=by, every=every,
                                 config=config, baseline=baseline)
     try:
@@ -332,8 +338,16 @@ def charts(out: str | os.PathLike[str], paths: Iterable[str] | str = (), *,
     groups, loaded = _summaries(summaries.SUMMARIES_ORDER, paths, db, parquet,
                                 top=top, by=by, every=every, config=config,
                                 baseline=baseline)
-    return Charts(write_charts(groups, out, inputs=[*paths, db], read_trees=[parquet]), loaded,
-                  missing_charts(groups))
+    return Charts(write_charts(groups, out,
+                               inputs=[*paths, db, *_files_read(paths, config, baseline)],
+                               read_trees=[parquet]), loaded, missing_charts(groups))
+
+
+def _files_read(paths: Sequence[str], config: ConfigSource,
+                baseline: str | os.PathLike[str] | None) -> tuple[str | os.PathLike[str], ...]:
+    """The config file and baseline a summary reads: those of a run over files (a database or
+    dataset is read without them)."""
+    return settings(config, baseline=baseline).files_read if paths else ()
 
 
 def _summaries(names: Sequence[str], paths: Sequence[str], db: str | os.PathLike[str] | None,
@@ -441,7 +455,7 @@ def diff(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
         raise ConfigError(str(exc)) from None
     writing = format is not None or output is not None or bool(reports)
     specs = diff_output.plan(format, None if output is None else os.fspath(output), reports,
-                             [old, new]) if writing else []
+                             input_files(old, new, exclude, include_hidden)) if writing else []
     result = run_diff(old, new, exclude=exclude, include_hidden=include_hidden,
                       fail_on=fail_on, fail_if=fail_if, memory_limit=memory_limit,
                       threads=threads, jobs=jobs, scheduler=scheduler, notes=notes)

@@ -72,13 +72,15 @@ class LazyGroup(click.Group):
         """
         # The program's signal handling (quizkit.entry); run in-process (tests, click's
         # CliRunner) there is none, and a KeyboardInterrupt is still Ctrl-C.
-        signals = ctx.find_object(StopSignals) or StopSignals()
+        signals = ctx.ensure_object(StopSignals)
         try:
             try:
-                return super().invoke(ctx)
+                done = super().invoke(ctx)
             finally:
                 if sys.stdout is not None:  # None: closed (`>&-`)
                     sys.stdout.flush()  # a write error is met here, not at exit
+            _ending(signals)
+            return done
         except (KeyboardInterrupt, Terminated):
             _stop_by(signals, EXIT_SIGINT)
         except OutputError as exc:
@@ -89,11 +91,23 @@ class LazyGroup(click.Group):
             _stop_by(signals)
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(EXIT_PIPE)
+        except SystemExit:
+            _ending(signals)  # the command ended with its own exit code
+            raise
         except BaseException:
             # A library may turn the signal's exception into its own (DuckDB: "Query
-            # interrupted"), and a command may end with its own exit code meanwhile.
+            # interrupted").
             _stop_by(signals)
             raise
+
+
+def _ending(signals: StopSignals) -> None:
+    """The command is done and has said so: stop signals are ignored from now on (one would
+    only cut the interpreter's exit short, killed by it without a line); one that came
+    before still ends the run with its line."""
+    if signals.installed:
+        signals.ignore_more()
+    _stop_by(signals)
 
 
 def _quiet_stdout() -> None:
@@ -122,7 +136,7 @@ def _stop_by(signals: StopSignals, default: int | None = None) -> None:
         return
     if signals.signum is not None:
         signals.ignore_more()  # a second Ctrl-C (or DuckDB's own) must not break the exit
-    _stop("interrupted" if code == EXIT_SIGINT else "terminated", code)
+    _stop(signals.line(code), code)
 
 
 def _stop(message: str, code: int) -> NoReturn:

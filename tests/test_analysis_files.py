@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from quizkit.analysis.files import expand, inspect
+from quizkit.analysis.files import inspect
+from quizkit.analysis.load_inputs import list_inputs
 
 
 def rglob_expand(paths: list[Path]) -> list[str]:
@@ -36,8 +37,9 @@ def test_the_walk_finds_what_rglob_finds(tmp_path: Path) -> None:
     (root / "link.json").symlink_to(root / "a.json")
     (root / "dangling.json").symlink_to(root / "gone.json")
     (root / "linkdir").symlink_to(root / "sub", target_is_directory=True)
-    got, unreadable, _ = expand([root, root / "notes.txt",
-                                 tmp_path / "exports" / ".." / "exports" / "sub"])
+    listed = list_inputs([root, root / "notes.txt",
+                          tmp_path / "exports" / ".." / "exports" / "sub"])
+    got, unreadable = [i.name for i in listed.inputs], listed.skipped
     assert got == rglob_expand([root, root / "notes.txt", root / "sub"])
     assert str(root / "link.json") in got and str(root / "dir.json" / "i.json") in got
     assert not any("linkdir" in g or "dangling" in g or ".hidden" in g for g in got)
@@ -58,7 +60,7 @@ def test_the_look_inside_tells_containers_and_skips(tmp_path: Path) -> None:
     }
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
-    ok, skipped = inspect(expand([tmp_path])[0])
+    ok, skipped = inspect([i.name for i in list_inputs([tmp_path]).inputs])
     got = {Path(f.path).name: (f.container, f.compressed, f.size, f.content_size) for f in ok}
     plain = {name: len(data) for name, data in files.items()}
     assert got == {

@@ -315,6 +315,30 @@ def test_bad_files_are_reported_as_validate_reports_them(fixture_corpus: Path,
     assert digest(fixture_corpus) == before  # inputs are never modified
 
 
+def test_what_validation_cannot_read_is_never_loaded(fixture_corpus: Path,
+                                                     tmp_path: Path) -> None:
+    """Validation's verdict decides what DuckDB reads: files over the size limit are
+    unreadable to the validation (input-too-large), though DuckDB could read them; they are
+    skipped, never both loaded and reported unreadable."""
+    from quizkit import api
+    from quizkit.inputs.limits import Limits
+
+    sizes = sorted(p.stat().st_size for p in fixture_corpus.rglob("*.json"))
+    limit = sizes[len(sizes) // 2]
+    db = tmp_path / "a.duckdb"
+    result = api.load([str(fixture_corpus)], db, limits=Limits(max_file_size=limit))
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        both = run(con, """SELECT DISTINCT file FROM files WHERE file IN
+                           (SELECT file FROM findings WHERE rule = 'input-too-large')""")
+        reported = {f for (f,) in run(con, "SELECT DISTINCT file FROM findings "
+                                           "WHERE rule = 'input-too-large'")}
+    finally:
+        con.close()
+    assert reported and both == []
+    assert {s.path for s in result.skipped} == reported
+
+
 def test_unreadable_file_is_skipped(fixture_corpus: Path, tmp_path: Path) -> None:
     if os.geteuid() == 0:
         pytest.skip("root reads files whatever their mode")

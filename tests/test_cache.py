@@ -170,3 +170,34 @@ def test_concurrent_runs_sharing_a_cache(tmp_path, data):
             entry.write_bytes(entry.read_bytes().replace(b'"stamp":[', b'"stamp":[0,', 1))
     assert report("--cache-dir", str(cache), str(data), cwd=tmp_path) == uncached
     assert not [p for p in cache.rglob("*.tmp")]
+
+
+def test_load_takes_its_findings_from_the_cache_the_configuration_names(tmp_path, data):
+    (tmp_path / "cached.toml").write_text('cache-dir = "cache"\n')
+    (tmp_path / "plain.toml").write_text("")
+    query = "SELECT file, record, pointer, line, col, rule, message FROM findings ORDER BY ALL"
+    tables = []
+    for config, db in (("plain.toml", "plain.duckdb"), ("cached.toml", "cold.duckdb"),
+                       ("cached.toml", "warm.duckdb")):
+        proc = quizkit("load", "--config", config, str(data), "--db", db, cwd=tmp_path)
+        assert proc.returncode == 3, proc.stderr  # an input cannot be parsed
+        out = quizkit("query", "--db", db, query, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        tables.append(out.stdout)
+    assert tables[0] == tables[1] == tables[2] and b"conflicting-duplicate" in tables[0]
+    assert len(entries(tmp_path / "cache")) == len(list(data.iterdir()))
+    assert not (tmp_path / ".quizkit_cache").exists()
+
+
+def test_the_api_caches_only_when_asked(tmp_path, data, monkeypatch):
+    from quizkit import api
+
+    monkeypatch.chdir(tmp_path)
+    plain = api.validate([str(data)], config=False, jobs=1)
+    assert not (tmp_path / ".quizkit_cache").exists()
+    for _ in range(2):
+        cached = api.validate([str(data)], config=False, jobs=1, cache_dir="api-cache")
+        assert [f.to_dict() for f in cached.findings] == [f.to_dict() for f in plain.findings]
+    assert len(entries(tmp_path / "api-cache")) == len(list(data.iterdir()))
+    api.validate([str(data)], config={"cache-dir": "other"}, jobs=1, no_cache=True)
+    assert not (tmp_path / "other").exists()

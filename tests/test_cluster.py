@@ -90,7 +90,8 @@ def cluster(s3_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) ->
                 [str(BIN / "dask"), "worker", address, "--nthreads", "1", "--nworkers", "2",
                  "--host", "127.0.0.1", "--no-dashboard", "--death-timeout", "60",
                  "--local-directory", str(logs)],
-                env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+                env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                cwd=logs))  # elsewhere than the client: relative paths mean nothing there
         client = requires("distributed").Client(address, timeout=60)
         try:
             client.wait_for_workers(2, timeout=90)
@@ -110,12 +111,12 @@ def cluster(s3_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) ->
                 p.wait(timeout=10)
 
 
-def quizkit(*args: str, env: dict[str, str] | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess:
+def quizkit(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
+            cwd: Path | None = None) -> subprocess.CompletedProcess:
     full = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
     full.update({"CI": "true", **(env or {})})
     return subprocess.run([sys.executable, "-m", "quizkit", *args], capture_output=True,
-                          text=True, timeout=timeout, env=full, check=False)
+                          text=True, timeout=timeout, env=full, check=False, cwd=cwd)
 
 
 def findings(jsonl: str) -> list[tuple[str, str, str]]:
@@ -205,6 +206,46 @@ def test_a_cluster_load_into_a_dataset_replaces_rows_as_a_local_load_does(
     for t in TABLE_NAMES:
         assert rows(con_remote, t) == rows(con_local, t), t
     assert rows(con_local, "versions")
+
+
+def test_relative_paths_mean_on_a_cluster_what_they_mean_locally(
+        corpus: Path, cluster: str, tmp_path: Path) -> None:
+    """The workers run in another directory: the client resolves the paths, so validate and
+    load --parquet given relative paths give the local run's report and tables, and no file
+    is both loaded and reported unreadable."""
+    here, rel = corpus.parent, corpus.name
+    local = quizkit("validate", rel, "--format", "jsonl", cwd=here)
+    remote = quizkit("validate", rel, "--format", "jsonl", "--scheduler", cluster, cwd=here)
+    assert local.returncode == remote.returncode == 3, remote.stderr
+    assert remote.stdout == local.stdout
+    assert [f for f in findings(local.stdout) if f[0].startswith(f"{rel}/")]
+    ds_local, ds_remote = tmp_path / "local", tmp_path / "remote"
+    done = quizkit("load", rel, "--parquet", str(ds_local), cwd=here)
+    assert done.returncode == 3, done.stderr
+    done = quizkit("load", rel, "--parquet", str(ds_remote), "--scheduler", cluster, cwd=here)
+    assert done.returncode == 3, done.stderr
+    con_local, con_remote = dataset_con(ds_local), dataset_con(ds_remote)
+    for t in TABLE_NAMES:
+        assert rows(con_remote, t) == rows(con_local, t), t
+    assert rows(con_remote, "steps")
+    both = con_remote.execute("""
+        SELECT file FROM files WHERE file IN
+            (SELECT file FROM findings WHERE rule IN ('unreadable-input', 'invalid-json'))
+    """).fetchall()
+    assert both == []
+
+
+def test_a_path_the_workers_cannot_see_is_refused_with_exit_2(corpus: Path, cluster: str,
+                                                              tmp_path: Path) -> None:
+    """/proc/self/cwd is the client's directory for the client and the worker's for a
+    worker: the client sees the file, the workers do not, and the run is refused up front."""
+    seen_here = f"/proc/self/cwd/{corpus.name}/broken/cut.json"
+    for args in (["validate", seen_here], ["load", seen_here, "--parquet", str(tmp_path / "d")],
+                 ["load", seen_here, "--parquet", str(tmp_path / "e"), "--no-findings"]):
+        proc = quizkit(*args, "--scheduler", cluster, cwd=corpus.parent)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "workers cannot see" in proc.stderr, proc.stderr
+    assert not (tmp_path / "d").exists() and not (tmp_path / "e").exists()
 
 
 def test_load_on_a_cluster_needs_a_dataset(corpus: Path, cluster: str, tmp_path: Path) -> None:
@@ -355,7 +396,7 @@ def test_a_worker_killed_during_a_load_changes_nothing(corpus: Path, cluster: st
 def test_an_unreadable_input_on_a_worker_is_the_local_skip(corpus: Path, cluster: str,
                                                           tmp_path: Path) -> None:
     """A file the client lists but the worker cannot read (a broken .gz, a cut document) is
-    skipped with the local warning, and exit 3, in a cluster load as in a local one."""
+    reported as validate reports it, and exit 3, in a cluster load as in a local one."""
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "broken.json.gz").write_bytes(b"\x1f\x8b\x08\x00 not gzip at all")
@@ -368,7 +409,7 @@ def test_an_unreadable_input_on_a_worker_is_the_local_skip(corpus: Path, cluster
         assert proc.returncode == 3, proc.stderr
         assert "Traceback" not in proc.stderr
         shown[where] = sorted(line for line in proc.stderr.splitlines()
-                              if "warning" in line)
+                              if ": error P00" in line)
     assert shown["cluster"] == shown["local"]
     assert any("broken.json.gz" in line for line in shown["local"])
     assert any("cut.json" in line for line in shown["local"])

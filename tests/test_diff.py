@@ -247,3 +247,42 @@ def test_the_api_returns_what_the_cli_reports(corpus: dict) -> None:
     _code, report = _diff(corpus)
     assert result.exit_code == 1
     assert [c.to_dict() for c in result.changes] == report["changes"]
+
+
+def test_an_output_that_is_an_input_is_refused_before_any_work(corpus: dict) -> None:
+    target = sorted((corpus["new"] / "packages").glob("*.json"))[0]
+    before = target.read_bytes()
+    done = run_script("diff", str(corpus["old"]), str(corpus["new"]), "--report",
+                      f"json:{target}")
+    assert done.returncode == 2 and b"also an input" in done.stderr
+    assert target.read_bytes() == before
+
+
+def test_a_database_side_that_cannot_be_read_exits_3(corpus: dict, tmp_path: Path) -> None:
+    fake = tmp_path / "old.duckdb"
+    fake.write_text("not a database\n")
+    done = run_script("diff", str(fake), str(corpus["new"]))
+    assert done.returncode == 3, done.stderr
+    assert b"Traceback" not in done.stderr and str(fake).encode() in done.stderr
+
+
+def test_json_lines_hold_the_same_records_and_place_them_by_line(tmp_path: Path) -> None:
+    made = run_script("samples", "generate", "--packages", "6", "--seed", "8",
+                      "--out", str(tmp_path / "old"))
+    assert made.returncode == 0
+    shutil.copytree(tmp_path / "old", tmp_path / "new")
+    games = sorted((tmp_path / "new" / "games").glob("*.json"))
+    docs = [_read(p) for p in games]
+    for p in games:
+        p.unlink()
+    docs[-1]["name"] = "Renamed"
+    lines = [json.dumps(reversed_keys(d)) for d in docs]
+    (tmp_path / "new" / "games" / "all.jsonl").write_text("\n".join(lines) + "\n")
+    done = run_script("diff", str(tmp_path / "old"), str(tmp_path / "new"), "--format", "json")
+    report = json.loads(done.stdout)
+    assert done.returncode == 1
+    assert [(c["kind"], c["id"], c["change"]) for c in report["changes"]] == \
+        [("games", docs[-1]["id"], "changed")]
+    new = report["changes"][0]["new"]
+    assert new["path"].endswith("all.jsonl") and new["line"] == len(docs)
+    assert new["column"] == 1 and new["pointer"] == ""

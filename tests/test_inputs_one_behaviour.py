@@ -26,6 +26,8 @@ COMMANDS = {
     "query": ["query", "SELECT count(*) AS n FROM files", "{dump}"],
     "enums infer": ["enums", "infer", "{dump}"],
 }
+#: Commands that take the missing path only (their report of unreadable inputs is their own).
+MORE = {"diff": ["diff", "{dump}", "dump"]}
 FINDING = re.compile(r"^(\S+:\d+:\d+): error (P\d{3} \S+ .*)$", re.MULTILINE)
 FILES = re.compile(r"(\d+) files? \((\d+) unreadable\)")
 
@@ -52,7 +54,7 @@ def _run(root: Path, name: str, *extra: str, dump: str = "dump"):
     out = root / "out" / name.replace(" ", "-")
     shutil.rmtree(out.parent, ignore_errors=True)
     out.parent.mkdir()
-    argv = [a.format(dump=dump, out=out) for a in COMMANDS[name]]
+    argv = [a.format(dump=dump, out=out) for a in {**COMMANDS, **MORE}[name]]
     return run_script(*argv, *extra, cwd=root, timeout=300)
 
 
@@ -83,7 +85,7 @@ def test_a_baseline_holding_the_finding_absorbs_the_unreadable_input_everywhere(
 
 
 def test_a_path_that_does_not_exist_is_the_same_usage_error_everywhere(corpus):
-    for name in COMMANDS:
+    for name in [*COMMANDS, *MORE]:
         proc = _run(corpus, name, dump="missing")
         assert proc.returncode == exits.USAGE, name
         assert proc.stderr.decode() == \

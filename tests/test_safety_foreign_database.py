@@ -96,6 +96,8 @@ def test_load_runs_no_macro_of_the_database(plant: Callable[..., Path]) -> None:
      "default of files.leak"),
     ("CREATE TABLE extra (a INT CHECK (a > 0))", "check on extra"),
     ("CREATE MACRO rows_of() AS TABLE SELECT 1 AS a", "macro main.rows_of"),
+    ('CREATE MACRO "||"(a, b) AS 1', "macro main.||"),
+    ("CREATE MACRO duckdb_functions() AS TABLE SELECT 1 AS a", "macro main.duckdb_functions"),
 ])
 def test_every_kind_of_stored_sql_is_named(plant: Callable[..., Path], planted: str,
                                            named: str) -> None:

@@ -21,6 +21,19 @@ def _rows(db: Path) -> dict[str, int]:
                 for t in ("files", "packages", "games", "banners")}
 
 
+def _fill(mount: Path) -> Path:
+    """A file that takes every byte left on the file system at ``mount``."""
+    filler = mount / "filler"
+    with open(filler, "wb") as fh:
+        try:
+            while True:
+                fh.write(b"\0" * 65536)
+                fh.flush()
+        except OSError:
+            pass
+    return filler
+
+
 @pytest.fixture
 def tiny_fs(tmp_path: Path):
     mount = tmp_path / "fs"
@@ -38,15 +51,8 @@ def test_a_full_disk_is_exit_2_and_the_message_tells_what_happened(tiny_fs: Path
     done = quizkit("load", SAMPLES / "game.json", "--db", db, "--no-findings")
     assert done.returncode == 0, done.stderr
     before = _rows(db)
-    filler = tiny_fs / "filler"
-    with open(filler, "wb") as fh:  # fill the disk, then give back ``free`` bytes
-        try:
-            while True:
-                fh.write(b"\0" * 65536)
-                fh.flush()
-        except OSError:
-            pass
-    with open(filler, "r+b") as fh:
+    filler = _fill(tiny_fs)
+    with open(filler, "r+b") as fh:  # give back ``free`` bytes
         fh.truncate(max(0, filler.stat().st_size - free))
     done = quizkit("load", *EXPORTS, "--db", db, "--no-findings")
     filler.unlink()
@@ -79,14 +85,7 @@ def test_a_full_disk_under_a_dataset_is_exit_2_and_says_it_is_unchanged(
     done = quizkit("load", SAMPLES / "game.json", "--parquet", dataset, "--no-findings")
     assert done.returncode == 0, done.stderr
     parts = sorted(p.relative_to(dataset) for p in dataset.rglob("part-*.parquet"))
-    filler = tiny_fs / "filler"
-    with open(filler, "wb") as fh:
-        try:
-            while True:
-                fh.write(b"\0" * 65536)
-                fh.flush()
-        except OSError:
-            pass
+    _fill(tiny_fs)
     line = one_line_error(quizkit("load", *EXPORTS, "--parquet", dataset, "--no-findings"), 2)
     assert "No space left on device" in line, line
     assert "the dataset is unchanged (checked" in line, line

@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -82,6 +83,15 @@ def _make(root: Path, i: int, kind: str, game: Path, read: dict[str, Path]) -> P
     return here / "report.json"
 
 
+def _refused(done: subprocess.CompletedProcess[str], root: Path, before: dict) -> None:
+    """Exit 2 with one line, or a usage error (its last line) for a directory given as an
+    output; nothing under ``root`` changed."""
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(("quizkit: error: ", "Error: ")), done.stderr
+    assert snapshot(root) == before
+
+
 def _is_report(data: bytes) -> bool:
     try:
         return json.loads(data)["summary"]["files"] == 1
@@ -140,11 +150,7 @@ def test_reports_land_where_expected_or_the_run_exits_2(chosen: list[str], disco
             if kind in ("link", "dangling", "link-to-input", "link-to-directory"):
                 assert out.is_symlink()
         if REFUSED & set(chosen):
-            assert done.returncode == 2, done.stderr
-            # One line, or a usage error (its last line) for a directory given as an output.
-            last = done.stderr.strip().splitlines()[-1]
-            assert last.startswith(("quizkit: error: ", "Error: ")), done.stderr
-            assert snapshot(root) == before
+            _refused(done, root, before)
             return
         assert done.returncode == 0, done.stderr
         for i, (kind, out) in enumerate(zip(chosen, outputs, strict=True)):
@@ -225,10 +231,7 @@ def test_a_summary_never_lands_on_the_database_or_dataset_it_reads(
 
         assert "Traceback" not in done.stderr, done.stderr
         if kind in READ_BY[source] | {"missing-dir", "directory"}:
-            assert done.returncode == 2, done.stderr
-            last = done.stderr.strip().splitlines()[-1]
-            assert last.startswith(("quizkit: error: ", "Error: ")), done.stderr
-            assert snapshot(root) == before
+            _refused(done, root, before)
             return
         assert done.returncode == 0, done.stderr
         landed = {"fifo": lambda: streamed, "device": lambda: b"",

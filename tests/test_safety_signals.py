@@ -128,24 +128,45 @@ def fully_loaded(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> int:
     return _files(db)
 
 
-@pytest.mark.parametrize("delay", [0.4, 1.2])
+def _stop_at(stage: str, marker: Path, signum: int, *args: str | os.PathLike[str]
+             ) -> tuple[subprocess.Popen[str], str, str]:
+    """Run ``quizkit ARGS`` until it reaches ``stage`` (the documented test hook
+    ``QUIZKIT_PAUSE_AT``: it creates ``marker`` there and waits), then send ``signum``."""
+    env = {**os.environ, "QUIZKIT_PAUSE_AT": f"{stage}:{marker}"}
+    proc = subprocess.Popen([sys.executable, "-m", "quizkit", *map(os.fspath, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL, env=env)
+    try:
+        _wait_for(lambda: marker.exists() or proc.poll() is not None, f"stage {stage}",
+                  timeout=120)
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signum)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    return proc, stdout, stderr
+
+
+@pytest.mark.parametrize(("stage", "left", "outcome"), [
+    ("replace", "before", ": nothing loaded"),
+    ("committed", "after", " after the load was committed"),
+])
 @pytest.mark.parametrize(("signum", "code", "line"), STOPS)
 def test_interrupted_load_leaves_the_database_before_or_after(
-        tmp_path: Path, corpus: Path, fully_loaded: int, delay: float, signum: int,
-        code: int, line: str) -> None:
+        tmp_path: Path, corpus: Path, fully_loaded: int, stage: str, left: str, outcome: str,
+        signum: int, code: int, line: str) -> None:
+    """A stop inside the load's transaction leaves the database as it was, one after its
+    commit leaves it loaded; the line says which, and the exit is the signal's."""
     db = tmp_path / "a.duckdb"
     done = quizkit("load", SAMPLES / "game.json", "--db", db, "--no-findings")
     assert done.returncode == 0, done.stderr
-    proc = _start("load", corpus, "--db", db, "--no-findings")
-    _, stderr = _stop_once_duckdb_runs(proc, signum, delay=delay)
-    assert proc.returncode in (0, code), stderr
-    if proc.returncode == code:
-        assert stderr == line + "\n"
-        # The promise (docs/safety.md): as it was, or fully loaded when the signal came
-        # after the commit (seen on an idle machine), never half.
-        assert _files(db) in (1, fully_loaded)
-    else:
-        assert _files(db) == fully_loaded
+    marker = tmp_path.parent / f"{tmp_path.name}.marker"
+    proc, stdout, stderr = _stop_at(stage, marker, signum, "load", corpus, "--db", db,
+                                    "--no-findings")
+    assert proc.returncode == code, stderr
+    assert stderr == line + outcome + "\n"
+    assert stdout == ""
+    assert _files(db) == (1 if left == "before" else fully_loaded)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.duckdb"]
 
 
@@ -154,7 +175,7 @@ def test_interrupted_first_load_leaves_no_database(tmp_path: Path, corpus: Path)
     proc = _start("load", corpus, "--db", db, "--no-findings")
     _, stderr = _stop_once_duckdb_runs(proc, signal.SIGTERM)
     assert proc.returncode == 143, stderr
-    assert stderr == "quizkit: terminated\n"
+    assert stderr == "quizkit: terminated: nothing loaded\n"
     assert list(tmp_path.iterdir()) == []
 
 

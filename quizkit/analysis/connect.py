@@ -27,6 +27,10 @@ SAFE_CONFIG = {
 }
 
 
+class LoadError(Exception):
+    """The load failed and was rolled back (one-line message)."""
+
+
 class DatabaseError(Exception):
     """The database could not be opened, or is not one quizkit can use (one-line message)."""
 
@@ -84,26 +88,26 @@ def lock_down(con: duckdb.DuckDBPyConnection, allowed: Sequence[str] = ()) -> No
 
 def foreign_objects(con: duckdb.DuckDBPyConnection) -> list[str]:
     """What the database file holds that runs when it is named, and that ``quizkit load``
-    never creates: ``view NAME``, ``macro NAME``, ``type NAME``, ``default of TABLE.COLUMN``,
-    ``check on TABLE``. Read from ``system.main`` with no function or operator of the
-    database's own."""
-    mine = ("system", "temp")
-    found = [f"view {schema}.{name}" for db, schema, name, internal in run(
-        con, "SELECT database_name, schema_name, view_name, internal "
-             "FROM system.main.duckdb_views()") if db not in mine and not internal]
-    found += [f"macro {schema}.{name}" for db, schema, name, internal in run(
-        con, "SELECT database_name, schema_name, function_name, internal "
-             "FROM system.main.duckdb_functions()") if db not in mine and not internal]
-    found += [f"type {schema}.{name}" for db, schema, name, internal in run(
-        con, "SELECT database_name, schema_name, type_name, internal "
-             "FROM system.main.duckdb_types()") if db not in mine and not internal]
-    found += [f"default of {table}.{column}" for db, table, column, default in run(
-        con, "SELECT database_name, table_name, column_name, column_default "
-             "FROM system.main.duckdb_columns()") if db not in mine and default is not None]
-    found += [f"check on {table}" for db, table, kind in run(
-        con, "SELECT database_name, table_name, constraint_type "
-             "FROM system.main.duckdb_constraints()") if db not in mine and kind == "CHECK"]
-    return list(dict.fromkeys(found))
+    never creates: ``view S.NAME``, ``macro S.NAME``, ``type S.NAME``, ``default of
+    TABLE.COLUMN``, ``check on TABLE``. Read from ``system.main`` with operators only (no
+    macro can stand in for an operator), never a function the database could define."""
+    rows = run(con, f"""
+        SELECT 'view', schema_name, view_name FROM system.main.duckdb_views()
+          WHERE NOT internal AND {_THEIRS}
+        UNION ALL SELECT 'macro', schema_name, function_name
+          FROM system.main.duckdb_functions() WHERE NOT internal AND {_THEIRS}
+        UNION ALL SELECT 'type', schema_name, type_name
+          FROM system.main.duckdb_types() WHERE NOT internal AND {_THEIRS}
+        UNION ALL SELECT 'default of', table_name, column_name
+          FROM system.main.duckdb_columns() WHERE column_default IS NOT NULL AND {_THEIRS}
+        UNION ALL SELECT 'check on', table_name, NULL FROM system.main.duckdb_constraints()
+          WHERE constraint_type = 'CHECK' AND {_THEIRS}""")
+    return list(dict.fromkeys(f"{kind} {first}" + (f".{second}" if second else "")
+                              for kind, first, second in rows))
+
+
+#: Rows of the database file itself, not of DuckDB's own catalogs.
+_THEIRS = "database_name NOT IN ('system', 'temp')"
 
 
 def _quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:

@@ -24,7 +24,7 @@ import shutil
 import stat
 import tempfile
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +36,7 @@ from quizkit.analysis.connect import DatabaseError, connect, one_line, run
 from quizkit.analysis.files import InputError
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
 from quizkit.catalog.display import printable
-from quizkit.outputs.interrupts import signals_deferred
+from quizkit.outputs.interrupts import held_back
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,12 +135,14 @@ def _cols(table: str) -> str:
 
 def write_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], *,
                   validated: list[str],
-                  ready: Mapping[str, Sequence[Part]] | None = None) -> dict[str, int]:
+                  ready: Mapping[str, Sequence[Part]] | None = None,
+                  on_commit: Callable[[], None] | None = None) -> dict[str, int]:
     """Write the new rows of a load (the temp tables of ``quizkit.analysis.load.stage_all``)
     into dataset ``root``, replacing the rows they replace. Rows written per table.
 
     The new rows of a table in ``ready`` are these parts (made on a cluster's workers); the
-    replaced rows are still found from ``con``'s ``new_<table>`` ids."""
+    replaced rows are still found from ``con``'s ``new_<table>`` ids. ``on_commit()`` is
+    called once every part is in place, stop signals held back (:func:`_apply`)."""
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     _check_schema(con, root)
@@ -172,7 +174,7 @@ def write_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], 
             _write_part(con, "quizkit_meta",
                         f"SELECT 'schema_version' AS key, '{SCHEMA_VERSION}' AS value",
                         root, work, moves)
-        _apply(moves, removals, work)
+        _apply(moves, removals, work, on_commit)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         shutil.rmtree(links, ignore_errors=True)
@@ -180,14 +182,17 @@ def write_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], 
     return rows
 
 
-def _apply(moves: list[tuple[str, str]], removals: list[str], work: str) -> None:
+def _apply(moves: list[tuple[str, str]], removals: list[str], work: str,
+           on_commit: Callable[[], None] | None = None) -> None:
     """Put the new parts in place and take the replaced ones away: all of it, or (when a
-    rename fails) none, every part as it was; stop signals wait meanwhile.
+    rename fails) none, every part as it was; stop signals wait meanwhile, and
+    ``on_commit()`` is called once all of it is done, before they act
+    (:func:`quizkit.outputs.interrupts.held_back`).
 
     Each part replaced or removed is first linked into ``work`` (the same file system), so
     that it can be put back."""
     done: list[tuple[str, str | None]] = []
-    with signals_deferred():
+    with held_back():
         try:
             for tmp, final in moves:
                 kept = None
@@ -208,6 +213,8 @@ def _apply(moves: list[tuple[str, str]], removals: list[str], work: str) -> None
                     else:
                         os.replace(kept, final)
             raise
+        if on_commit is not None:
+            on_commit()
 
 
 #: The lock file a writer of a dataset holds (``flock``) while it loads.

@@ -1,8 +1,9 @@
-"""Which files to load: paths and directories -> export files, with a cheap look inside.
+"""A cheap look inside each file a load reads, for DuckDB.
 
 Only the first bytes of each file are read here (decompressed for ``.gz``), to tell a top-level
-array (a version list) from an object and to find files that cannot be read at all. The parsing
-itself is DuckDB's.
+array (a version list) from an object and to find files that cannot be read at all (why is the
+validation's word: :func:`quizkit.analysis.load_read.judged`). The listing is the walker's
+(:mod:`quizkit.analysis.load_inputs`), the parsing DuckDB's.
 """
 
 from __future__ import annotations
@@ -10,13 +11,10 @@ from __future__ import annotations
 import gzip
 import os
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from quizkit.inputs.sources import STDIN, ReadError, open_regular
-from quizkit.inputs.sources import is_candidate as is_export  # noqa: F401 - the walk's rule, by load's name
-from quizkit.inputs.walk import MissingPath, WalkRules
-from quizkit.inputs.walk import expand as expand_paths
+from quizkit.inputs.sources import ReadError, open_regular
 
 LINE_SUFFIXES = (".jsonl", ".ndjson")
 
@@ -40,27 +38,6 @@ class ExportFile:
 class Skipped:
     path: str
     reason: str
-
-
-def expand(paths: Sequence[str | os.PathLike[str]],
-           rules: WalkRules | None = None) -> tuple[list[str], list[Skipped], list[str]]:
-    """Files to load under ``paths`` (absolute, sorted, unique), the entries the walk found
-    unreadable, and the exclude patterns that matched nothing.
-
-    The walk is :func:`quizkit.inputs.walk.expand`, the one of every command. A path that does not
-    exist and stdin are an :class:`InputError`; an unusable exclude pattern is a
-    :class:`quizkit.inputs.walk.PatternError`.
-    """
-    names = [os.fspath(p) for p in paths]
-    if STDIN in names:
-        raise InputError("loading reads files, not stdin: save the input to a file first")
-    try:
-        inputs = expand_paths(names, rules)
-    except MissingPath as exc:
-        raise InputError(f"no such file or directory: {exc}") from None
-    found = dict.fromkeys(sorted({os.path.abspath(s.path) for s in inputs if s.error is None}))
-    skipped = [Skipped(os.path.abspath(s.path), str(s.error)) for s in inputs.unreadable()]
-    return list(found), skipped, inputs.unmatched
 
 
 def _gzip_content_size(path: str) -> int:

@@ -8,17 +8,16 @@ the engine's options (forced kind, limits, enum profile, service names, snippet 
 selection and severities are applied after the cache, so they are not in the key, and the
 cross-file checks always run again over the facts, cached or not.
 
-One file per entry, written to a temporary file and renamed over the entry: a reader sees a
-whole entry or none, and runs sharing a cache never corrupt it (the last writer of an entry
-wins, with an entry as good as the other's). SQLite would do the same with more to go wrong
-(locks on network file systems, a damaged database losing every entry at once).
+One file per entry, written to a temporary file and renamed over the entry
+(:func:`quizkit.outputs.writer.write_bytes`, without fsync: a cache can be made again): a
+reader sees a whole entry or none, and runs sharing a cache never corrupt it (the last
+writer of an entry wins, with an entry as good as the other's). SQLite would do the same with
+more to go wrong (locks on network file systems, a damaged database losing every entry).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +31,7 @@ from quizkit.cache.stamps import Stamp
 from quizkit.inputs import remote
 from quizkit.inputs.limits import Limits
 from quizkit.inputs.sources import ReadError, Source
+from quizkit.outputs.writer import OutputError, write_bytes
 from quizkit.version import __version__
 
 #: The format of entries; a change makes every older entry foreign (a miss).
@@ -84,7 +84,7 @@ class ResultCache:
                  key: str = "", counts: Counter[str] | None = None) -> None:
         self.directory = Path(directory)
         self.key = key
-        self.folder = self.directory / key
+        self.folder = os.path.join(self.directory, key)
         self._warn = warn
         self._writable = True
         self._made: set[Path] = set()
@@ -95,11 +95,11 @@ class ResultCache:
         """This cache for a run with the engine's ``options``."""
         return ResultCache(self.directory, self._warn, run_key(options), self.counts)
 
-    def _entry(self, path: str, display: str) -> Path:
+    def _entry(self, path: str, display: str) -> str:
         """The entry file of the input at ``path`` (absolute) shown as ``display``."""
         name = xxhash.xxh3_128_hexdigest(
             f"{path}\0{display}".encode("utf-8", "surrogateescape"))
-        return self.folder / name[:2] / name[2:]
+        return os.path.join(self.folder, name[:2], name[2:])
 
     # --- reading --------------------------------------------------------------------------
 
@@ -114,7 +114,8 @@ class ResultCache:
         path, display = os.path.abspath(source.path), source.display
         entry_file = self._entry(path, display)
         try:
-            entry = orjson.loads(entry_file.read_bytes())
+            with open(entry_file, "rb") as fh:
+                entry = orjson.loads(fh.read())
             if (type(entry) is not dict or entry.get("magic") != MAGIC
                     or entry.get("run") != self.key or entry.get("path") != path
                     or entry.get("display") != display):
@@ -156,7 +157,7 @@ class ResultCache:
                  "display": display, "stamp": _stamp_json(stamp), "outcome": written}
         self._write(self._entry(path, display), entry)
 
-    def _write(self, entry_file: Path, entry: dict) -> None:
+    def _write(self, entry_file: str, entry: dict) -> None:
         if not self._writable:
             return
         try:
@@ -164,12 +165,13 @@ class ResultCache:
         except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits, a lone
             return  # surrogate: this input is checked every time
         try:
-            self._make(entry_file.parent)
-            _atomic_write(entry_file, data)
-        except OSError as exc:
+            self._make(Path(entry_file).parent)
+            write_bytes(entry_file, data, durable=False)
+        except (OSError, OutputError) as exc:
             self._writable = False
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             self._warn(f"quizkit: warning: cannot write the result cache in {self.directory} "
-                       f"({exc.strerror or exc}); this run is not cached")
+                       f"({why}); this run is not cached")
 
     def _make(self, folder: Path) -> None:
         """Create the cache directory (with its ``.gitignore`` and ``CACHEDIR.TAG``) and
@@ -180,7 +182,7 @@ class ResultCache:
             self.directory.mkdir(parents=True, exist_ok=True)
             for name, text in ((".gitignore", GITIGNORE), ("CACHEDIR.TAG", CACHEDIR_TAG)):
                 if not (self.directory / name).is_file():
-                    _atomic_write(self.directory / name, text)
+                    write_bytes(self.directory / name, text, durable=False)
             self._made.add(self.directory)
         folder.mkdir(parents=True, exist_ok=True)
         self._made.add(folder)
@@ -198,17 +200,3 @@ def _read_stamp(value: Any) -> Stamp:
         return Stamp(*value[:5], bytes.fromhex(value[5]))
     except ValueError:
         raise codec.BadEntry from None
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in its folder and a rename."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-

@@ -295,21 +295,26 @@ def _add_problems(outcome: FileOutcome, path: str, record: int | None,
                                      p.line + shift, p.column) for p in problems)
 
 
-def check_source(source: Source, options: Options, schemas: SchemaBook) -> FileOutcome:
-    """Read and check one source; a read failure is a finding, never an exception."""
+def check_source(source: Source, options: Options, schemas: SchemaBook, *,
+                 name: str | None = None) -> FileOutcome:
+    """Read and check one source; a read failure is a finding, never an exception. ``name``
+    is what the findings call it (default: the source's own name; a cluster worker reads a
+    file by its absolute path and reports it as the user gave it)."""
+    name = source.display if name is None else name
     before = stamps.stat_before_read(source.path) \
         if options.stamp and cache_store.cacheable(source) else None
     try:
         data = source.read(options.limits.max_decompressed, options.limits.max_file_size)
     except ReadError as exc:
-        result = FileResult(path=source.display, readable=False)
+        result = FileResult(path=name, readable=False)
         rule = input_rules.INPUT_TOO_LARGE if exc.limit else input_rules.UNREADABLE
-        return FileOutcome(result, [_finding(source.display, None, rule, "",
+        return FileOutcome(result, [_finding(name, None, rule, "",
                                              f"cannot read: {exc}")])
-    outcome = check_bytes(source.display, data, source.holds_lines(data), options, schemas)
+    outcome = check_bytes(name, data, source.holds_lines(data), options, schemas)
     if before is not None:
         outcome.stamp = stamps.stamp(before, data)
     return outcome
+
 
 
 def _check_chunk(sources: list[Source], options: Options,

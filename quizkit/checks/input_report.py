@@ -19,7 +19,9 @@ from quizkit.catalog import exits, input_rules
 from quizkit.catalog.findings import Finding, Severity
 from quizkit.checks import engine
 from quizkit.checks.baseline import Baseline
-from quizkit.inputs.sources import Source
+from quizkit.inputs import intake
+from quizkit.inputs.limits import Limits
+from quizkit.inputs.sources import ReadError, Source
 from quizkit.model.schemas import SchemaBook
 from quizkit.reporters.text import concise_line, files_line
 from quizkit.settings.config import INPUT_PREFIX
@@ -96,3 +98,30 @@ def as_given(name: str, paths: Sequence[str]) -> str:
         if name.startswith(root.rstrip(os.sep) + os.sep):
             return os.path.join(given, name[len(root.rstrip(os.sep)) + 1:])
     return name
+
+
+def unreadable_reason(source: Source, limits: Limits | None = None) -> str | None:
+    """Why the checks cannot read ``source`` as a whole: the message of its first input
+    error, as ``validate`` reports it (read, decode, parse, as
+    :func:`quizkit.checks.engine.check_bytes` does); None when they can. A JSON Lines file
+    is read line by line, so a bad line is a finding of its own, not a reason: only bytes
+    that cannot be read or decoded at all are.
+
+    ``load`` follows this verdict for what DuckDB reads, so that no file is both loaded and
+    reported unreadable.
+    """
+    limits = limits or Limits()
+    try:
+        data = source.read(limits.max_decompressed, limits.max_file_size)
+    except ReadError as exc:
+        return f"cannot read: {exc}"
+    lines = source.holds_lines(data)
+    prepared, problems = intake.prepare(data)
+    if prepared is not None:
+        if lines:
+            return None
+        doc, problems, _indented = intake.parse_text(prepared, limits.max_depth)
+        if doc is not intake.UNREAD:
+            return None
+    errors = [p.message for p in problems if p.rule.severity is Severity.ERROR]
+    return errors[0] if errors else "cannot be read"

@@ -131,7 +131,8 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         reporter: Reporter | None = None, notes: Notes | None = None,
         cluster: ClusterOpener | None = None, stdin_format: str = "auto",
         schemas: SchemaBook | None = None,
-        check_many: engine.CheckMany | None = None, cache: bool | None = None) -> Report:
+        check_many: engine.CheckMany | None = None, cache: bool | None = None,
+        sources: list[Source] | None = None) -> Report:
     """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving);
     ``schemas``: compiled for the settings' profile (default: made for this run).
 
@@ -139,9 +140,11 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     (:func:`quizkit.cluster.checking.check_many`); ``cluster`` connects to one.
     ``cache``: ``True`` uses the result cache (in the settings' ``cache_dir``, else the
     default place), ``None`` only when the settings name a directory, ``False`` never; a
-    run on a cluster is not cached.
+    run on a cluster is not cached. ``sources``: the inputs already walked (by ``load``,
+    which reads the same files), instead of ``paths``.
     """
-    sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
+    if sources is None:
+        sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
     writing = format is not None or output is not None or bool(reports)
     outputs = [spec.path for spec in parse_reports(format, output, reports)] if writing else []
     refuse_inputs([*outputs, s.write_baseline],

@@ -12,6 +12,12 @@ storage through :mod:`quizkit.inputs.remote`) and send back what the client need
   them as Parquet parts (:mod:`quizkit.cluster.loading`). The client picks the rest
   and writes the dataset.
 
+Paths are resolved on the client: a worker is sent absolute paths (the reports keep the
+paths as given), so a relative path means what it means locally, whatever the worker's
+working directory. Before any task, one worker is asked whether it sees the first local
+file; a cluster that cannot is a :class:`ClusterError` (exit 2), not a run of unreadable
+inputs.
+
 Validation tasks are gathered in input order, a bounded window of them in flight; a load
 submits all its tasks at once, since their results stay on the workers. When a worker dies,
 Dask runs its tasks again elsewhere: results do not change. Dask itself comes with
@@ -22,17 +28,19 @@ from __future__ import annotations
 
 import ctypes
 import importlib
+import os
 import pickle
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from quizkit.catalog.display import printable
 from quizkit.checks import engine
 from quizkit.cluster import scheduler_probe
-from quizkit.inputs import waits
+from quizkit.inputs import remote, waits
 from quizkit.inputs.batching import consecutive_runs
 from quizkit.inputs.sources import Source
 from quizkit.model.schemas import SchemaBook
@@ -201,8 +209,32 @@ def tune_worker_allocator() -> None:
     mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
 
 
-def _check_task(sources: list[Source], options: engine.Options) -> bytes:
-    """On a worker: check the sources (reading them there), as a local worker does, with the
+def _sees(path: str) -> bool:
+    """On a worker: whether ``path`` is there."""
+    return os.path.lexists(path)
+
+
+def check_visible(client: Any, paths: Iterable[str]) -> None:
+    """Refuse a run whose first local file (an absolute path) a worker cannot see."""
+    first = next((p for p in paths if os.path.isabs(p) and os.path.lexists(p)), None)
+    if first is None:
+        return
+    if not result_of(client.submit(_sees, first, pure=False)):
+        raise ClusterError(f"the Dask workers cannot see {printable(first)}: a cluster reads "
+                           "the inputs itself (a file system shared at the same path, or "
+                           "s3:// URLs)")
+
+
+def resolved(source: Source) -> Source:
+    """``source`` as a worker must read it: a local file by its absolute path."""
+    if source.is_stdin or remote.is_url(source.path) or os.path.isabs(source.path):
+        return source
+    return replace(source, path=os.path.abspath(source.path))
+
+
+def _check_task(sources: list[tuple[Source, str]], options: engine.Options) -> bytes:
+    """On a worker: check the sources (reading them there, by absolute path; reported by
+    the name each comes with), as a local worker does, with the
     schemas the worker keeps for all its tasks (compiled by its first task); their outcomes
     pickled as one blob.
 
@@ -213,16 +245,19 @@ def _check_task(sources: list[Source], options: engine.Options) -> bytes:
     schemas = SchemaBook.kept_by(importlib.import_module("distributed").get_worker(),
                                  options.profile)
     with engine.fewer_collections():  # as in a local run's workers (engine.GC_THRESHOLD)
-        outcomes = [engine.check_source(s, options, schemas) for s in sources]
+        outcomes = [engine.check_source(s, options, schemas, name=name)
+                    for s, name in sources]
     return pickle.dumps(outcomes, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def task_groups(sources: list[Source], threads: int) -> list[list[Source]]:
+def task_groups(sources: list[tuple[Source, Source]],
+                threads: int) -> list[list[tuple[Source, Source]]]:
     """Consecutive runs of ``sources`` for the tasks of a run, in order: each of at most
     :data:`MAX_TASK_BYTES` (or one larger file) and :data:`MAX_FILES_PER_TASK` files, and of
     at most 1/:data:`TASKS_PER_THREAD` of the bytes left per worker thread, so that the
-    tasks shrink towards the end (to :data:`MIN_TASK_BYTES`)."""
-    return consecutive_runs(sources, [s.size() + FILE_BYTES for s in sources],
+    tasks shrink towards the end (to :data:`MIN_TASK_BYTES`). Each source comes as
+    (where it is read, as it was given)."""
+    return consecutive_runs(sources, [s.size() + FILE_BYTES for s, _ in sources],
                             max_weight=MAX_TASK_BYTES, max_items=MAX_FILES_PER_TASK,
                             parts=max(1, threads) * TASKS_PER_THREAD,
                             min_weight=MIN_TASK_BYTES)
@@ -232,7 +267,11 @@ def check_many(client: Any, submitted: Callable[[], None] | None = None) -> engi
     """An ``engine.run(check_many=...)`` that checks the files on the cluster;
     ``submitted()`` is called once every file is on its way (see :func:`ordered`)."""
     def run(sources: list[Source], options: engine.Options) -> Iterator[engine.FileOutcome]:
-        groups = task_groups(sources, threads_of(client))
+        located = [resolved(s) for s in sources]
+        check_visible(client, (s.path for s in located if s.error is None))
+        groups = [[(at, given.display) for at, given in group]
+                  for group in task_groups(list(zip(located, sources, strict=True)),
+                                           threads_of(client))]
         for blob in ordered(client, _check_task, groups, options=options,
                             submitted=submitted):
             yield from pickle.loads(blob)

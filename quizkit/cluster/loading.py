@@ -2,7 +2,7 @@
 in two rounds of tasks.
 
 1. *Staging*: each task stages one batch of files on a worker, in a DuckDB connection of its
-   own (:func:`quizkit.analysis.load.candidates_of`). The candidates of the versions and
+   own (:func:`quizkit.analysis.load_worker.candidates_of`). The candidates of the versions and
    their entities, the bulk of a load's rows, stay on the worker, split into parts by the
    hash of their version id; the client gets the rest (packages, users, games, banners,
    categories, files: a few percent of the rows) and the files skipped, and picks their
@@ -11,7 +11,7 @@ in two rounds of tasks.
    among that part of every batch (Dask brings the parts to it, from worker to worker), with
    the winning packages (from every batch's package keys: id, file, document number), and
    writes them as a Parquet part of each table
-   (:func:`quizkit.analysis.load.versions_of`). The client places the parts in the dataset.
+   (:func:`quizkit.analysis.load_worker.versions_of`). The client places the parts in the dataset.
    Every task is submitted at once: Dask starts these when the last batch is staged.
 
 So the client never holds or adds the bulk of the rows, and the picks and the Parquet
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import duckdb
@@ -39,19 +39,20 @@ import duckdb
 from quizkit.analysis import transform
 from quizkit.analysis.connect import run
 from quizkit.analysis.dataset import Part
-from quizkit.analysis.load import (
-    Candidates,
-    Input,
-    Tick,
-    batches,
-    candidates_of,
-    offset_of,
-    pick,
-    versions_of,
-)
+from quizkit.analysis.load_inputs import Input, batches, offset_of
+from quizkit.analysis.load_stage import Candidates, Tick, pick
+from quizkit.analysis.load_worker import candidates_of, versions_of
 from quizkit.catalog.findings import Report
 from quizkit.checks.engine import CheckMany
-from quizkit.cluster.checking import check_many, result_of, threads_of, tune_worker_allocator
+from quizkit.cluster.checking import (
+    check_many,
+    check_visible,
+    result_of,
+    threads_of,
+    tune_worker_allocator,
+)
+from quizkit.inputs.sources import Source
+from quizkit.reporters.base import Reporter
 
 #: Bytes of input in one task of a cluster load, at most (the batch of a local load: larger
 #: batches cost less per byte to stage).
@@ -143,26 +144,31 @@ class _Staging:
 class ClusterRunner:
     """The per-file work of a load (``quizkit.analysis.load.Runner``) on a cluster.
 
-    ``validate(paths, check_many)`` runs the validation with ``check_many``
+    ``validate(sources, check_many, reporter)`` runs the validation with ``check_many``
     (:func:`quizkit.checks.runner.run`).
     """
 
     def __init__(self, client: Any,
-                 validate: Callable[[list[str], CheckMany], Report]) -> None:
+                 validate: Callable[[list[Source], CheckMany, Reporter], Report]) -> None:
         self.client = client
         self.validate = validate
         self.staging: _Staging | None = None
 
-    def report(self, paths: list[str]) -> Report:
+    def report(self, sources: list[Source], reporter: Reporter) -> Report:
         then = self.staging.start if self.staging is not None else None
-        return self.validate(paths, check_many(self.client, submitted=then))
+        return self.validate(sources, check_many(self.client, submitted=then), reporter)
 
     def batches(self, inputs: list[Input], most: int) -> list[list[Input]]:
         """One batch per task, shrinking towards the end of the load."""
         return batches(inputs, min(most, TASK_BYTES), min_bytes=MIN_TASK_BYTES,
                        parts=threads_of(self.client) * TASKS_PER_THREAD)
 
-    def candidates(self, batches: list[list[Input]]) -> Iterator[tuple[int, Candidates]]:
+    def candidates(self, batches: list[list[Input]], verdicts: Mapping[str, str]
+                   ) -> Iterator[tuple[int, Candidates]]:
+        """Staged on the workers, beside the validation: before its ``verdicts``, so the
+        workers ask the validation's reading of the files DuckDB stumbles on themselves
+        (:func:`quizkit.analysis.load_read.read_files`)."""
+        check_visible(self.client, (i.name for batch in batches for i in batch))
         threads = threads_of(self.client)
         split = splits_for(sum(i.size for b in batches for i in b), threads)
         self.staging = _Staging(self.client, batches, split)

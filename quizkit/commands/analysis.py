@@ -23,7 +23,9 @@ from quizkit.analysis import summaries
 from quizkit.analysis.aftermath import no_room
 from quizkit.analysis.connect import DatabaseError
 from quizkit.analysis.files import InputError
-from quizkit.analysis.load import DEFAULT_MEMORY_LIMIT, Input, LoadError, LoadResult
+from quizkit.analysis.load import LoadError, LoadResult
+from quizkit.analysis.load_inputs import Input
+from quizkit.analysis.load_session import DEFAULT_MEMORY_LIMIT
 from quizkit.analysis.query import QueryError
 from quizkit.analysis.summary_output import SUMMARY_FORMATS
 from quizkit.catalog import exits
@@ -37,6 +39,7 @@ from quizkit.commands.walk_options import walk_options, warn_unmatched
 from quizkit.inputs.bounds import MAX_ROWS, MAX_SECONDS, MAX_THREADS
 from quizkit.inputs.waits import WaitTimeout
 from quizkit.inputs.walk import PatternError
+from quizkit.outputs.interrupts import StopSignals
 from quizkit.outputs.numbers import plural, thousands
 from quizkit.outputs.progress import ProgressLine
 from quizkit.pages.formats import FORMATS
@@ -50,13 +53,23 @@ def _warn_unknown(result: LoadResult) -> None:
                    "findings tables)", err=True)
 
 
+def _stops() -> StopSignals:
+    """The run's stop signals (:mod:`quizkit.outputs.interrupts`)."""
+    return click.get_current_context().ensure_object(StopSignals)
+
+
 @contextmanager
 def _errors(load_failed: str = "load failed") -> Iterator[None]:
     """The analysis errors → one line and the exit code of the contract (a failed load says
     itself whether the database or dataset changed, :mod:`quizkit.analysis.aftermath`)."""
     try:
-        with config_errors():
-            yield
+        try:
+            with config_errors():
+                yield
+        except (LoadError, DatabaseError, QueryError):
+            if _stops().signum is not None:  # DuckDB's words for the stop: the stop's line
+                raise KeyboardInterrupt from None
+            raise
     except InputError as exc:  # a path that does not exist, stdin
         exits.stop(str(exc), exits.USAGE)
     except PatternError as exc:
@@ -155,6 +168,14 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
     def show_step(step: str, seconds: float) -> None:
         click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
 
+    committed = False
+
+    def on_commit() -> None:
+        nonlocal committed
+        committed = True
+
+    _stops().outcome = lambda: (" after the load was committed" if committed
+                                else ": nothing loaded")
     with _errors(), \
             ProgressLine.for_run(quiet=quiet, force=progress) as line:
         def on_batch(batch: list[Input], total_files: int, total_bytes: int) -> None:
@@ -165,7 +186,7 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
                           memory_limit=memory_limit, threads=threads, scheduler=scheduler,
                           timings=show_step if timings else None, on_batch=on_batch,
                           config=config_file, exclude=exclude, include_hidden=include_hidden,
-                          baseline=baseline_file)
+                          baseline=baseline_file, on_commit=on_commit)
     _warn_loaded(result)
     inputs = result.inputs or InputReport(result.files, result.documents)
     for line in inputs.lines()[:len(inputs.findings)]:

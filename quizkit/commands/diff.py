@@ -7,12 +7,14 @@ import sys
 import click
 
 from quizkit import api
+from quizkit.analysis.connect import DatabaseError
+from quizkit.analysis.load import LoadError
+from quizkit.catalog import exits
 from quizkit.cluster.checking import ClusterError
+from quizkit.commands.exit_policy import input_errors
 from quizkit.commands.walk_options import walk_options
 from quizkit.diff.compare import CHANGES
 from quizkit.diff.output import FORMATS
-from quizkit.inputs.sources import MissingPath
-from quizkit.inputs.walk import PatternError
 from quizkit.reporters import ReportSpecError
 from quizkit.reporters.text import COLOR_CHOICES
 from quizkit.settings.config import ConfigError
@@ -57,16 +59,17 @@ def diff_command(old: str, new: str, fmt: str, output: str | None, reports: tupl
     2 usage error; 3 an input could not be read (the rest is still compared and reported).
     """
     try:
-        result = api.diff(old, new, format=fmt, output=output, reports=reports, color=color,
-                          fail_on=fail_on, fail_if=fail_if, memory_limit=memory_limit,
-                          threads=threads, jobs=jobs, scheduler=scheduler, exclude=exclude,
-                          include_hidden=include_hidden,
-                          notes=lambda line: click.echo(line, err=True))
-    except MissingPath as exc:
-        raise click.UsageError(f"no such file or directory: {exc}") from None
-    except (ConfigError, ReportSpecError, PatternError) as exc:
+        with input_errors():
+            result = api.diff(old, new, format=fmt, output=output, reports=reports,
+                              color=color, fail_on=fail_on, fail_if=fail_if,
+                              memory_limit=memory_limit, threads=threads, jobs=jobs,
+                              scheduler=scheduler, exclude=exclude,
+                              include_hidden=include_hidden,
+                              notes=lambda line: click.echo(line, err=True))
+    except (ConfigError, ReportSpecError) as exc:
         raise click.UsageError(str(exc)) from None
     except ClusterError as exc:
-        click.echo(f"quizkit: error: {exc}", err=True)
-        sys.exit(2)
+        exits.stop(str(exc), exits.USAGE)
+    except (DatabaseError, LoadError) as exc:  # a side that cannot be read
+        exits.stop(str(exc), exits.INPUT)
     sys.exit(result.exit_code)

@@ -21,6 +21,7 @@ from quizkit.diff.compare import CHANGES
 from quizkit.diff.detail import detailed
 from quizkit.diff.records import TABLES
 from quizkit.diff.result import DiffResult, parse_threshold
+from quizkit.inputs import remote
 from quizkit.settings.config import ConfigError
 
 
@@ -34,6 +35,17 @@ def fail_kinds(fail_on: Iterable[str] | str | None) -> tuple[str, ...]:
     if unknown or not kinds:
         raise ConfigError(f"--fail-on {','.join(names)!r}: use some of {', '.join(CHANGES)}")
     return kinds
+
+
+def input_files(old: str, new: str, exclude: Iterable[str] = (),
+                include_hidden: bool = False) -> list[str]:
+    """Every local file a diff of ``old`` and ``new`` reads (the sides' export files as the
+    walk lists them, a database file), for keeping outputs off them."""
+    files = [old, new]
+    for side in (old, new):
+        if side != "-" and not remote.is_url(side) and not tables.is_tables(side):
+            files += [s.path for s in expand_paths([side], exclude, include_hidden)]
+    return files
 
 
 def diff(old: str, new: str, *, exclude: Iterable[str] = (), include_hidden: bool = False,
@@ -56,6 +68,8 @@ def diff(old: str, new: str, *, exclude: Iterable[str] = (), include_hidden: boo
         con = connect(os.path.join(work, "diff.duckdb"))
         try:
             with configured(con, memory_limit=memory_limit, threads=threads):
+                # Every ordering the reports need is asked for; DuckDB may spare memory.
+                con.execute("SET preserve_insertion_order = false")
                 collect.create(con)
                 unreadable = _read_sides(con, (old, new), exclude, include_hidden, work,
                                          notes, jobs, client)

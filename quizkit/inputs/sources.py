@@ -81,6 +81,7 @@ class Source:
     path: str
     error: str | None = None
     lines: bool | None = None  # JSON Lines or not, when the name cannot tell (stdin)
+    listed_size: int | None = None  # an object's size, as object storage listed it
 
     @property
     def is_stdin(self) -> bool:
@@ -114,7 +115,7 @@ class Source:
 
     def size(self) -> int:
         if self.is_stdin or remote.is_url(self.path):
-            return 0
+            return self.listed_size or 0
         try:
             return os.stat(self.path).st_size
         except OSError:

@@ -228,7 +228,7 @@ def expand(paths: Iterable[str], rules: WalkRules | None = None, *,
                 listed = remote.list_files(raw, is_candidate)
             except remote.RemoteError as exc:
                 raise MissingPath(str(exc)) from None
-            inputs.sources.extend(Source(url) for url, _size in listed)
+            inputs.sources.extend(Source(url, listed_size=size) for url, size in listed)
             continue
         try:
             mode: int | None = os.stat(raw).st_mode

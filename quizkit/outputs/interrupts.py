@@ -10,6 +10,13 @@
   and die with their parent even when it is killed outright (SIGKILL): on Linux the kernel
   sends them SIGKILL (``PR_SET_PDEATHSIG``); elsewhere a watchdog thread notices that the
   parent is gone within a second.
+- A command may say what a stop leaves behind (:attr:`StopSignals.outcome`): ``load`` ends
+  in "interrupted: nothing loaded" or "interrupted after the load was committed". Its commit
+  and the note that it happened run with stop signals held (:func:`held_back`), so the line
+  is never wrong.
+- :func:`pause_at` is a documented test hook: with ``QUIZKIT_PAUSE_AT=STAGE:FILE`` in the
+  environment, a run that reaches ``STAGE`` creates ``FILE`` and waits (up to
+  :data:`PAUSE_SECONDS`) for a signal, so that a test stops it at a known point.
 """
 
 from __future__ import annotations
@@ -22,8 +29,9 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
+from pathlib import Path
 from types import FrameType
 
 from quizkit.catalog import exits
@@ -31,6 +39,10 @@ from quizkit.catalog import exits
 #: Exit codes of a run stopped by SIGINT and SIGTERM (128 + the signal number).
 EXIT_SIGINT = exits.SIGINT
 EXIT_SIGTERM = exits.SIGTERM
+
+#: The test hook's environment variable (:func:`pause_at`), and its longest wait.
+PAUSE_VARIABLE = "QUIZKIT_PAUSE_AT"
+PAUSE_SECONDS = 60
 
 _PR_SET_PDEATHSIG = 1
 #: Seconds between two looks at the parent, where the kernel cannot watch it for us.
@@ -54,11 +66,22 @@ class StopSignals:
 
     def __init__(self) -> None:
         self.signum: int | None = None
+        #: What the stop left behind, appended to the one line ("interrupted" + it); set by
+        #: a command whose stop can leave different things (``load``).
+        self.outcome: Callable[[], str] | None = None
+
+        self.installed = False
+
+    def line(self, code: int) -> str:
+        """The one line a run stopped with exit ``code`` ends with (without ``quizkit: ``)."""
+        word = "interrupted" if code == EXIT_SIGINT else "terminated"
+        return word + (self.outcome() if self.outcome is not None else "")
 
     def install(self) -> None:
         """Handle SIGINT and SIGTERM from now on (main thread only; elsewhere a no-op)."""
         if threading.current_thread() is not threading.main_thread():
             return
+        self.installed = True
         signal.signal(signal.SIGINT, self._handle)
         if hasattr(signal, "sigwait"):
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
@@ -117,6 +140,47 @@ def signals_deferred() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+@contextlib.contextmanager
+def held_back() -> Iterator[None]:
+    """Stop signals wait for the end of the block, then act (in the main thread).
+
+    Unlike :func:`signals_deferred`, this holds back the Python handler itself: a SIGINT
+    that the kernel hands to another thread (DuckDB's) still runs its handler in the main
+    thread at the next bytecode, and a mask there would not stop that. For a step and the
+    note that it happened (a commit), which must not be parted.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[tuple[int, FrameType | None]] = []
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        came.append((signum, frame))
+
+    before = signal.signal(signal.SIGINT, hold)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+        if came:
+            if callable(before):
+                before(*came[0])
+            elif before == signal.SIG_DFL:
+                raise KeyboardInterrupt
+
+
+def pause_at(stage: str) -> None:
+    """The test hook (see the module docstring): at ``stage`` of a run, if the environment
+    asks for it, mark the moment and wait for a signal."""
+    wanted, _, marker = os.environ.get(PAUSE_VARIABLE, "").partition(":")
+    if wanted != stage or not marker:
+        return
+    Path(marker).write_text(f"{os.getpid()}\n")
+    deadline = time.monotonic() + PAUSE_SECONDS
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def stop_workers(pool: Executor) -> None:

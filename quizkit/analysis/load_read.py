@@ -1,0 +1,215 @@
+"""How DuckDB reads a batch of export files into temp table ``raw``: plain files of one
+document (or one array) whole, the rest through DuckDB's document splitter
+(:mod:`quizkit.analysis.readers`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import duckdb
+
+from quizkit.analysis.connect import LoadError, one_line, run
+from quizkit.analysis.files import ExportFile, Skipped
+from quizkit.analysis.load_session import setting
+from quizkit.analysis.readers import (
+    DERIVED_SQL,
+    DOCUMENT,
+    FORMATS,
+    JSONL_ARRAYS_SQL,
+    RAW_DDL,
+    SHAPE,
+    objects_sql,
+    whole_files_sql,
+)
+from quizkit.checks.input_report import unreadable_reason
+from quizkit.inputs.sources import Source
+
+
+def read_files(con: duckdb.DuckDBPyConnection,
+               files: list[ExportFile]) -> tuple[list[ExportFile], list[Skipped]]:
+    """Read the files into temp table ``raw``; the files it read, and those it skipped.
+
+    Plain (not compressed) files of one document or one array of documents are read whole
+    and typed in one pass (:func:`_read_whole`); the rest, and the whole files that did not
+    parse as one value, go through DuckDB's document splitter (:func:`_read_objects`), which
+    fails on a malformed file. Whether a file is skipped, and why, is the validation's
+    verdict (:func:`quizkit.checks.input_report.unreadable_reason`), asked only of the files
+    DuckDB stumbled on: DuckDB's own error text is never interpreted. A file DuckDB cannot read
+    but the validation can fails the load.
+    """
+    run(con, RAW_DDL)
+    whole = [f for f in files if f.container in ("json", "json-array") and not f.compressed]
+    if whole:
+        try:
+            _read_whole(con, whole)
+        except duckdb.Error:  # e.g. a file gone since it was listed: the careful path
+            run(con, "DELETE FROM raw")
+            whole = []
+    typed = {file for (file,) in run(con, "SELECT DISTINCT file FROM raw")}
+    rest = [f for f in files if f.path not in typed]
+    bad: list[Skipped] = []
+    try:
+        bad += _read_objects(con, rest, first_doc_no=(len(whole) + 1) << 32)
+    except duckdb.Error as first_error:
+        bad = judged(f.path for f in rest)
+        if not bad:
+            raise LoadError(one_line(first_error)) from None
+        gone = {b.path for b in bad}
+        good = [f for f in rest if f.path not in gone]
+        bad += _read_objects(con, good, first_doc_no=(len(whole) + 1) << 32)
+    skipped = {b.path for b in bad}
+    return [f for f in files if f.path not in skipped], bad
+
+
+def judged(paths: Iterable[str], otherwise: str | None = None) -> list[Skipped]:
+    """The files among ``paths`` the validation cannot read, with its reason; with
+    ``otherwise``, every file, the others with that reason."""
+    out = []
+    for path in paths:
+        reason = unreadable_reason(Source(path)) or otherwise
+        if reason is not None:
+            out.append(Skipped(path, reason))
+    return out
+
+
+# Files up to this size are typed in batches (see _read_whole).
+_SMALL_FILE = 64 << 10
+
+
+_BATCH = 256
+
+
+def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None:
+    """Files of one document, or one array of documents, read and typed into ``raw``.
+
+    A file whose content is not one JSON value gets no row (it is left for the splitter).
+    The document of the i-th file is numbered i * 2**32 + 1, the elements of an array
+    i * 2**32 + 1, 2, ... in order (see readers). DuckDB hands the cast one file at a time,
+    and each call costs about 0.1 ms besides the parse (the cast sets up the whole
+    ``DOCUMENT`` type); small files are therefore gathered in lists of :data:`_BATCH` and
+    each list is cast at once, which halves their time. For large files the lists only add
+    a copy. All are read by one statement, each kind as a union of one scan per thread
+    (:func:`_lanes`), so that the two cores stay busy to the end of the reading.
+    """
+    (threads,) = run(con, "SELECT current_setting('threads')")[0]
+    arrays = [f for f in files if f.container == "json-array"]
+    small = [f for f in files if f.container == "json" and f.content_size <= _SMALL_FILE]
+    large = [f for f in files if f.container == "json" and f.content_size > _SMALL_FILE]
+    # container 'retry' marks a file that did not parse; its row is deleted below.
+    container = "CASE WHEN w.json IS NULL THEN 'retry' ELSE 'json' END"
+    selects = []
+    params: dict[str, list[str]] = {}
+    if small:
+        scans, more = _lanes("small", small, threads)
+        params.update(more)
+        selects.append(f"""
+            SELECT file, container, 1 AS doc_no, unnest(doc), shape
+            FROM (SELECT unnest(files) AS file, unnest(containers) AS container,
+                         unnest(TRY_CAST(docs AS {DOCUMENT}[])) AS doc,
+                         unnest(TRY_CAST(docs AS {SHAPE}[])) AS shape
+                  FROM (SELECT list(w.filename) AS files, list({container}) AS containers,
+                               list(w.json) AS docs
+                        FROM {scans} w
+                        GROUP BY hash(w.filename) % {len(small) // _BATCH + 1}))""")
+    if large:
+        scans, more = _lanes("large", large, threads)
+        params.update(more)
+        selects.append(f"""
+            SELECT w.filename AS file, {container} AS container, 1 AS doc_no,
+                   unnest(TRY_CAST(w.json AS {DOCUMENT})), TRY_CAST(w.json AS {SHAPE}) AS shape
+            FROM {scans} w""")
+    if arrays:
+        # An array that does not parse gives no row at all, so it is left for the splitter.
+        scans, more = _lanes("arrays", arrays, threads)
+        params.update(more)
+        selects.append(f"""
+            SELECT file, 'json-array' AS container, doc_no, unnest(doc), shape
+            FROM (SELECT file, unnest(docs) AS doc, unnest(shapes) AS shape,
+                         generate_subscripts(docs, 1) AS doc_no
+                  FROM (SELECT w.filename AS file, TRY_CAST(w.json AS {DOCUMENT}[]) AS docs,
+                               TRY_CAST(w.json AS {SHAPE}[]) AS shapes
+                        FROM {scans} w))""")
+    # preserve_insertion_order on would make the scans of the union run one after the other
+    # and, worse, keep each file's rows apart until the statement ends (20x slower, GBs).
+    with setting(con, "preserve_insertion_order", "false"):
+        union = "\nUNION ALL BY NAME\n".join(selects)
+        run(con, f"INSERT INTO raw BY NAME SELECT *, {DERIVED_SQL} FROM ({union})", params)
+    run(con, "DELETE FROM raw WHERE container = 'retry'")
+    # File numbers in a statement of its own: a join in the one above would copy every
+    # document.
+    run(con, """
+        UPDATE raw SET doc_no = (n.file_no << 32) + raw.doc_no
+        FROM (SELECT unnest($paths) AS file, generate_subscripts($paths, 1) AS file_no) n
+        WHERE raw.file = n.file
+    """, {"paths": [f.path for f in files]})
+
+
+def _lanes(name: str, files: list[ExportFile], threads: int) -> tuple[str, dict[str, list[str]]]:
+    """``read_blob`` over ``files`` as a union of one scan per thread, balanced by size.
+
+    DuckDB reads the files of one ``read_blob`` scan on one thread; the scans of a
+    ``UNION ALL`` run side by side (with ``preserve_insertion_order`` off).
+    """
+    lanes: list[list[ExportFile]] = [[] for _ in range(max(1, min(int(threads), len(files))))]
+    loads = [0] * len(lanes)
+    for f in sorted(files, key=lambda f: -f.content_size):
+        i = loads.index(min(loads))
+        lanes[i].append(f)
+        loads[i] += f.content_size + 4096
+    params = {f"{name}{i}": [f.path for f in lane] for i, lane in enumerate(lanes)}
+    union = " UNION ALL ".join(f"SELECT * FROM {whole_files_sql(p)}" for p in params)
+    return f"({union})", params
+
+
+
+
+def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
+                  first_doc_no: int) -> list[Skipped]:
+    """Split the files into documents, then type them into ``raw`` (numbered in file order).
+
+    A file that is not JSON Lines holds one JSON value, as ``validate`` reads it: one that
+    splits into several is skipped (returned, with the validation's reason), never loaded in
+    part.
+    """
+    params: dict[str, list[str]] = {}
+    parts = []
+    for container in FORMATS:
+        chosen = [f for f in files if f.container == container]
+        if chosen:
+            name = container.replace("-", "_")
+            params[name] = [f.path for f in chosen]
+            parts.append(f"SELECT filename AS file, json, '{container}' AS container "
+                         f"FROM {objects_sql(container, name, _max_object(chosen))}")
+    if not parts:
+        return []
+    union = "\nUNION ALL\n".join(parts)
+    # Two statements on purpose: see quizkit.analysis.readers.
+    run(con, f"CREATE OR REPLACE TEMP TABLE docs AS {union}", params)
+    several = [file for (file,) in run(con, """
+        SELECT file FROM docs WHERE container = 'json' GROUP BY file HAVING count(*) > 1
+        ORDER BY file""")]
+    if several:
+        run(con, "DELETE FROM docs WHERE file IN (SELECT unnest($several))",
+            {"several": several})
+    run(con, f"""
+        INSERT INTO raw BY NAME
+        SELECT *, {DERIVED_SQL} FROM (
+            SELECT file, container, {int(first_doc_no) - 1} + row_number() OVER () AS doc_no,
+                   unnest(TRY_CAST(json AS {DOCUMENT})), TRY_CAST(json AS {SHAPE}) AS shape
+            FROM ({JSONL_ARRAYS_SQL}))
+    """)
+    run(con, "DROP TABLE docs")
+    return judged(several, "not one JSON document")
+
+
+def _max_object(files: list[ExportFile]) -> int:
+    """No document is larger than its file: the largest file, at least DuckDB's 16 MiB."""
+    return max(16 << 20, max(f.content_size for f in files) + 1)
+
+
+
+
+
+
+
+
