@@ -161,6 +161,17 @@ def test_a_scheduler_without_workers_is_a_wait_with_an_end(tmp_path: Path) -> No
             line = one_line_error(done, 2)
             assert "no worker" in line and address in line and "2 s" in line
         assert not (tmp_path / "ds").exists()
+        # a stop signal ends the wait at once, whatever is left of it
+        for signum, code in ((signal.SIGTERM, 143), (signal.SIGINT, 130)):
+            proc = subprocess.Popen([sys.executable, "-m", "quizkit", "validate", str(SAMPLES),
+                                     "--scheduler", address, "--wait-timeout", "600"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)  # still waiting for a worker
+            assert proc.returncode is None
+            proc.send_signal(signum)
+            _out, err = proc.communicate(timeout=60)  # not the 600 s of the timeout
+            assert proc.returncode == code and "Traceback" not in err, err
 
 
 def test_an_object_store_that_never_answers_is_a_wait_with_an_end(tmp_path: Path) -> None:

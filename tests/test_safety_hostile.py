@@ -89,6 +89,12 @@ HOSTILE: dict[tuple[str, ...], list[list[str]]] = {
     ("samples", "generate"): [["--out", "{file}"], ["--out", "{null}"],
                               ["--out", "{missing}", "--packages", "-1"]],
     ("rules",): [["nope"], ["--format", "xml"]],
+    ("diff",): [
+        [GAME, "{missing}"], ["{zero}", GAME], [GAME, "{json}", "-o", "{dir}"],
+        [GAME, GAME, "-o", GAME], [GAME, GAME, "-o", "{full}"], [GAME, "{dir}", "--db", "x"],
+        [GAME, GAME, "--fail-if", "packages.removed >> 1%"], [GAME, GAME, "--format", "xml"],
+        ["{json}", GAME, "--fail-on", "renamed"], ["{dir}", "{file}"],
+    ],
 }
 
 
@@ -115,6 +121,7 @@ def test_no_traceback_from_hostile_arguments(place: dict[str, str], command: tup
 PRINTING = [
     ["validate", GAME], ["rules"], ["schema", "show", "game"], ["enums", "infer", GAME],
     ["summary", "all", GAME], ["query", "SELECT * FROM range(100000)", GAME],
+    ["diff", GAME, str(SAMPLES / "games.jsonl")],
 ]
 
 

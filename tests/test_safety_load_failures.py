@@ -90,3 +90,20 @@ def test_a_full_disk_under_a_dataset_is_exit_2_and_says_it_is_unchanged(
     assert "No space left on device" in line, line
     assert "the dataset is unchanged (checked" in line, line
     assert sorted(p.relative_to(dataset) for p in dataset.rglob("part-*.parquet")) == parts
+
+
+@pytest.mark.parametrize("command", ["export", "summary"])
+def test_a_full_disk_is_exit_2_for_the_other_writers_of_a_database(tiny_fs: Path,
+                                                                   tmp_path: Path,
+                                                                   command: str) -> None:
+    db = tmp_path / "a.duckdb"
+    done = quizkit("load", *EXPORTS, "--db", db, "--no-findings")
+    assert done.returncode == 0, done.stderr
+    _fill(tiny_fs)
+    args = (["export", "--db", db, "--parquet", tiny_fs / "out"] if command == "export" else
+            ["summary", "all", "--db", db, "--format", "html", "-o", tiny_fs / "page.html"])
+    line = one_line_error(quizkit(*args), 2)
+    assert "No space left on device" in line, line
+    out = tiny_fs / "out"  # the export's directory may stay, empty; no file is left half
+    assert sorted(p.name for p in tiny_fs.iterdir()) in (["filler"], ["filler", "out"])
+    assert not out.exists() or not any(out.iterdir())

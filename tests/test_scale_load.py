@@ -245,8 +245,8 @@ def test_load_progress_on_a_terminal_forced_or_off(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("command", ["load", "validate"])
 def test_progress_on_a_pipe_only_when_forced(tmp_path: Path, command: str) -> None:
-    """Not a terminal: no line by default; --progress writes it on stderr all the same (a CI
-    log), as plain lines without escape codes, and stdout stays clean."""
+    """Not a terminal: no line by default; --progress writes plain lines on stderr all the
+    same (a CI log: no escape codes), and stdout stays clean."""
     corpus = tmp_path / "corpus"
     cli("samples", "generate", "--packages", "5", "--seed", "4", "--out", str(corpus))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}

@@ -33,7 +33,6 @@ import duckdb
 
 from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, connect, one_line, run
-from quizkit.analysis.files import InputError
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
 from quizkit.catalog.display import printable
 from quizkit.outputs.interrupts import held_back
@@ -63,17 +62,21 @@ def parts(root: str | os.PathLike[str], table: str) -> list[str]:
     return found
 
 
+class UnreadablePart(Exception):
+    """A part file of a dataset cannot be read (one line; exit 3)."""
+
+
 def _refuse_special(path: str) -> None:
-    """:class:`InputError` (exit 3) unless ``path`` is a regular file (or a link to one): a
+    """:class:`UnreadablePart` (exit 3) unless ``path`` is a regular file (or a link to one): a
     FIFO would block DuckDB's read for good, beyond the reach of a signal; a device may
     never end."""
     try:
         mode = os.stat(path).st_mode
     except OSError as exc:
-        raise InputError(f"cannot read part file {printable(path)}: "
+        raise UnreadablePart(f"cannot read part file {printable(path)}: "
                          f"{exc.strerror or exc}") from None
     if not stat.S_ISREG(mode):
-        raise InputError(f"part file {printable(path)} is not a regular file (a FIFO, "
+        raise UnreadablePart(f"part file {printable(path)} is not a regular file (a FIFO, "
                          "device or socket); the dataset cannot be read")
 
 

@@ -120,3 +120,16 @@ INPUT_TOO_LARGE = rule(
     good="quizkit validate --max-decompressed-size 4GB dump.json.gz",
     group=GROUP,
 )
+
+FINDINGS_CAPPED = rule(
+    "P011", "findings-capped", Severity.INFO,
+    "The file has more findings than the cap; the rest are counted, not listed.",
+    "A file lists at most `--max-findings` findings (default 1000; `--max-findings 0` lifts "
+    "the cap): a document whose every element is wrong would otherwise take memory and time "
+    "in proportion to its findings, not its size. This finding says how many more there were "
+    "and of which rules; its severity is the worst of theirs, so the exit code is the one "
+    "they would give. Fix the first findings (usually one defect repeated) or raise the cap.",
+    bad="quizkit validate dump.json   # questions: [0, 0, 0, ... 500,000 zeros]",
+    good="quizkit validate --max-findings 0 dump.json   # every finding, however many",
+    group=GROUP,
+)

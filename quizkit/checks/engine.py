@@ -28,6 +28,7 @@ from quizkit.catalog.findings import Adjust, FileResult, Finding, Report, Severi
 from quizkit.catalog.pointers import unescape_token
 from quizkit.catalog.rule import Rule
 from quizkit.checks import snippets
+from quizkit.checks.budget import Budget
 from quizkit.checks.documents import line_units
 from quizkit.inputs import intake
 from quizkit.inputs.limits import Limits
@@ -91,18 +92,21 @@ class FileOutcome:
 class _Document:
     """Collects the raw findings of one document before positions are known."""
 
-    __slots__ = ("raw",)
+    __slots__ = ("budget", "raw")
 
-    def __init__(self) -> None:
+    def __init__(self, budget: Budget | None = None) -> None:
         self.raw: list[tuple[Rule, str, str]] = []
+        self.budget = budget
 
     def emit(self, rule: Rule, pointer: str, message: str) -> None:
-        self.raw.append((rule, pointer, message))
+        if self.budget is None or self.budget.take(rule):
+            self.raw.append((rule, pointer, message))
 
 
 def check_document(doc: Any, kind: str | None, schemas: SchemaBook | None = None,
                    service: ServiceNames | None = None, *, registry: Registry | None = None,
-                   fast: bool = True) -> tuple[str | None, list[RawFinding], list[PointedFact]]:
+                   fast: bool = True, budget: Budget | None = None
+                   ) -> tuple[str | None, list[RawFinding], list[PointedFact]]:
     """Kind, raw findings (rule, pointer, message) and facts (pointer, fact) of one document.
 
     Each version is listed and indexed once (:func:`versions_of`) for all its version
@@ -110,20 +114,24 @@ def check_document(doc: Any, kind: str | None, schemas: SchemaBook | None = None
     ``schemas``: the run's compiled schemas; ``None`` leaves the schema out (the structural
     checks only; the message about an unknown kind then reads the schemas for this call).
     ``registry``: the rules and checks (default: every rule of :mod:`quizkit.rules`).
+    ``budget``: the file's (:class:`Budget`); findings past it are counted, not kept.
     """
     registry = registry or REGISTRY
-    collected = _Document()
+    collected = _Document(budget)
     kind = kind or detect_kind(doc)
     if kind is None:
         message = unknown_kind_message(doc, SchemaBook() if schemas is None else schemas)
         collected.emit(input_rules.UNKNOWN_KIND, "", message)
         return None, collected.raw, []
     emit = collected.emit
+    schema_found = False
     if schemas is not None:
-        collected.raw.extend(schemas.findings(kind, doc))
+        for raw in schemas.iter_findings(kind, doc):
+            schema_found = True
+            emit(*raw)
     # Checked without a schema finding: the document has the schema's types (the index skips
     # their tests).
-    versions = versions_of(kind, doc, fast, typed=schemas is not None and not collected.raw)
+    versions = versions_of(kind, doc, fast, typed=schemas is not None and not schema_found)
     facts = DocumentFacts(kind, doc, versions)
     for rule_check in registry.of("rule", kind):
         rule_check(facts, emit)
@@ -226,6 +234,7 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
         result.readable = False
         return outcome
     units = line_units(prepared) if lines else [(None, prepared)]
+    budget = Budget(options.limits.max_findings)
     for record, chunk in units:
         result.documents += 1
         mine = 0 if record is None else len(outcome.findings)  # this document's findings
@@ -235,7 +244,8 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
             result.readable = False
             continue
         try:
-            kind, raw, facts = check_document(doc, options.kind, schemas, options.service)
+            kind, raw, facts = check_document(doc, options.kind, schemas, options.service,
+                                              budget=budget)
         except RecursionError:  # a check recursed too deep: a finding, never a crash
             result.readable = False
             _add_problems(outcome, path, record, [intake.too_deep_to_check()])
@@ -250,6 +260,8 @@ def check_bytes(path: str, data: bytes, lines: bool, options: Options,
         doc = None
         if raw or facts:
             _place(outcome, path, record, _Text(chunk, record, indented), raw, facts)
+    if budget.more:
+        outcome.findings.append(budget.finding(path))
     if result.kinds:
         result.kind = result.kinds.most_common(1)[0][0] if len(result.kinds) == 1 else "mixed"
     if options.snippet_lines:
@@ -363,8 +375,7 @@ GC_THRESHOLD = 100_000
 
 
 def raise_collection_threshold() -> tuple[int, ...]:
-    """Raise the cyclic collector's first threshold to :data:`GC_THRESHOLD` (unless
-    collection is off: 0 stays 0); the thresholds before."""
+    """Raise the collector's first threshold (unless collection is off); the ones before."""
     before = gc.get_threshold()
     if before[0] and before[0] < GC_THRESHOLD:
         gc.set_threshold(GC_THRESHOLD, *before[1:])

@@ -22,6 +22,7 @@ from quizkit import api
 from quizkit.analysis import summaries
 from quizkit.analysis.aftermath import no_room
 from quizkit.analysis.connect import DatabaseError
+from quizkit.analysis.dataset import UnreadablePart
 from quizkit.analysis.files import InputError
 from quizkit.analysis.load import LoadError, LoadResult
 from quizkit.analysis.load_inputs import Input
@@ -72,6 +73,8 @@ def _errors(load_failed: str = "load failed") -> Iterator[None]:
             raise
     except InputError as exc:  # a path that does not exist, stdin
         exits.stop(str(exc), exits.USAGE)
+    except UnreadablePart as exc:  # a FIFO or device among a dataset's parts
+        exits.stop(str(exc), exits.INPUT)
     except PatternError as exc:
         exits.stop(str(exc), exits.USAGE)
     except LoadError as exc:  # a full disk or a file-size limit is 2, as for any output

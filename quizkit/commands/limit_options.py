@@ -8,10 +8,12 @@ from typing import Any
 
 import click
 
+from quizkit.inputs.bounds import MAX_ROWS
 from quizkit.inputs.limits import (
     DEFAULT_MAX_DECOMPRESSED,
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_FILE_SIZE,
+    DEFAULT_MAX_FINDINGS,
     PARSER_MAX_DEPTH,
     SIZE_HELP,
     Limits,
@@ -42,9 +44,9 @@ def limit_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(command)
     def wrapper(*args: Any, max_file_size: int, max_decompressed_size: int, max_depth: int,
-                **kwargs: Any) -> Any:
+                max_findings: int, **kwargs: Any) -> Any:
         limits = Limits(max_file_size=max_file_size, max_decompressed=max_decompressed_size,
-                        max_depth=max_depth)
+                        max_depth=max_depth, max_findings=max_findings)
         return command(*args, limits=limits, **kwargs)
 
     options = [
@@ -59,6 +61,10 @@ def limit_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      default=DEFAULT_MAX_DEPTH, show_default=True,
                      help=f"Refuse documents nested deeper (at most {PARSER_MAX_DEPTH}, the "
                      "parser's own limit)."),
+        click.option("--max-findings", type=click.IntRange(0, MAX_ROWS),
+                     default=DEFAULT_MAX_FINDINGS, show_default=True, metavar="N",
+                     help="List at most N findings per file; the rest are counted by rule in "
+                          "one findings-capped finding (0: no cap)."),
     ]
     for option in reversed(options):
         wrapper = option(wrapper)

@@ -71,6 +71,11 @@ def format_size(size: int) -> str:
     return f"{size} bytes"
 
 
+#: Findings listed per file by default (``--max-findings``): a file with more gets one
+#: ``findings-capped`` finding counting the rest by rule, so memory follows the input's size.
+DEFAULT_MAX_FINDINGS = 1000
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """The limits of one run (picklable: workers get a copy)."""
@@ -78,7 +83,10 @@ class Limits:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
     max_depth: int = DEFAULT_MAX_DEPTH
+    #: Findings listed per file, at most (0: no cap); the rest are counted by rule.
+    max_findings: int = DEFAULT_MAX_FINDINGS
 
 
 __all__ = ["DEFAULT_MAX_DECOMPRESSED", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_FILE_SIZE",
+           "DEFAULT_MAX_FINDINGS",
            "PARSER_MAX_DEPTH", "Limits", "format_size", "parse_size"]

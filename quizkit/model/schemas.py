@@ -398,10 +398,15 @@ class SchemaBook:
     def findings(self, kind: str, doc: Any) -> list[Raw]:
         """Every schema problem of one document as (rule, pointer, message), in document
         order."""
+        return list(self.iter_findings(kind, doc))
+
+    def iter_findings(self, kind: str, doc: Any) -> Iterator[Raw]:
+        """:meth:`findings` one at a time (a caller may keep only the first of very many)."""
         v = self.validator(kind)
         if v.is_valid(doc):
-            return []
-        return [raw for error in v.errors(doc) for raw in _explain(error)]
+            return
+        for error in v.errors(doc):
+            yield from _explain(error)
 
     def keep_on(self, host: object) -> SchemaBook:
         """Keep this book on ``host`` (see :meth:`kept_by`)."""

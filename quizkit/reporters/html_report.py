@@ -22,6 +22,10 @@ from quizkit.reporters.base import Reporter, rule_code, rule_of
 CONTEXT = 2
 #: Rows of the "by file" table at a glance (the filters reach every file).
 TOP_FILES = 20
+#: Findings the page carries, at most (in file order); the page says how many it leaves out
+#: and the counts at a glance still cover every finding. A browser holds each finding as a
+#: few objects: 200,000 of them took 1.7 GB to build and show.
+MAX_PAGE_FINDINGS = 20_000
 SEVERITIES = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 
 
@@ -130,6 +134,7 @@ class _Page:
         """The findings as compact rows, in file order; source lines once per file."""
         order = sorted(range(len(self.report.findings)),
                        key=lambda i: (self.files[self.report.findings[i].path], i))
+        del order[MAX_PAGE_FINDINGS:]
         lines: dict[str, dict[str, str]] = {}
         rows = []
         for i in order:
@@ -161,7 +166,12 @@ class _Page:
             f'<option value="{esc(c)}">{esc(c)} {esc(r.name if r else "")}</option>'
             for c, r in sorted(self.rules.items()))
         empty = "no findings" if not total else "(the list needs JavaScript)"
-        return f"""<section id="findings"><h2>Findings</h2>
+        left_out = total - MAX_PAGE_FINDINGS
+        cut = (f'<p class="cut" data-testid="cut">This page lists the first '
+               f"{thousands(MAX_PAGE_FINDINGS)} findings of {thousands(total)} (in file "
+               f"order); the {esc(plural(left_out, 'other'))} are counted above. The JSON, "
+               "JSON Lines or SARIF report lists them all.</p>") if left_out > 0 else ""
+        return f"""<section id="findings"><h2>Findings</h2>{cut}
 <div class="filters">{sev}
 <label>rule <select id="rule-filter" data-testid="rule-filter">
 <option value="">all rules</option>{rule_opts}</select></label>
