@@ -66,10 +66,12 @@ from quizkit.diff.run import input_files
 from quizkit.generate import Summary, generate_corpus
 from quizkit.inputs import remote
 from quizkit.inputs.bounds import MAX_THREADS
+from quizkit.inputs.limits import duckdb_size
 from quizkit.inputs.sources import Source
 from quizkit.model.editor import editor_settings
+from quizkit.model.entities import KIND_NAMES
 from quizkit.model.enums import dumps_schema
-from quizkit.model.schemas import BASE_URI, KINDS, SchemaBook, bundled, schema_id
+from quizkit.model.schemas import BASE_URI, SchemaBook, bundled, schema_id
 from quizkit.outputs.writer import atomic_write, check_directory, make_directory, refuse_inputs
 from quizkit.outputs.writer import resolve as resolve_output
 from quizkit.pages.formats import render, write_rows
@@ -188,6 +190,10 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
                           f"got {threads!r}")
     s = settings(config, exclude=exclude, include_hidden=include_hidden, baseline=baseline,
                  **options)
+    try:
+        memory_limit = duckdb_size(memory_limit)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     paths = path_list(paths)
     refuse_inputs([db], [*paths, *s.files_read], written_trees=[parquet])
     return _with_inputs(_load(paths, db, parquet, s, scheduler, dict(
@@ -443,6 +449,10 @@ def diff(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
     exclude patterns that matched nothing.
     """
     old, new = os.fspath(old), os.fspath(new)
+    try:
+        memory_limit = duckdb_size(memory_limit)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     writing = format is not None or output is not None or bool(reports)
     specs = diff_output.plan(format, None if output is None else os.fspath(output), reports,
                              input_files(old, new, exclude, include_hidden)) if writing else []
@@ -459,7 +469,8 @@ def schemas(*, records: bool = False) -> list[tuple[str, str, str]]:
     """(name, ``$id``, description) of each document kind's schema, and with ``records`` of
     each record schema too (named ``record:NAME``)."""
     everything = bundled()
-    out = [(kind, schema_id(kind), everything[schema_id(kind)]["description"]) for kind in KINDS]
+    out = [(kind, schema_id(kind), everything[schema_id(kind)]["description"])
+           for kind in KIND_NAMES]
     if records:
         out += [(f"record:{uri.rsplit('/', 1)[1].removesuffix('.json')}", uri, s["title"])
                 for uri, s in sorted(everything.items())
@@ -475,7 +486,7 @@ def schema(name: str) -> dict:
         uri = schema_id(name)
     everything = bundled()
     if uri not in everything:
-        raise ConfigError(f"unknown schema {name!r}; kinds: {', '.join(KINDS)} (records: "
+        raise ConfigError(f"unknown schema {name!r}; kinds: {', '.join(KIND_NAMES)} (records: "
                           "record:NAME, see `quizkit schema list --all`)")
     return everything[uri]
 

@@ -17,6 +17,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -115,6 +116,9 @@ def quizkit(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
             cwd: Path | None = None) -> subprocess.CompletedProcess:
     full = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
     full.update({"CI": "true", **(env or {})})
+    # session fixtures run outside a test, without its cache directory: never the repository's
+    full.setdefault("QUIZKIT_CACHE_DIR",
+                    os.path.join(tempfile.gettempdir(), f"quizkit-test-cache-{os.getpid()}"))
     return subprocess.run([sys.executable, "-m", "quizkit", *args], capture_output=True,
                           text=True, timeout=timeout, env=full, check=False, cwd=cwd)
 

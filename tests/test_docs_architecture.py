@@ -149,3 +149,11 @@ def test_the_identifier_check_can_fail() -> None:
     known = defined_names()
     assert "kind_sql" not in known and "written_by" not in known
     assert {"Report", "exit_code", "detect_kind"} <= known
+
+
+def test_performance_is_one_page_of_current_figures() -> None:
+    """docs/performance.md holds the current figures, each with its command, not a history."""
+    text = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    assert text.count("\n") <= 400
+    assert "## Current figures" in text
+    assert not re.search(r"this (branch|session)|\bissue \d", text, re.IGNORECASE)

@@ -12,7 +12,7 @@ import referencing
 from referencing.jsonschema import DRAFT202012
 
 from quizkit import api
-from quizkit.model.schemas import KINDS
+from quizkit.model.entities import KIND_NAMES
 from tests.conftest import ROOT, SAMPLES, cli, cli_json, run_script, valid_samples
 
 # Where each enum lives, written by hand from INTERFACE.md (independent of the schemas).
@@ -225,4 +225,4 @@ def test_the_default_editor_globs_match_the_generators_and_the_samples_names(tmp
                   if _matches(entry["fileMatch"], path.as_posix())]
         assert mapped == [kind], path
         seen.add(kind)
-    assert seen == set(KINDS)
+    assert seen == set(KIND_NAMES)

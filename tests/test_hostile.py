@@ -180,9 +180,25 @@ def test_max_file_size_option(tmp_path):
     code, report = cli_json("--max-file-size", "100", str(path))
     hit = only(report, "input-too-large")
     assert "--max-file-size" in hit["message"] and hit["path"] == str(path) and code == 3
-    assert cli_json("--max-file-size", "1KB", str(path))[0] == 0
+    assert cli_json("--max-file-size", "1KiB", str(path))[0] == 0
     bad = cli("validate", "--max-file-size", "lots", str(path))
     assert bad.exit_code == 2 and "not a size" in bad.output
+
+
+def test_sizes_are_si_or_binary_as_written(tmp_path):
+    """``1KB`` is 1,000 bytes and ``1KiB`` 1,024, in the option and in the message."""
+    path = tmp_path / "banner.json"
+    path.write_bytes(BANNER.rstrip() + b" " * (1010 - len(BANNER.rstrip())))  # 1,010 bytes
+    code, report = cli_json("--max-file-size", "1KB", str(path))
+    hit = only(report, "input-too-large")
+    assert "1KB" in hit["message"] and code == 3
+    assert cli_json("--max-file-size", "1KiB", str(path))[0] == 0
+    code, report = cli_json("--max-file-size", "1024", str(path))
+    assert code == 0
+    code, report = cli_json("--max-file-size", "1000", str(path))
+    assert "1KB" in only(report, "input-too-large")["message"]
+    bad = cli("validate", "--max-file-size", "1XB", str(path))
+    assert bad.exit_code == 2 and "MB = 10^6 bytes, MiB = 2^20" in bad.output
 
 
 def test_max_file_size_applies_to_stdin():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from quizkit.model import schemas
+from quizkit.model.entities import KIND_NAMES
 from tests.conftest import INVALID, ROOT, cli_json, invalid_cases, requires, valid_samples
 
 AJV = ROOT / ".tools/node_modules/.bin/ajv"
@@ -68,7 +68,7 @@ def test_check_jsonschema_agrees_with_quizkit(path, kind):
     args = ["--kind", kind] if kind else []
     _, report = cli_json(*args, str(path))
     detected = report["files"][0]["kind"]
-    assert detected in schemas.KINDS
+    assert detected in KIND_NAMES
     schema_findings = [f for f in report["findings"] if f["code"].startswith("S")]
     assert _check_jsonschema_verdict(path, detected) == (not schema_findings), schema_findings
 

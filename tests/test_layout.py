@@ -174,3 +174,15 @@ def test_requires_fails_under_ci_and_skips_elsewhere(monkeypatch: pytest.MonkeyP
             requires("quizkit_no_such_module")
     assert requires("json") is json
     assert requires("a tool", found=True) is None
+
+
+def test_kinds_means_the_model_s_kinds_only() -> None:
+    """``KINDS`` is the model's tuple of ``Kind`` objects; the names are ``KIND_NAMES``, not a
+    second ``KINDS`` of strings elsewhere."""
+    binders = sorted(module for module, text in _sources().items()
+                     for node in ast.parse(text).body
+                     if isinstance(node, ast.Assign | ast.AnnAssign)
+                     for target in (node.targets if isinstance(node, ast.Assign)
+                                    else [node.target])
+                     if isinstance(target, ast.Name) and target.id == "KINDS")
+    assert binders == ["quizkit.model.entities"]

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import quizkit
 from quizkit.catalog import rule as catalog
 from quizkit.checks.engine import check_document
-from quizkit.model.schemas import KINDS
+from quizkit.model.entities import KIND_NAMES
 from quizkit.rules import REGISTRY
 from quizkit.rules.navigate import DocumentFacts, versions_of
 
@@ -141,7 +141,7 @@ def _mutations(doc, data):
 
 
 def _run_all_checks(doc):
-    for kind in KINDS:
+    for kind in KIND_NAMES:
         check_document(doc, kind)
         facts = DocumentFacts(kind, doc, versions_of(kind, doc))
         for check in REGISTRY.of("rule", kind):

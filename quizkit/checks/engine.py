@@ -220,12 +220,18 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 GC_THRESHOLD = 100_000
 
 
+def raise_collection_threshold() -> tuple[int, ...]:
+    """Raise the collector's first threshold (unless collection is off); the ones before."""
+    before = gc.get_threshold()
+    if before[0] and before[0] < GC_THRESHOLD:
+        gc.set_threshold(GC_THRESHOLD, *before[1:])
+    return before
+
+
 @contextlib.contextmanager
 def fewer_collections() -> Iterator[None]:
     """Raise the cyclic collector's first threshold for the block (then restore it)."""
-    before = gc.get_threshold()
-    if before[0] and before[0] < GC_THRESHOLD:  # 0: collection is off; leave it so
-        gc.set_threshold(GC_THRESHOLD, *before[1:])
+    before = raise_collection_threshold()
     try:
         yield
     finally:
@@ -241,9 +247,7 @@ def _pool_worker_init(schemas: SchemaBook) -> None:
     # The run's book, compiled before the fork (unpickled, and compiled on first use, where
     # workers are spawned), for every chunk this worker checks.
     schemas.keep_on(multiprocessing.current_process())
-    before = gc.get_threshold()
-    if before[0] and before[0] < GC_THRESHOLD:
-        gc.set_threshold(GC_THRESHOLD, *before[1:])
+    raise_collection_threshold()  # for the worker's whole life
 
 
 def _submit(pool: Any, chunk: list[Source], options: Options,

@@ -132,8 +132,8 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                    "configuration applied as by `quizkit validate`.")
 @click.option("--memory-limit", metavar="SIZE", default=DEFAULT_MEMORY_LIMIT,
               show_default=True,
-              help="DuckDB's memory limit (e.g. 512MB, 2GB); beyond it DuckDB spills to a "
-                   "temporary directory.")
+              help="DuckDB's memory limit (e.g. 512MB, 2GiB; MB = 10^6 bytes, MiB = 2^20); "
+                   "beyond it DuckDB spills to a temporary directory.")
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
               help=f"DuckDB threads, at most {MAX_THREADS} [default: the number of cores].")
 @click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",

@@ -15,6 +15,7 @@ from quizkit.inputs.limits import (
     DEFAULT_MAX_FILE_SIZE,
     DEFAULT_MAX_FINDINGS,
     PARSER_MAX_DEPTH,
+    SIZE_HELP,
     Limits,
     format_size,
     parse_size,
@@ -22,7 +23,7 @@ from quizkit.inputs.limits import (
 
 
 class SizeType(click.ParamType):
-    """A size such as ``100MB``, ``512KB``, ``2GB`` or a number of bytes."""
+    """A size such as ``100MB`` (10⁶ bytes each), ``512MiB`` (2²⁰), or a number of bytes."""
 
     name = "size"
 
@@ -50,10 +51,12 @@ def limit_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     options = [
         click.option("--max-file-size", type=SIZE, default=format_size(DEFAULT_MAX_FILE_SIZE),
-                     show_default=True, help="Refuse inputs larger than this (e.g. 100MB)."),
+                     show_default=True,
+                     help=f"Refuse inputs larger than this (e.g. 100MB; {SIZE_HELP})."),
         click.option("--max-decompressed-size", type=SIZE,
                      default=format_size(DEFAULT_MAX_DECOMPRESSED), show_default=True,
-                     help="Stop decompressing a .gz input beyond this size (gzip bombs)."),
+                     help="Stop decompressing a .gz input beyond this size (gzip bombs; "
+                          f"{SIZE_HELP})."),
         click.option("--max-depth", type=click.IntRange(1, PARSER_MAX_DEPTH),
                      default=DEFAULT_MAX_DEPTH, show_default=True,
                      help=f"Refuse documents nested deeper (at most {PARSER_MAX_DEPTH}, the "

@@ -21,7 +21,7 @@ from quizkit.commands.walk_options import stdin_option, walk_options
 from quizkit.inputs.bounds import MAX_JOBS
 from quizkit.inputs.limits import Limits
 from quizkit.inputs.waits import WaitTimeout
-from quizkit.model.schemas import KINDS
+from quizkit.model.entities import KIND_NAMES
 from quizkit.reporters import REPORTERS
 from quizkit.reporters.text import COLOR_CHOICES
 from quizkit.settings.config import SEVERITIES, resolve
@@ -29,7 +29,7 @@ from quizkit.settings.config import SEVERITIES, resolve
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--kind", type=click.Choice(KINDS), help="Force the document kind instead of "
+@click.option("--kind", type=click.Choice(KIND_NAMES), help="Force the document kind instead of "
               "detecting it from the document's shape.")
 @click.option("--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text",
               show_default=True, help="Report format.")

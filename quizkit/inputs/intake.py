@@ -54,17 +54,6 @@ class _Unread:
 UNREAD: Any = _Unread()
 
 
-def _probe_depth_limit() -> bool:
-    """Whether this orjson refuses deep nesting itself (3.9.15+); older ones overflow the
-    C stack (a crash) on a document nested about 100,000 deep."""
-    deep = b"[" * (PARSER_MAX_DEPTH + 8) + b"]" * (PARSER_MAX_DEPTH + 8)
-    try:
-        orjson.loads(deep)
-    except orjson.JSONDecodeError:
-        return True
-    return False
-
-
 def _probe_writer_depth() -> int:
     """The deepest nesting ``orjson.dumps`` writes (254 in orjson 3.x); a document it wrote
     is proven to nest no deeper, for free."""
@@ -82,7 +71,6 @@ def _probe_writer_depth() -> int:
     return low
 
 
-ORJSON_LIMITS_DEPTH = _probe_depth_limit()
 WRITER_MAX_DEPTH = _probe_writer_depth()
 
 
@@ -145,10 +133,6 @@ def parse_text(chunk: bytes, max_depth: int = PARSER_MAX_DEPTH
     line of its own, indented two spaces per level, which
     :class:`quizkit.inputs.positions.Positions` uses to skip containers without matching
     brackets."""
-    if not ORJSON_LIMITS_DEPTH and _brackets(chunk) > PARSER_MAX_DEPTH:
-        deep = _too_deep(chunk, PARSER_MAX_DEPTH)
-        if deep is not None:
-            return UNREAD, [deep], False
     pretty = chunk[1:2] == b"\n"  # written with indentation (by orjson? see _canonical)
     if len(chunk) >= PIECEWISE_AT and max_depth >= WRITER_MAX_DEPTH:
         try:
@@ -557,6 +541,6 @@ def too_deep_to_check() -> Problem:
                    "--max-depth (the default keeps this from happening)")
 
 
-__all__ = ["ORJSON_LIMITS_DEPTH", "UNREAD", "WRITER_MAX_DEPTH", "Problem", "diagnose", "parse",
+__all__ = ["UNREAD", "WRITER_MAX_DEPTH", "Problem", "diagnose", "parse",
            "parse_text", "prepare", "too_deep_to_check"]
 

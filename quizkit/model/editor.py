@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from quizkit.inputs.configfiles import ConfigError
-from quizkit.model.schemas import KINDS
+from quizkit.model.entities import KIND_NAMES
 
 #: Default file patterns of each kind for editor mappings; override with --match KIND=GLOB.
 #: They cover the names of ``quizkit samples generate`` (``packages/ID.json``,
@@ -35,13 +35,13 @@ def editor_settings(schemas_dir: str = "schemas", matches: Iterable[str] = ()) -
     given: dict[str, list[str]] = {}
     for spec in matches:
         kind, sep, glob = spec.partition("=")
-        if not sep or kind not in KINDS or not glob:
+        if not sep or kind not in KIND_NAMES or not glob:
             raise ConfigError(f"--match {spec!r}: expected KIND=GLOB with KIND one of "
-                              f"{', '.join(KINDS)}")
+                              f"{', '.join(KIND_NAMES)}")
         given.setdefault(kind, []).append(glob)
     patterns.update(given)
     base = schemas_dir.rstrip("/")
     return {"json.schemas": [
         {"fileMatch": patterns[kind], "url": f"./{base}/documents/{kind}.json"}
-        for kind in KINDS
+        for kind in KIND_NAMES
     ]}

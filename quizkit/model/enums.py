@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from quizkit.inputs.configfiles import ConfigError, read_toml, type_name
-from quizkit.model.schemas import KINDS, Profile, apply_profile, enum_definitions
+from quizkit.model.schemas import Profile, apply_profile, enum_definitions
 
 
 class ProfileError(ConfigError):
@@ -66,5 +66,5 @@ def dumps_schema(schema: dict) -> bytes:
     return orjson.dumps(schema, option=orjson.OPT_INDENT_2) + b"\n"
 
 
-__all__ = ["KINDS", "Profile", "ProfileError", "apply_profile", "dumps_schema", "enum_names",
+__all__ = ["Profile", "ProfileError", "apply_profile", "dumps_schema", "enum_names",
            "profile_from_table", "read_profile"]

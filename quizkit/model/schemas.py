@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
 BASE_URI = "https://quizkit.dev/schemas/v1/"
 ENUMS_ID = f"{BASE_URI}records/enums.json"
-KINDS = KIND_NAMES
 
 
 class SchemaRefused(Exception):
@@ -392,7 +391,7 @@ class SchemaBook:
     def warm(self) -> SchemaBook:
         """Compile every kind's fast validator now (before forking workers, which share
         them)."""
-        for kind in KINDS:
+        for kind in KIND_NAMES:
             self.validator(kind)
         return self
 

@@ -32,7 +32,7 @@ from quizkit.catalog.findings import Adjust, Finding, Report, Severity
 from quizkit.inputs.bounds import MAX_JOBS
 from quizkit.inputs.configfiles import ConfigError, read_toml, type_name
 from quizkit.inputs.limits import Limits
-from quizkit.model.schemas import KINDS
+from quizkit.model.entities import KIND_NAMES
 from quizkit.rules import REGISTRY
 
 INPUT_PREFIX = "P"
@@ -322,8 +322,8 @@ def resolve(config: ConfigSource = None, *, select: Rules | None = None,
     if profile is not None:
         changes["profile"] = os.fspath(profile)
     if kind is not None:
-        if kind not in KINDS:
-            raise ConfigError(f"unknown kind {kind!r} (kinds: {', '.join(KINDS)})")
+        if kind not in KIND_NAMES:
+            raise ConfigError(f"unknown kind {kind!r} (kinds: {', '.join(KIND_NAMES)})")
         changes["kind"] = kind
     if jobs is not None:
         if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
