@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 from types import FrameType
+from typing import Any
 
 
 def _stop_early(signum: int, frame: FrameType | None) -> None:
@@ -37,7 +38,7 @@ def main() -> None:
     signals.install()
     try:
         with stop_on_output_error():  # help and usage text are written before any command runs
-            cli(obj=signals)
+            sys.exit(_run(cli, signals))
     except SystemExit as done:
         if signals.signum is None:
             raise
@@ -47,6 +48,22 @@ def main() -> None:
         # one line ("Exception ignored in: <module 'threading'>").
         _flush()
         os._exit(done.code if isinstance(done.code, int) else 1)
+
+
+def _run(cli: Any, signals: Any) -> int:
+    """Run the CLI; a usage or configuration error is one ``Error:`` line and its exit code
+    (click would add the usage and a hint: three lines for one bad value)."""
+    import click
+
+    try:
+        code = cli(obj=signals, standalone_mode=False)
+    except click.ClickException as exc:
+        click.echo(f"Error: {exc.format_message()}", err=True)
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("Aborted!", err=True)
+        return 1
+    return code if isinstance(code, int) else 0
 
 
 def _flush() -> None:

@@ -20,11 +20,11 @@ PACKAGE = SAMPLES / "package-full.json"
 
 
 def refused(done, *left: Path) -> None:
-    """Exit 2, one error line, no traceback, and none of ``left`` exists."""
+    """Exit 2, one line (no usage block), no traceback, and none of ``left`` exists."""
     assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
     assert "Traceback" not in done.stderr and "bad_alloc" not in done.stderr
-    errors = [line for line in done.stderr.splitlines() if "rror" in line]
-    assert len(errors) == 1, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and "rror" in lines[0], done.stderr
     for path in left:
         assert not path.exists(), path
 
