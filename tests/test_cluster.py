@@ -276,9 +276,10 @@ def test_an_unreachable_scheduler_is_exit_2_naming_it(corpus: Path) -> None:
 
 
 @contextlib.contextmanager
-def not_a_scheduler(answer: bytes | None) -> Iterator[str]:
-    """A plain TCP listener on 127.0.0.1 that accepts connections and sends ``answer`` to
-    each (``None``: says nothing), until the block ends; its address."""
+def listener(answer: bytes | None, repeat: int = 1) -> Iterator[str]:
+    """A plain TCP listener on 127.0.0.1 that accepts connections, sends ``answer`` to each
+    ``repeat`` times (``None``: says nothing) and holds them open until the block ends; its
+    ``host:port``."""
     import threading
 
     server = socket.create_server(("127.0.0.1", 0))
@@ -295,12 +296,13 @@ def not_a_scheduler(answer: bytes | None) -> Iterator[str]:
             accepted.append(conn)
             if answer is not None:
                 with contextlib.suppress(OSError):
-                    conn.sendall(answer)
+                    for _ in range(repeat):
+                        conn.sendall(answer)
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     try:
-        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        yield f"127.0.0.1:{server.getsockname()[1]}"
     finally:
         stop.set()
         thread.join(timeout=10)
@@ -313,7 +315,8 @@ def not_a_scheduler(answer: bytes | None) -> Iterator[str]:
                                     b"\xff" * 64, None], ids=["http", "garbage", "silent"])
 def test_a_listener_that_is_not_a_scheduler_is_one_line_and_exit_2(
         corpus: Path, answer: bytes | None) -> None:
-    with not_a_scheduler(answer) as address:
+    with listener(answer) as hostport:
+        address = f"tcp://{hostport}"
         for args in (["validate", str(corpus)], ["load", str(corpus), "--parquet", "unused"]):
             proc = quizkit(*args, "--scheduler", address, "--wait-timeout", "3",
                            timeout=120)  # the timeout: a hang

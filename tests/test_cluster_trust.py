@@ -14,11 +14,9 @@ import ipaddress
 import os
 import pickle
 import signal
-import socket
 import struct
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,7 +26,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from safety_cli import one_line_error
-from test_cluster import free_port, quizkit
+from test_cluster import free_port, listener, quizkit
 
 from tests.conftest import requires
 
@@ -62,44 +60,11 @@ def pickled_message(marker: Path, **fields: object) -> bytes:
     return dask_message([header, sub])
 
 
-@contextlib.contextmanager
-def listener(answer: bytes | None) -> Iterator[str]:
-    """A TCP listener on 127.0.0.1 that sends ``answer`` to every connection (``None``:
-    nothing) and keeps them open; its address."""
-    server = socket.create_server(("127.0.0.1", 0))
-    server.settimeout(0.2)
-    stop = threading.Event()
-    held: list[socket.socket] = []
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except TimeoutError:
-                continue
-            held.append(conn)
-            if answer is not None:
-                with contextlib.suppress(OSError):
-                    conn.sendall(answer)
-                    conn.sendall(answer)  # the handshake, then the reply to any request
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield f"127.0.0.1:{server.getsockname()[1]}"
-    finally:
-        stop.set()
-        thread.join(timeout=10)
-        for conn in held:
-            conn.close()
-        server.close()
-
-
 def test_a_peer_posing_as_a_scheduler_runs_no_code(tmp_path: Path) -> None:
     marker = tmp_path / "unpickled"
     answer = pickled_message(marker, compression=None, python=(3, 11, 0),
                              **{"pickle-protocol": 5, "type": "Scheduler"})
-    with listener(answer) as hostport:
+    with listener(answer, repeat=2) as hostport:  # the handshake, then a reply
         for address in (f"tcp://{hostport}", hostport):
             done = quizkit("validate", str(SAMPLES), "--scheduler", address,
                            "--wait-timeout", "5", timeout=60)
