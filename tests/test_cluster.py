@@ -100,16 +100,22 @@ def cluster(s3_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) ->
             client.close()
         yield address
     finally:
-        for p in reversed(procs):
+        stop_all(procs)
+
+
+def stop_all(procs: list[subprocess.Popen]) -> None:
+    """End each process's session (SIGTERM, then SIGKILL after 20 s), the last started
+    first."""
+    for p in reversed(procs):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGTERM)
+    for p in reversed(procs):
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(p.pid, signal.SIGTERM)
-        for p in reversed(procs):
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(p.pid, signal.SIGKILL)
-                p.wait(timeout=10)
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait(timeout=10)
 
 
 def quizkit(*args: str, env: dict[str, str] | None = None, timeout: float = 120,

@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from safety_cli import one_line_error
-from test_cluster import free_port, listener, quizkit
+from test_cluster import free_port, listener, quizkit, stop_all
 
 from tests.conftest import requires
 
@@ -93,16 +93,7 @@ def processes(*commands: list[str], logs: Path, env: dict[str, str] | None = Non
                                               start_new_session=True))
         yield
     finally:
-        for p in reversed(procs):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(p.pid, signal.SIGTERM)
-        for p in reversed(procs):
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(p.pid, signal.SIGKILL)
-                p.wait(timeout=10)
+        stop_all(procs)
 
 
 def wait_for_scheduler(address: str, workers: int, security: object | None = None) -> None:
