@@ -26,7 +26,7 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
              exclude: Iterable[str] = (), include_hidden: bool = False,
              stdin_format: str = "auto", jobs: int | None = None,
              max_file_size: Size | None = None, max_decompressed_size: Size | None = None,
-             max_depth: int | None = None,
+             max_depth: int | None = None, max_findings: int | None = None,
              baseline: str | os.PathLike[str] | None = None,
              write_baseline: str | os.PathLike[str] | None = None,
              format: str | None = None, output: str | None = None,
@@ -42,6 +42,7 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
     The options are those of ``quizkit validate``. ``format``/``output``/``reports`` write
     reports as the CLI does (``None``: none); ``reporter`` receives the findings instead.
     ``color`` and ``show`` shape the text report as ``--color``/``--show`` do.
+    ``max_findings`` caps the findings one file lists (``--max-findings``; 0: no cap).
     ``jobs=None`` uses every core. ``quiet=False`` shows the progress line on a terminal;
     ``progress=True`` draws it on stderr whatever it is, ``False`` never (``--progress``).
     ``notes`` receives the one-line notes the CLI prints on stderr (baseline counts).
@@ -58,7 +59,7 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
     s = resolve(
         config, kind=kind, profile=profile, select=select, ignore=ignore, severity=severity,
         fail_on=fail_on, exclude=exclude, include_hidden=include_hidden, jobs=jobs,
-        limits=limits_of(max_file_size, max_decompressed_size, max_depth),
+        limits=limits_of(max_file_size, max_decompressed_size, max_depth, max_findings),
         baseline=baseline, write_baseline=write_baseline, cache_dir=cache_dir)
     return run_validation(
         paths, s, format=format, output=output, reports=reports, color=color, show=show,

@@ -77,3 +77,15 @@ def test_the_html_page_carries_at_most_its_share_and_says_so(tmp_path: Path) -> 
     start = text.index('id="quizkit-data"')
     data = json.loads(text[text.index(">", start) + 1:text.index("</script>", start)])
     assert len(data["findings"]) == MAX_PAGE_FINDINGS
+
+
+def test_the_api_takes_the_cap_as_the_command_does(tmp_path: Path) -> None:
+    from quizkit import api
+
+    doc = zeros(tmp_path / "package.json", 50, None)
+    report = api.validate(str(doc), max_findings=10)
+    assert len(report.findings) == 11
+    assert [f.rule for f in report.findings].count("findings-capped") == 1
+    assert len(api.validate(str(doc), max_findings=0).findings) >= 50
+    with pytest.raises(api.ConfigError):
+        api.validate(str(doc), max_findings=-1)

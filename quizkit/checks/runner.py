@@ -54,17 +54,23 @@ def _size(value: Size, name: str) -> int:
 
 
 def limits_of(max_file_size: Size | None = None, max_decompressed_size: Size | None = None,
-              max_depth: int | None = None) -> Limits | None:
+              max_depth: int | None = None, max_findings: int | None = None) -> Limits | None:
     """The :class:`Limits` these options ask for (``None``: none given, keep the defaults)."""
-    if max_file_size is None and max_decompressed_size is None and max_depth is None:
+    if max_file_size is None and max_decompressed_size is None and max_depth is None \
+            and max_findings is None:
         return None
+    if max_findings is not None and (isinstance(max_findings, bool)
+                                     or not isinstance(max_findings, int) or max_findings < 0):
+        raise ConfigError(f"max_findings must be a whole number of 0 or more (0: no cap), "
+                          f"got {max_findings!r}")
     default = Limits()
     return Limits(
         max_file_size=default.max_file_size if max_file_size is None
         else _size(max_file_size, "max-file-size"),
         max_decompressed=default.max_decompressed if max_decompressed_size is None
         else _size(max_decompressed_size, "max-decompressed-size"),
-        max_depth=default.max_depth if max_depth is None else max_depth)
+        max_depth=default.max_depth if max_depth is None else max_depth,
+        max_findings=default.max_findings if max_findings is None else max_findings)
 
 
 @dataclass(frozen=True)
