@@ -108,7 +108,7 @@ _STREAMS = ("/dev/stdout", "/dev/stderr", "/dev/fd/", "/proc/self/fd/")
 def _identity(path: str) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the name, which no file has
         return None
     if stat.S_ISCHR(st.st_mode):  # /dev/stdin and /dev/stdout may both be the terminal
         return None
@@ -154,7 +154,7 @@ def refuse_inputs(outputs: Iterable[str | os.PathLike[str] | None],
 
 def _within(path: str, tree: str) -> bool:
     """``path`` is ``tree`` or lies under it (links resolved, as far as they exist)."""
-    if "://" in path or "://" in tree:
+    if "://" in path or "://" in tree or "\0" in path or "\0" in tree:
         return False
     inner, outer = os.path.realpath(path), os.path.realpath(tree)
     return inner == outer or inner.startswith(os.path.join(outer, ""))
