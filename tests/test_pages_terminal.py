@@ -45,7 +45,8 @@ def test_text_is_grouped_by_file_and_ends_with_a_summary() -> None:
         mine = [f for f in findings if f["path"] == path]
         assert any(f"{f['line']}:{f['column']}" == g.splitlines()[1].split()[0] for f in mine)
     counts = json.loads(run(str(INVALID), "--format", "json").stdout)["summary"]
-    assert summary == (f"{counts['files']} files, {counts['documents']} documents: "
+    unreadable = f" ({counts['unreadable']} unreadable)" if counts["unreadable"] else ""
+    assert summary == (f"{counts['files']} files{unreadable}, {counts['documents']} documents: "
                        f"{counts['errors']} errors, {counts['warnings']} warnings, "
                        f"{counts['infos']} infos")
 
