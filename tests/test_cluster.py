@@ -167,7 +167,7 @@ def test_cluster_validate_gives_the_local_report(corpus: Path, cluster: str,
     # the variable works as the default address
     by_env = quizkit("validate", str(corpus), "--format", "jsonl", "-q",
                      env={"DASK_SCHEDULER_ADDRESS": cluster})
-    assert by_env.stdout == local.stdout
+    assert by_env.stdout == local.stdout, by_env.stderr
 
 
 def rows(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple]:
