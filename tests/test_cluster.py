@@ -434,7 +434,7 @@ def bucket(corpus: Path, s3_env: dict[str, str]) -> str:
     fs = requires("s3fs").S3FileSystem(key=s3_env["AWS_ACCESS_KEY_ID"],
                            secret=s3_env["AWS_SECRET_ACCESS_KEY"],
                            client_kwargs={"endpoint_url": s3_env["AWS_ENDPOINT_URL"]})
-    fs.mkdir(BUCKET)
+    fs.makedirs(BUCKET, exist_ok=True)  # the fixture is also imported by test_diff_cluster
     fs.put(str(corpus) + "/", f"{BUCKET}/corpus/", recursive=True)
     return f"s3://{BUCKET}/corpus/"
 
