@@ -9,8 +9,10 @@ a scheduler would run code in quizkit before any connection is Dask's.
 This module reads Dask's wire format by hand instead: each message is an 8-byte length, a
 prelude of frame lengths, then the frames; the first frame is msgpack. It decodes that frame
 with plain msgpack (no object hooks: a pickled object stays bytes in a dict) and looks at two
-messages only: the peer's handshake and its reply to ``identity``, which must be one frame
-each (a pickled object would be a frame of its own) and say ``"type": "Scheduler"``.
+messages only: the peer's handshake, which must be one frame (a pickled object would be a
+frame of its own), and its reply to ``identity``, whose first frame must say ``"type":
+"Scheduler"`` (a scheduler whose workers have run tasks sends more frames beside it; they
+are skipped, never decoded).
 Messages are bounded in size and the whole exchange in time. Once the check passes, the
 connection is Dask's, with Dask's trust model: a scheduler and its workers run code for each
 other (``docs/scaling.md``).
@@ -104,26 +106,31 @@ class _Reader:
             left -= len(chunk)
         return b"".join(chunks)
 
-    def message(self) -> object:
-        """The first frame of the next message, decoded as plain msgpack."""
+    def message(self, one_frame: bool = True) -> object:
+        """The first frame of the next message, decoded as plain msgpack. ``one_frame``:
+        refuse a message with frames beside it (the handshake has none); otherwise they
+        are skipped, never decoded (a scheduler's ``identity`` reply may carry some)."""
         import msgpack
+
+        not_dask = "what answers there is not a Dask scheduler"
         (total,) = _Q.unpack(self.exact(8))
         if not 16 <= total <= MAX_MESSAGE:
-            raise PeerError("what answers there is not a Dask scheduler")
+            raise PeerError(not_dask)
         body = self.exact(total)
-        # One frame: msgpack only. Objects msgpack cannot hold (pickled or serialised ones)
-        # come in frames of their own, and neither a handshake nor ``identity`` has any.
-        count, length = struct.unpack_from("<QQ", body)
-        if count != 1 or 16 + length != total:
-            raise PeerError("what answers there is not a Dask scheduler")
-        start = 16
+        (count,) = _Q.unpack_from(body)
+        start = 8 + 8 * count
+        if not 1 <= count <= (total - 8) // 8 or (one_frame and count != 1):
+            raise PeerError(not_dask)
+        lengths = struct.unpack_from(f"<{count}Q", body, 8)
+        if start + sum(lengths) != total:
+            raise PeerError(not_dask)
         try:
             # No object_hook, no ext_hook: nothing the peer sends becomes anything but
             # plain data (dicts, lists, str, bytes, numbers, ExtType).
-            return msgpack.unpackb(body[start:], raw=False,
+            return msgpack.unpackb(body[start:start + lengths[0]], raw=False,
                                    strict_map_key=False)
         except Exception:
-            raise PeerError("what answers there is not a Dask scheduler") from None
+            raise PeerError(not_dask) from None
 
 
 def check(address: str, timeout: float, ssl_context: ssl.SSLContext | None) -> None:
@@ -156,7 +163,7 @@ def check(address: str, timeout: float, ssl_context: ssl.SSLContext | None) -> N
         if not (isinstance(handshake, dict) and "pickle-protocol" in handshake):
             raise PeerError(not_dask)
         sock.sendall(_frames({"op": "identity", "reply": True}))
-        reply = reader.message()
+        reply = reader.message(one_frame=False)
         if not (isinstance(reply, dict) and reply.get("type") == "Scheduler"):
             raise PeerError(not_dask)
     except TimeoutError:
