@@ -141,7 +141,9 @@ class _Split:
             self.block = None
 
 
-Work = tuple["Future[list[FileOutcome]]", "_Split | None"]
+#: A future of a chunk's outcomes, or of one piece of a split file (with the split it
+#: belongs to).
+Work = tuple["Future[list[FileOutcome]] | Future[list[_Piece]]", "_Split | None"]
 
 
 def _done(outcomes: list[FileOutcome]) -> Future[list[FileOutcome]]:
