@@ -240,3 +240,18 @@ def test_validate_on_a_tls_cluster_gives_the_local_report(tmp_path: Path) -> Non
         done = quizkit("validate", str(SAMPLES), "--scheduler", f"tcp://127.0.0.1:{port}",
                        "--wait-timeout", "3", timeout=60)
         assert one_line_error(done, 2)
+
+
+def test_a_scheduler_whose_metrics_are_keyed_by_arrays_is_a_scheduler() -> None:
+    # a real scheduler's identity, once its workers have run tasks, holds maps keyed by
+    # arrays (its metrics: ("execute", "sees", "thread-cpu", "seconds")); plain msgpack
+    # must read them as tuples, or a real scheduler is refused now and then
+    from quizkit.cluster import scheduler_probe
+
+    metrics = {("execute", "sees", "thread-cpu", "seconds"): 0.5}
+    answer = dask_message([requires("msgpack").packb(
+        {"compression": None, "python": (3, 11, 0), "pickle-protocol": 5,
+         "type": "Scheduler", "workers": {"tcp://127.0.0.1:1": {"metrics": metrics}}},
+        use_bin_type=True)])
+    with listener(answer, repeat=2) as hostport:  # the handshake, then the reply
+        scheduler_probe.check(f"tcp://{hostport}", 10, None)

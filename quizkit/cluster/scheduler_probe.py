@@ -12,7 +12,7 @@ with plain msgpack (no object hooks: a pickled object stays bytes in a dict) and
 messages only: the peer's handshake, which must be one frame (a pickled object would be a
 frame of its own), and its reply to ``identity``, whose first frame must say ``"type":
 "Scheduler"`` (a scheduler whose workers have run tasks sends more frames beside it; they
-are skipped, never decoded).
+are skipped, never decoded; its metrics may be keyed by arrays, read as tuples).
 Messages are bounded in size and the whole exchange in time. Once the check passes, the
 connection is Dask's, with Dask's trust model: a scheduler and its workers run code for each
 other (``docs/scaling.md``).
@@ -126,9 +126,10 @@ class _Reader:
             raise PeerError(not_dask)
         try:
             # No object_hook, no ext_hook: nothing the peer sends becomes anything but
-            # plain data (dicts, lists, str, bytes, numbers, ExtType).
+            # plain data (dicts, tuples, str, bytes, numbers, ExtType). Arrays are tuples,
+            # as Dask reads them: a scheduler's metrics are keyed by arrays.
             return msgpack.unpackb(body[start:start + lengths[0]], raw=False,
-                                   strict_map_key=False)
+                                   strict_map_key=False, use_list=False)
         except Exception:
             raise PeerError(not_dask) from None
 
