@@ -134,7 +134,7 @@ def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
     skipped = skipped if skipped is not None else SkippedInputs()
     seen = infer_values(iter_documents(sources, skipped))
     seen.inputs = input_report.report(skipped.sources, files=len(sources),
-                                      documents=seen.documents, baseline=baseline)
+                                      documents=skipped.documents, baseline=baseline)
     if output is not None:
         with atomic_write(output) as fh:
             fh.write(inferred_text(seen, format or "toml", ", ".join(paths)))

@@ -29,7 +29,9 @@ COMMANDS = {
 #: Commands that take the missing path only (their report of unreadable inputs is their own).
 MORE = {"diff": ["diff", "{dump}", "dump"]}
 FINDING = re.compile(r"^(\S+:\d+:\d+): error (P\d{3} \S+ .*)$", re.MULTILINE)
-FILES = re.compile(r"(\d+) files? \((\d+) unreadable\)")
+FILES = re.compile(r"(\d+) files? \((\d+) unreadable\), (\d+) documents?")
+#: What a command says it read: files, unreadable files (0 when it says none), documents.
+READ = re.compile(r"(\d[\d,]*) files?(?: \((\d+) unreadable\))?, (\d[\d,]*) documents?")
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +72,9 @@ def test_every_command_reads_the_same_files_and_reports_the_same_unreadable_inpu
     assert validate[0] == [("dump/a/cut.json:3:37",
                             "P002 invalid-json invalid JSON: the text ends before the "
                             "document does (truncated?)")]
-    assert validate[1] == [("5", "1")]  # users/ is excluded by the configuration
+    # users/ is excluded by the configuration; the version list is one document, as are
+    # the others, but for the four lines of banners.jsonl
+    assert validate[1] == [("5", "1", "8")]
     for name, got in seen.items():
         assert got == validate, name
 
@@ -81,7 +85,7 @@ def test_a_baseline_holding_the_finding_absorbs_the_unreadable_input_everywhere(
         text = proc.stdout.decode() + proc.stderr.decode()
         assert proc.returncode == exits.OK, (name, text)
         assert not FINDING.findall(text), name
-        assert FILES.findall(text) == [("5", "1")], name  # still said, not failed on
+        assert FILES.findall(text) == [("5", "1", "8")], name  # still said, not failed on
 
 
 def test_a_path_that_does_not_exist_is_the_same_usage_error_everywhere(corpus):
@@ -91,3 +95,35 @@ def test_a_path_that_does_not_exist_is_the_same_usage_error_everywhere(corpus):
         assert proc.stderr.decode() == \
             f"quizkit: error: {exits.no_such_path('missing')}\n", name
         assert not (corpus / "out" / name.replace(" ", "-")).exists(), name
+
+
+def _read(proc) -> tuple[int, int]:
+    """(files, documents) a command said it read, from its summary line."""
+    (files, _unreadable, documents), = READ.findall(proc.stdout.decode() + proc.stderr.decode())
+    return int(files.replace(",", "")), int(documents.replace(",", ""))
+
+
+@pytest.mark.parametrize("arrays", [False, True], ids=["samples", "arrays"])
+def test_validate_and_load_count_the_same_documents(tmp_path, arrays):
+    """A JSON file is one document whatever it holds (a top-level array of versions too), a
+    JSON Lines file one per non-blank line (one holding an array too): every command counts
+    so."""
+    root = SAMPLES
+    if arrays:
+        root = tmp_path / "in"
+        root.mkdir()
+        versions = (SAMPLES / "version-list.json").read_text()
+        for i in range(3):
+            (root / f"list-{i}.json").write_text(versions)
+        line = versions.replace("\n", "")
+        (root / "lists.jsonl").write_text(f"{line}\n\n{line}\n[]\n")
+    validate = run_script("validate", "-q", "--no-cache", str(root))
+    load = run_script("load", str(root), "--db", str(tmp_path / "t.duckdb"), "--no-findings")
+    counted = {name: _read(p) for name, p in (("validate", validate), ("load", load))}
+    assert counted["validate"] == counted["load"], counted
+    if arrays:
+        assert counted["validate"] == (4, 6)
+        # Files read straight, as summary and query read them: the files table agrees.
+        query = run_script("query", "SELECT count(*), sum(documents) FROM files", str(root),
+                           "--format", "csv")
+        assert query.stdout.decode().splitlines()[-1] == "4,6"

@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from quizkit.checks.documents import is_record
 from quizkit.inputs.sources import ReadError, open_regular
 
 LINE_SUFFIXES = (".jsonl", ".ndjson")
@@ -101,9 +102,9 @@ def _inspect_one(path: str) -> ExportFile | Skipped:
 
 
 def record_lines(path: str, compressed: bool) -> tuple[int, list[tuple[int, int]]]:
-    """The non-blank lines of a JSON Lines file, numbered as ``validate`` numbers its records
-    (:func:`quizkit.checks.documents.line_units`): how many there are, and (n, line) for
-    each n-th one that is not line n (none unless a blank line comes before a record).
+    """The records of a JSON Lines file (:func:`quizkit.checks.documents.is_record`), numbered
+    as ``validate`` numbers them: how many there are, and (n, line) for each n-th one that is
+    not on line n (none unless a blank line comes before a record).
 
     Read a line at a time (decompressed for ``.gz``), so memory does not grow with the
     file; a file that cannot be read here gives what was read of it.
@@ -114,7 +115,7 @@ def record_lines(path: str, compressed: bool) -> tuple[int, list[tuple[int, int]
         fd, _st = open_regular(path)
         with os.fdopen(fd, "rb") as raw, (gzip.open(raw, "rb") if compressed else raw) as fh:
             for number, line in enumerate(fh, 1):
-                if line.strip():
+                if is_record(line):
                     count += 1
                     if number != count:
                         moved.append((count, number))

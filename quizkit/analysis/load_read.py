@@ -26,9 +26,10 @@ from quizkit.checks.input_report import unreadable_reason
 from quizkit.inputs.sources import Source
 
 
-def read_files(con: duckdb.DuckDBPyConnection,
-               files: list[ExportFile]) -> tuple[list[ExportFile], list[Skipped]]:
-    """Read the files into temp table ``raw``; the files it read, and those it skipped.
+def read_files(con: duckdb.DuckDBPyConnection, files: list[ExportFile]
+               ) -> tuple[list[ExportFile], list[Skipped], dict[str, int]]:
+    """Read the files into temp table ``raw``; the files it read, those it skipped, and the
+    records (non-blank lines) of each JSON Lines file it read.
 
     Plain (not compressed) files of one document or one array of documents are read whole
     and typed in one pass (:func:`_read_whole`); the rest, and the whole files that did not
@@ -48,18 +49,18 @@ def read_files(con: duckdb.DuckDBPyConnection,
             whole = []
     typed = {file for (file,) in run(con, "SELECT DISTINCT file FROM raw")}
     rest = [f for f in files if f.path not in typed]
-    bad: list[Skipped] = []
     try:
-        bad += _read_objects(con, rest, first_doc_no=(len(whole) + 1) << 32)
+        bad, records = _read_objects(con, rest, first_doc_no=(len(whole) + 1) << 32)
     except duckdb.Error as first_error:
         bad = judged(f.path for f in rest)
         if not bad:
             raise LoadError(one_line(first_error)) from None
         gone = {b.path for b in bad}
         good = [f for f in rest if f.path not in gone]
-        bad += _read_objects(con, good, first_doc_no=(len(whole) + 1) << 32)
+        more, records = _read_objects(con, good, first_doc_no=(len(whole) + 1) << 32)
+        bad += more
     skipped = {b.path for b in bad}
-    return [f for f in files if f.path not in skipped], bad
+    return [f for f in files if f.path not in skipped], bad, records
 
 
 def judged(paths: Iterable[str], otherwise: str | None = None) -> list[Skipped]:
@@ -166,8 +167,9 @@ def _lanes(name: str, files: list[ExportFile], threads: int) -> tuple[str, dict[
 
 
 def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
-                  first_doc_no: int) -> list[Skipped]:
-    """Split the files into documents, then type them into ``raw`` (numbered in file order).
+                  first_doc_no: int) -> tuple[list[Skipped], dict[str, int]]:
+    """Split the files into documents, then type them into ``raw`` (numbered in file order);
+    the files skipped, and the records of each JSON Lines file (:func:`_number_lines`).
 
     A file that is not JSON Lines holds one JSON value, as ``validate`` reads it: one that
     splits into several is skipped (returned, with the validation's reason), never loaded in
@@ -183,7 +185,7 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
             parts.append(f"SELECT filename AS file, json, '{container}' AS container "
                          f"FROM {objects_sql(container, name, _max_object(chosen))}")
     if not parts:
-        return []
+        return [], {}
     union = "\nUNION ALL\n".join(parts)
     # Two statements on purpose: see quizkit.analysis.readers.
     run(con, f"CREATE OR REPLACE TEMP TABLE docs AS {documents_sql(union)}", params)
@@ -198,13 +200,14 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
     run(con, f"INSERT INTO raw BY NAME SELECT *, {DERIVED_SQL} FROM ({DOCUMENT_ROWS_SQL})",
         {"first": int(first_doc_no)})
     run(con, "DROP TABLE docs")
-    _number_lines(con, [f for f in files if f.path in rows], rows)
-    return judged(several, "not one JSON document")
+    records = _number_lines(con, [f for f in files if f.path in rows], rows)
+    return judged(several, "not one JSON document"), records
 
 
 def _number_lines(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
-                  rows: dict[str, int]) -> None:
-    """The ``record`` of each document of the JSON Lines ``files`` made its line's number.
+                  rows: dict[str, int]) -> dict[str, int]:
+    """The ``record`` of each document of the JSON Lines ``files`` made its line's number;
+    the records of each file, counted as ``validate`` counts its documents.
 
     DuckDB gives a row for each non-blank line (``rows`` of each file) and no line numbers:
     a document's ``record`` is its row's place among them until here. Blank lines count as
@@ -214,8 +217,10 @@ def _number_lines(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
     """
     numbered: dict[str, list[int]] = {"path": [], "row": [], "line": []}
     unnumbered = []
+    records = {}
     for f in files:
         count, moved = record_lines(f.path, f.compressed)
+        records[f.path] = count
         if count != rows[f.path]:
             unnumbered.append(f.path)
         for row, line in moved:
@@ -231,6 +236,7 @@ def _number_lines(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
             FROM (SELECT unnest($path) AS path, unnest($row) AS row, unnest($line) AS line) m
             WHERE raw.file = m.path AND raw.record = m.row
         """, numbered)
+    return records
 
 
 def _max_object(files: list[ExportFile]) -> int:

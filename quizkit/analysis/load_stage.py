@@ -74,7 +74,7 @@ def stage_batch(con: duckdb.DuckDBPyConnection, batch: list[Input], offset: int,
         files, bad = inspect(list(links))
         skipped.extend(Skipped(links[s.path], s.reason)
                        for s in judged((b.path for b in bad), "cannot be read"))
-        files, bad = read_files(con, files)
+        files, bad, records = read_files(con, files)
         skipped.extend(Skipped(links[b.path], b.reason) for b in bad)
         assign_kinds(con)
         renamed = {local: name for local, name in links.items() if local != name}
@@ -91,24 +91,29 @@ def stage_batch(con: duckdb.DuckDBPyConnection, batch: list[Input], offset: int,
             "containers": [f.container for f in files] or [""],
             "compressed": [f.compressed for f in files] or [False],
             "sizes": [f.size for f in files] or [0],
+            "documents": [records.get(f.path, 1) for f in files] or [0],
             "n": len(files), "empty_array_kind": EMPTY_ARRAY_KIND})
         run(con, "DROP TABLE IF EXISTS temp.raw")
     return skipped
 
 
 def files_sql() -> str:
+    """The ``files`` rows of a batch. Its ``documents`` are as ``validate`` counts them
+    (``$documents``: one for a JSON file, whatever it holds, one for each record of a JSON
+    Lines file), and so are the ones of unknown kind (an array's elements are one document)."""
     return """
-        SELECT l.file, l.format, l.compressed, l.bytes,
-               coalesce(r.documents, 0) AS documents,
-               CASE WHEN l.format IN ('json-array', 'jsonl') AND r.documents IS NULL
+        SELECT l.file, l.format, l.compressed, l.bytes, l.documents,
+               CASE WHEN l.format IN ('json-array', 'jsonl') AND r.rows IS NULL
                     THEN $empty_array_kind ELSE r.kind END AS kind,
                coalesce(r.unknown, 0) AS unknown_documents
         FROM (SELECT unnest($paths) AS file, unnest($containers) AS format,
-                     unnest($compressed) AS compressed, unnest($sizes)::BIGINT AS bytes
+                     unnest($compressed) AS compressed, unnest($sizes)::BIGINT AS bytes,
+                     unnest($documents)::BIGINT AS documents
               LIMIT $n) l
-        LEFT JOIN (SELECT file, count(*) AS documents,
+        LEFT JOIN (SELECT file, count(*) AS rows,
                           string_agg(DISTINCT kind, ',' ORDER BY kind) AS kind,
-                          count(*) FILTER (WHERE kind IS NULL) AS unknown
+                          count(DISTINCT coalesce(record, 0)) FILTER (WHERE kind IS NULL)
+                              AS unknown
                    FROM raw GROUP BY file) r USING (file)
     """
 
@@ -176,6 +181,6 @@ def create_candidates(con: duckdb.DuckDBPyConnection) -> None:
     for table, sql in transform.candidate_statements(0):
         run(con, f"CREATE OR REPLACE TEMP TABLE cand_{table} AS {sql} LIMIT 0")
     run(con, f"CREATE OR REPLACE TEMP TABLE cand_files AS {files_sql()}",
-        {"paths": [""], "containers": [""], "compressed": [False], "sizes": [0], "n": 0,
-         "empty_array_kind": EMPTY_ARRAY_KIND})
+        {"paths": [""], "containers": [""], "compressed": [False], "sizes": [0],
+         "documents": [0], "n": 0, "empty_array_kind": EMPTY_ARRAY_KIND})
     run(con, "DROP TABLE IF EXISTS temp.raw")

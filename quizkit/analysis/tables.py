@@ -85,11 +85,14 @@ TABLES: tuple[Table, ...] = (
                                 "document per element) or `jsonl` (one document per line)"),
         _c("compressed", "BOOLEAN", "the file is gzip-compressed (`.gz`)"),
         _c("bytes", "BIGINT", "size of the file on disk"),
-        _c("documents", "BIGINT", "documents read from the file (array elements, lines)"),
+        _c("documents", "BIGINT", "documents in the file, as `quizkit validate` counts them: "
+                                  "one in a JSON file (an array too), one per non-blank line "
+                                  "of a JSON Lines file"),
         _c("kind", "VARCHAR", "document kind(s) found, comma-separated; `version-list` for an "
                               "array of versions"),
-        _c("unknown_documents", "BIGINT", "documents whose kind could not be told or that "
-                                          "could not be parsed (lines of JSON Lines files)"),
+        _c("unknown_documents", "BIGINT", "documents whose kind (or the kind of an element of "
+                                          "their array) could not be told, or that could not "
+                                          "be parsed (lines of JSON Lines files)"),
         _c("loaded_at", "TIMESTAMP", "when the file was loaded (UTC)"),
     )),
     Table("packages", "One row per package, from `package-full` documents.", ("id",), (

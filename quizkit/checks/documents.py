@@ -19,7 +19,8 @@ from quizkit.model.kinds import detect_kind
 
 @dataclass
 class SkippedInputs:
-    """Inputs that could not be read or parsed, as (path, reason), and documents of unknown kind.
+    """Inputs that could not be read or parsed, as (path, reason), documents of unknown kind,
+    and the documents of the inputs that could be.
 
     ``path`` is the display form; a JSON Lines record is ``path:line``.
     """
@@ -27,6 +28,10 @@ class SkippedInputs:
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     unparseable: list[tuple[str, str]] = field(default_factory=list)
     unknown_kind: int = 0
+    #: Documents of the inputs read and parsed in full, recognised or not, counted as
+    #: ``validate`` counts them (:func:`is_record`); those of the others are counted by
+    #: :func:`quizkit.checks.input_report.report`.
+    documents: int = 0
     #: The sources behind those entries, each with the first reason (and stdin's bytes, which
     #: cannot be read twice), for :func:`quizkit.checks.input_report.report`.
     sources: list[tuple[Source, str, bytes | None]] = field(default_factory=list)
@@ -36,11 +41,20 @@ class SkippedInputs:
         return self.unreadable + self.unparseable
 
 
+def is_record(line: bytes) -> bool:
+    """Whether a line of a JSON Lines file is a record, a document: any line but a blank one.
+
+    Every count of documents follows this one rule (``validate``'s, ``load``'s): a JSON file
+    is one document whatever it holds (an array too), a JSON Lines file one per record.
+    """
+    return bool(line.strip())
+
+
 def line_units(data: bytes, first: int = 1) -> Iterator[tuple[int, bytes]]:
-    """(line number, bytes) of each non-blank line of a JSON Lines text whose first line is
-    line ``first`` of its file."""
+    """(line number, bytes) of each record (:func:`is_record`) of a JSON Lines text whose
+    first line is line ``first`` of its file."""
     for number, line in enumerate(data.split(b"\n"), start=first):
-        if line.strip():
+        if is_record(line):
             yield number, line
 
 
@@ -62,7 +76,9 @@ def iter_documents(sources: Iterable[Source], skipped: SkippedInputs | None = No
                                     data if source.is_stdin else None))
             continue
         units = line_units(prepared) if source.holds_lines(data) else [(None, prepared)]
+        count = 0
         for record, chunk in units:
+            count += 1
             doc, problems = intake.parse(chunk)
             if doc is intake.UNREAD:
                 where = source.display if record is None else f"{source.display}:{record}"
@@ -76,3 +92,5 @@ def iter_documents(sources: Iterable[Source], skipped: SkippedInputs | None = No
                 skipped.unknown_kind += 1
                 continue
             yield source.display, record, doc_kind, doc
+        if not skipped.sources or skipped.sources[-1][0] is not source:
+            skipped.documents += count
