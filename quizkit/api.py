@@ -43,7 +43,7 @@ from quizkit.analysis.query import stream
 from quizkit.analysis.sections import Section
 from quizkit.analysis.summary_output import summary_text, write_charts
 from quizkit.catalog import rule_docs
-from quizkit.catalog.findings import Report
+from quizkit.catalog.findings import Report, findings_code
 from quizkit.checks import input_report
 from quizkit.checks.documents import SkippedInputs, iter_documents
 from quizkit.checks.engine import CheckMany
@@ -162,6 +162,7 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
          on_batch: OnBatch | None = None, config: ConfigSource = None,
          exclude: Iterable[str] = (), include_hidden: bool = False,
          baseline: str | os.PathLike[str] | None = None,
+         fail_on: str | None = None,
          on_commit: Callable[[], None] | None = None, **options: object) -> LoadResult:
     """Load exports (files, directories, ``s3://`` URLs) into the DuckDB database ``db`` or
     the Parquet dataset ``parquet`` (one of them; ``quizkit load``); the rows per table.
@@ -177,8 +178,10 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     (``LoadResult.timings`` has them all), ``on_batch(batch, total_files, total_bytes)`` after
     each batch of files read. ``LoadResult.inputs`` reports the files that could not be read
     as ``validate`` reports them; ``baseline`` absorbs the findings it holds, there and in the
-    findings table. ``on_commit()`` is called as the load is committed (with stop signals held
-    back: a stop before it leaves the database or dataset as it was, after it loaded).
+    findings table; its ``exit_code`` is ``validate``'s, findings at or above ``fail_on``
+    (default: the configuration's, else ``error``) making it 1. ``on_commit()`` is called
+    as the load is committed (with stop signals held back: a stop before it leaves the
+    database or dataset as it was, after it loaded).
     """
     if (db is None) == (parquet is None):
         raise ConfigError("give --db FILE or --parquet DIR (one of them)")
@@ -189,16 +192,19 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
         raise ConfigError(f"threads must be a whole number from 1 to {MAX_THREADS}, "
                           f"got {threads!r}")
     s = settings(config, exclude=exclude, include_hidden=include_hidden, baseline=baseline,
-                 **options)
+                 fail_on=fail_on, **options)
     try:
         memory_limit = duckdb_size(memory_limit)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     paths = path_list(paths)
     refuse_inputs([db], [*paths, *s.files_read], written_trees=[parquet])
-    return _with_inputs(_load(paths, db, parquet, s, scheduler, dict(
+    result = _with_inputs(_load(paths, db, parquet, s, scheduler, dict(
         findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
         threads=threads, on_batch=on_batch, on_commit=on_commit)), paths, s)
+    assert result.inputs is not None
+    result.inputs.findings_code = findings_code(result.worst, s.fail_on)
+    return result
 
 
 def _with_inputs(result: LoadResult, paths: Sequence[str], s: Settings) -> LoadResult:

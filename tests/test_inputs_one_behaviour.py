@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES, run_script
+from conftest import INVALID, SAMPLES, run_script
 
 from quizkit.catalog import exits
 
@@ -127,3 +127,31 @@ def test_validate_and_load_count_the_same_documents(tmp_path, arrays):
         query = run_script("query", "SELECT count(*), sum(documents) FROM files", str(root),
                            "--format", "csv")
         assert query.stdout.decode().splitlines()[-1] == "4,6"
+
+
+#: Each command that reports findings, with ``{dump}`` and ``{out}`` as in COMMANDS.
+REPORTING = {name: COMMANDS[name] for name in ("validate", "load", "load --parquet")}
+
+
+@pytest.mark.parametrize(("sample", "fail_on", "config", "code"), [
+    ("game-question-with-position.json", None, None, exits.OK),  # warnings only
+    ("game-question-with-position.json", "warning", None, exits.FINDINGS),
+    ("game-question-with-position.json", "info", None, exits.FINDINGS),
+    ("game-question-with-position.json", "error", "warning", exits.OK),
+    ("game-question-with-position.json", None, "warning", exits.FINDINGS),
+    ("version-negative-price.json", None, None, exits.FINDINGS),  # an error
+    ("version-negative-price.json", "error", None, exits.FINDINGS),
+])
+def test_fail_on_sets_the_exit_code_of_every_command_that_reports_findings(
+        tmp_path, sample, fail_on, config, code):
+    (tmp_path / "dump").mkdir()
+    shutil.copy(INVALID / sample, tmp_path / "dump" / sample)
+    if config is not None:
+        (tmp_path / "quizkit.toml").write_text(f'fail-on = "{config}"\n')
+    extra = ["--fail-on", fail_on] if fail_on else []
+    for name in REPORTING:
+        proc = _run(tmp_path, name, *extra)
+        assert proc.returncode == code, (name, proc.stderr.decode())
+    # Without its findings, a load has nothing to fail on.
+    proc = _run(tmp_path, "load", "--no-findings", "--fail-on", "info")
+    assert proc.returncode == exits.OK, proc.stderr.decode()

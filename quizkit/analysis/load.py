@@ -55,7 +55,7 @@ from quizkit.analysis.load_stage import (
     pick,
     stage_batch,
 )
-from quizkit.catalog.findings import Report
+from quizkit.catalog.findings import Report, Severity
 from quizkit.checks.input_report import InputReport
 from quizkit.checks.runner import run as validate_run
 from quizkit.inputs.sources import Source
@@ -79,6 +79,8 @@ class LoadResult:
     skipped: list[Skipped] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)
     findings: int | None = None
+    #: The severity of the worst of them (None: none, or not validated).
+    worst: Severity | None = None
     timings: dict[str, float] = field(default_factory=dict)
     #: The exclude patterns (of the settings) that excluded nothing.
     unmatched: list[str] = field(default_factory=list)
@@ -248,10 +250,11 @@ def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[
     clock.tick("discover")
     if findings:
         table = FindingsTable(con)
-        runner.report(listed.sources, table)
+        report = runner.report(listed.sources, table)
         table.flush()
         verdicts.update(table.unreadable(listed.sources))
         result.findings = table.count
+        result.worst = report.worst()
         clock.tick("validate")
     else:
         no_findings(con)

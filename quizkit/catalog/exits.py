@@ -25,7 +25,8 @@ SIGTERM = 143
 #: (code, when) of every exit code a command gives, in order.
 TABLE: tuple[tuple[int, str], ...] = (
     (OK, "Done: every input was read, and no finding reaches --fail-on."),
-    (FINDINGS, "Findings at or above --fail-on (commands that report findings: validate)."),
+    (FINDINGS, "Findings at or above --fail-on (commands that report findings: validate, "
+               "load)."),
     (USAGE, "Usage or configuration error: a path that does not exist, an unknown option or "
             "command, a config value of the wrong type, a refused query, an output that "
             "cannot be written."),

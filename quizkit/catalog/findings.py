@@ -210,7 +210,11 @@ class Report:
     def exit_code(self, fail_on: Severity = Severity.ERROR) -> int:
         """0 clean, 1 findings at or above ``fail_on``, 3 an input could not be read or parsed
         (the policy of :mod:`quizkit.catalog.exits`)."""
-        worst = self.worst()
         return exits.for_run(self.unreadable_files - self.absorbed,
-                             exits.FINDINGS if worst is not None and worst >= fail_on
-                             else exits.OK)
+                             findings_code(self.worst(), fail_on))
+
+
+def findings_code(worst: Severity | None, fail_on: Severity) -> int:
+    """The ``--fail-on`` rule of every command that reports findings: 1 when the ``worst``
+    finding is at or above ``fail_on``, else 0 (see :func:`quizkit.catalog.exits.for_run`)."""
+    return exits.FINDINGS if worst is not None and worst >= fail_on else exits.OK

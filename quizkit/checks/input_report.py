@@ -37,10 +37,13 @@ class InputReport:
     unreadable: int = 0
     absorbed: int = 0
     findings: list[Finding] = field(default_factory=list)
+    #: What the command's other findings say by ``--fail-on`` (0 or 1, :func:`findings_code`),
+    #: for a command that reports findings beside its inputs (``load``).
+    findings_code: int = exits.OK
 
     @property
     def exit_code(self) -> int:
-        return exits.for_run(self.unreadable - self.absorbed)
+        return exits.for_run(self.unreadable - self.absorbed, self.findings_code)
 
     def lines(self) -> list[str]:
         """For stderr: one line per finding, then what was read when some input was not."""

@@ -1,8 +1,9 @@
 """Commands for analysis: ``load``, ``summary sizes|starts|overview``, ``query``, ``export``.
 
-Exit codes follow the policy of :mod:`quizkit.catalog.exits` (docs/cli.md): 0 fine; 2 usage or
-database error (a path that does not exist, a refused or failing query); 3 an input could not
-be read or parsed. Such an input is reported as ``quizkit validate`` reports it
+Exit codes follow the policy of :mod:`quizkit.catalog.exits` (docs/cli.md): 0 fine; 1
+findings at or above ``--fail-on`` (``load``, as ``validate``); 2 usage or database error (a
+path that does not exist, a refused or failing query); 3 an input could not be read or
+parsed. Such an input is reported as ``quizkit validate`` reports it
 (:mod:`quizkit.checks.input_report`); the rest is loaded and the exit code is 3, unless the
 ``--baseline`` holds the input's finding.
 """
@@ -32,7 +33,7 @@ from quizkit.analysis.summary_output import SUMMARY_FORMATS
 from quizkit.catalog import exits
 from quizkit.checks.input_report import InputReport
 from quizkit.cluster.checking import ClusterError
-from quizkit.commands.exit_policy import end_with
+from quizkit.commands.exit_policy import end_with, fail_on_option
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import baseline_option, config_errors, config_option
 from quizkit.commands.wait_option import SECONDS, scheduler_address, wait_option
@@ -130,6 +131,7 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--findings/--no-findings", default=True, show_default=True,
               help="Also validate the files and load the findings (slower), with the "
                    "configuration applied as by `quizkit validate`.")
+@fail_on_option
 @click.option("--memory-limit", metavar="SIZE", default=DEFAULT_MEMORY_LIMIT,
               show_default=True,
               help="DuckDB's memory limit (e.g. 512MB, 2GiB; MB = 10^6 bytes, MiB = 2^20); "
@@ -149,7 +151,8 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 @config_option
 @baseline_option
 def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, findings: bool,
-                 memory_limit: str, threads: int | None, scheduler: str | None, timings: bool,
+                 fail_on: str | None, memory_limit: str, threads: int | None,
+                 scheduler: str | None, timings: bool,
                  quiet: bool, progress: bool | None, exclude: tuple[str, ...],
                  include_hidden: bool, config_file: Path | None,
                  baseline_file: Path | None) -> None:
@@ -189,7 +192,7 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
                           memory_limit=memory_limit, threads=threads, scheduler=scheduler,
                           timings=show_step if timings else None, on_batch=on_batch,
                           config=config_file, exclude=exclude, include_hidden=include_hidden,
-                          baseline=baseline_file, on_commit=on_commit)
+                          baseline=baseline_file, fail_on=fail_on, on_commit=on_commit)
     _warn_loaded(result)
     inputs = result.inputs or InputReport(result.files, result.documents)
     for line in inputs.lines()[:len(inputs.findings)]:

@@ -4,8 +4,9 @@ command that reads exports may meet become one line and the same code, whichever
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import click
 
@@ -13,6 +14,15 @@ from quizkit.catalog import exits
 from quizkit.checks.input_report import InputReport
 from quizkit.inputs.sources import MissingPath
 from quizkit.inputs.walk import PatternError
+from quizkit.settings.config import SEVERITIES
+
+
+def fail_on_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--fail-on LEVEL`` of every command that reports findings (it gets ``fail_on``): the
+    same levels, default and exit code 1 everywhere."""
+    return click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
+                        help="Exit 1 when there are findings of this severity or worse "
+                             "[default: the config's fail-on, else error].")(fn)
 
 
 @contextmanager

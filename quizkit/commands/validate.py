@@ -12,7 +12,7 @@ from quizkit.catalog import exits
 from quizkit.checks import runner
 from quizkit.checks.engine import WorkersError
 from quizkit.cluster.checking import ClusterError, checking
-from quizkit.commands.exit_policy import input_errors
+from quizkit.commands.exit_policy import fail_on_option, input_errors
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, rule_options
@@ -35,9 +35,7 @@ from quizkit.settings.config import SEVERITIES, resolve
               show_default=True, help="Report format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the report to this file instead of stdout.")
-@click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
-              help="Exit 1 when there are findings of this severity or worse "
-                   "[default: the config's fail-on, else error].")
+@fail_on_option
 @click.option("--profile", type=click.Path(dir_okay=False),
               help="Enum profile (TOML, from `quizkit enums infer`): values outside it are "
               "unknown-enum-value findings. Its [service] table names validation levels and "
