@@ -38,6 +38,7 @@ from quizkit.analysis.dataset import open_dataset
 from quizkit.analysis.export import export_parquet, export_targets, foreign_tables
 from quizkit.analysis.load import LoadResult, OnBatch, load_parquet, load_paths
 from quizkit.analysis.load import load as load_into
+from quizkit.analysis.load_inputs import name_of
 from quizkit.analysis.query import query as run_query
 from quizkit.analysis.query import stream
 from quizkit.analysis.sections import Section
@@ -64,7 +65,6 @@ from quizkit.diff.result import DiffResult
 from quizkit.diff.run import diff as run_diff
 from quizkit.diff.run import input_files
 from quizkit.generate import Summary, generate_corpus
-from quizkit.inputs import remote
 from quizkit.inputs.bounds import MAX_THREADS
 from quizkit.inputs.limits import duckdb_size
 from quizkit.inputs.sources import Source
@@ -213,10 +213,8 @@ def _with_inputs(result: LoadResult, paths: Sequence[str], s: Settings) -> LoadR
     skipped = dict.fromkeys(item.path for item in result.skipped)
     reasons = {item.path: item.reason for item in result.skipped}
     walked: dict[str, Source] = {}
-    if skipped:  # listed again, only to name them as validate does
-        local = [path for path in paths if not remote.is_url(path)]
-        walked = {os.path.abspath(source.path): source
-                  for source in expand_paths(local, s.exclude, s.include_hidden)}
+    if skipped:  # the load's own walk names them as validate does
+        walked = {name_of(source.path): source for source in result.walked}
     unreadable = [(walked.get(path) or Source(input_report.as_given(path, paths)),
                    reasons[path], None) for path in skipped]
     result.inputs = input_report.report(unreadable, files=result.files + len(skipped),

@@ -84,6 +84,9 @@ class LoadResult:
     timings: dict[str, float] = field(default_factory=dict)
     #: The exclude patterns (of the settings) that excluded nothing.
     unmatched: list[str] = field(default_factory=list)
+    #: The sources of the load's one walk, as given (what names a skipped file as
+    #: ``validate`` names it).
+    walked: list[Source] = field(default_factory=list)
     #: The files read and the inputs that could not be, as ``validate`` reports them (set by
     #: :mod:`quizkit.api` through :func:`quizkit.checks.input_report.report`).
     inputs: InputReport | None = None
@@ -241,6 +244,7 @@ def stage_all(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[
     inputs = listed.inputs
     result.skipped.extend(listed.skipped)
     result.unmatched.extend(listed.unmatched)
+    result.walked = listed.sources
     total_bytes = sum(i.size for i in inputs)
     groups = runner.batches(inputs, batch_bytes)
     create_candidates(con)

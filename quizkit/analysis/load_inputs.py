@@ -67,14 +67,14 @@ def list_inputs(paths: Sequence[str | os.PathLike[str]],
     skipped: list[Skipped] = []
     for source in walked:
         if source.error is not None:  # the walk's own finds: a broken link, a FIFO, ...
-            skipped.append(Skipped(_name(source.path), source.error))
+            skipped.append(Skipped(name_of(source.path), source.error))
         else:
-            found.setdefault(_name(source.path), source.size())
+            found.setdefault(name_of(source.path), source.size())
     return Listed([Input(name, size) for name, size in sorted(found.items())],
                   walked.sources, skipped, walked.unmatched)
 
 
-def _name(path: str) -> str:
+def name_of(path: str) -> str:
     """What the ``file`` columns hold: an absolute path, or a URL."""
     return path if remote.is_url(path) else os.path.abspath(path)
 
