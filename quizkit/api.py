@@ -64,7 +64,7 @@ from quizkit.diff.result import DiffResult
 from quizkit.diff.run import diff as run_diff
 from quizkit.diff.run import input_files
 from quizkit.generate import Summary, generate_corpus
-from quizkit.history.display import HistoryView, show_history
+from quizkit.history.trends import HistoryView, show_history
 from quizkit.inputs import remote
 from quizkit.inputs.bounds import MAX_THREADS
 from quizkit.inputs.limits import duckdb_size
@@ -95,7 +95,6 @@ CLI_RENAMES: dict[tuple[str, str], str] = {
     ("rules", "rule_id"): "rule",
     ("schema list", "all"): "records",
     ("schema editor", "match"): "matches",
-    ("history", "location"): "history",
 }
 
 #: (command, CLI option) that have no API parameter, and why.
@@ -558,5 +557,5 @@ COMMANDS: dict[str, Callable[..., object]] = {
     "summary all": summary, "summary charts": charts,
     "enums infer": infer, "rules": rules, "samples generate": generate,
     "schema list": schemas, "schema show": schema, "schema export": export_schemas,
-    "schema editor": editor_settings,
+    "schema editor": editor_settings, "history": history,
 }

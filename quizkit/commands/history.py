@@ -7,7 +7,7 @@ import click
 from quizkit import api
 from quizkit.commands.history_options import history_errors
 from quizkit.commands.rule_options import config_errors
-from quizkit.history.display import FORMATS
+from quizkit.history.trends import FORMATS
 
 
 @click.command("history")
