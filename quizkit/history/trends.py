@@ -83,11 +83,10 @@ def history_page(tl: Timeline, names: list[str], zeros: int, source: str) -> str
     body = [f"<h1>{esc(title)}</h1>",
             f"<p>{esc(plural(len(tl.runs), 'run'))}, {esc(plural(len(names), 'metric'))} "
             f"shown{esc('; ' + _zeros_line(zeros)) if zeros else ''}</p>"]
-    by_id = dict(tl.runs)
     for name in names:
-        values = [{"started_at": by_id[run_id].started_at.replace(tzinfo=None).isoformat(),
-                   "value": tl.metrics[run_id][name], "dataset": by_id[run_id].dataset}
-                  for run_id, _ in tl.runs if name in tl.metrics[run_id]]
+        values = [{"run": i, "value": tl.metrics[run_id][name], "dataset": run.dataset,
+                   "started_at": f"{run.started_at:%Y-%m-%d %H:%M:%S}"}
+                  for i, (run_id, run) in enumerate(tl.runs, 1) if name in tl.metrics[run_id]]
         chart = trend(f"metric-{name}", name, values)
         body.append(f'<section data-metric="{esc(name)}"><h3>{esc(name)}</h3>'
                     f"{figure(chart, name)}</section>")
