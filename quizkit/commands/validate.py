@@ -11,6 +11,7 @@ import click
 from quizkit.catalog import exits
 from quizkit.checks import runner
 from quizkit.checks.engine import WorkersError
+from quizkit.checks.quarantine import Quarantine
 from quizkit.cluster.checking import ClusterError, checking
 from quizkit.commands.exit_policy import input_errors
 from quizkit.commands.history_options import history_errors, history_options
@@ -49,6 +50,12 @@ from quizkit.settings.config import SEVERITIES, resolve
                    "1 for stdin].")
 @click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
               help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
+@click.option("--write-valid", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write each line of the JSON Lines input with no finding at or above "
+                   "--fail-on to this file, byte for byte (docs/history.md).")
+@click.option("--write-invalid", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write each line of the JSON Lines input with a finding at or above "
+                   "--fail-on to this file, byte for byte.")
 @click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
               help="Colour the text report: auto colours on a terminal unless NO_COLOR is set.")
 @click.option("--show", type=click.Choice(SEVERITIES), default="info", show_default=True,
@@ -74,7 +81,8 @@ from quizkit.settings.config import SEVERITIES, resolve
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
              fail_on: str | None, exclude: tuple[str, ...], include_hidden: bool,
              stdin_format: str, profile: str | None,
-             jobs: int | None, reports: tuple[str, ...], color: str, show: str,
+             jobs: int | None, reports: tuple[str, ...], write_valid: str | None,
+             write_invalid: str | None, color: str, show: str,
              scheduler: str | None, cache_dir: str | None, no_cache: bool, quiet: bool,
              verbose: bool, progress: bool | None, history: str | None, dataset: str | None,
              limits: Limits,
@@ -95,7 +103,9 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
                            write_baseline=write_baseline, cache_dir=cache_dir)
         recording = begin(history, dataset, paths, inputs=settings.files_read,
                           outputs=[*(spec.path for spec in parse_reports(fmt, output, reports)),
-                                   settings.write_baseline])
+                                   settings.write_baseline, write_valid, write_invalid])
+        quarantine = Quarantine(write_valid, write_invalid, settings.fail_on) \
+            if write_valid or write_invalid else None
         try:
             with input_errors():
                 report = runner.run(
@@ -103,7 +113,7 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
                     color=color, show=show, quiet=quiet, verbose=verbose, progress=progress,
                     notes=lambda line: click.echo(line, err=True),
                     cluster=partial(checking, scheduler) if scheduler else None,
-                    stdin_format=stdin_format, cache=not no_cache)
+                    stdin_format=stdin_format, cache=not no_cache, quarantine=quarantine)
         except (ClusterError, WaitTimeout, WorkersError) as exc:
             exits.stop(str(exc), exits.USAGE)
         code = settings.exit_code(report)
