@@ -107,11 +107,11 @@ def test_load_applies_the_project_config_to_the_findings_table(tmp_path):
         return {row["rule"] for row in json.loads(out.stdout)}
 
     plain = run_script("load", ".", "--db", str(tmp_path / "plain.duckdb"), cwd=work)
-    assert plain.returncode == 0, plain.stderr
+    assert plain.returncode == 1, plain.stderr  # the cases hold errors: exit 1, as validate
     assert "duplicate-price" in rules_in_db(str(tmp_path / "plain.duckdb"))
     (work / "quizkit.toml").write_text('ignore = ["duplicate-price"]\n')
     configured = run_script("load", ".", "--db", str(tmp_path / "conf.duckdb"), cwd=work)
-    assert configured.returncode == 0, configured.stderr
+    assert configured.returncode == 1, configured.stderr
     rules = rules_in_db(str(tmp_path / "conf.duckdb"))
     assert "duplicate-price" not in rules and "updated-before-created" in rules
     # and a query over the files straight applies it too
@@ -176,7 +176,7 @@ def test_load_applies_select_severity_and_per_path_ignores(tmp_path, monkeypatch
         return json.loads(out.stdout)
 
     done = run_script("load", ".", "--db", str(tmp_path / "cli.duckdb"), cwd=work)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # errors are left: exit 1, as validate
     from_cli = table(tmp_path / "cli.duckdb")
     (work / "quizkit.toml").unlink()
     monkeypatch.chdir(work)  # a table's per-path patterns match the paths as given
