@@ -227,12 +227,16 @@ def _with_inputs(result: LoadResult, paths: Sequence[str], s: Settings) -> LoadR
     skipped = dict.fromkeys(item.path for item in result.skipped)
     reasons = {item.path: item.reason for item in result.skipped}
     walked: dict[str, Source] = {}
-    if skipped:  # the load's own walk names them as validate does
+    if skipped or result.unknown_lines:  # the load's own walk names them as validate does
         walked = {name_of(source.path): source for source in result.walked}
-    unreadable = [(walked.get(path) or Source(input_report.as_given(path, paths)),
-                   reasons[path], None) for path in skipped]
-    result.inputs = input_report.report(unreadable, files=result.files + len(skipped),
-                                        documents=result.documents, baseline=s.baseline)
+
+    def source(path: str) -> Source:
+        return walked.get(path) or Source(input_report.as_given(path, paths))
+
+    unreadable = [(source(path), reasons[path], None) for path in skipped]
+    result.inputs = input_report.report(
+        unreadable, files=result.files + len(skipped), documents=result.documents,
+        baseline=s.baseline, read_in_part=[source(path) for path in result.unknown_lines])
     return result
 
 

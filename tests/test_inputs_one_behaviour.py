@@ -97,10 +97,11 @@ def test_a_path_that_does_not_exist_is_the_same_usage_error_everywhere(corpus):
         assert not (corpus / "out" / name.replace(" ", "-")).exists(), name
 
 
-def _read(proc) -> tuple[int, int]:
-    """(files, documents) a command said it read, from its summary line."""
-    (files, _unreadable, documents), = READ.findall(proc.stdout.decode() + proc.stderr.decode())
-    return int(files.replace(",", "")), int(documents.replace(",", ""))
+def _read(proc) -> tuple[int, int, int]:
+    """(files, unreadable files, documents) a command said it read, from its summary line."""
+    (files, unreadable, documents), = READ.findall(proc.stdout.decode() + proc.stderr.decode())
+    return (int(files.replace(",", "")), int(unreadable or 0),
+            int(documents.replace(",", "")))
 
 
 @pytest.mark.parametrize("arrays", [False, True], ids=["samples", "arrays"])
@@ -122,7 +123,7 @@ def test_validate_and_load_count_the_same_documents(tmp_path, arrays):
     counted = {name: _read(p) for name, p in (("validate", validate), ("load", load))}
     assert counted["validate"] == counted["load"], counted
     if arrays:
-        assert counted["validate"] == (4, 6)
+        assert counted["validate"] == (4, 0, 6)
         # Files read straight, as summary and query read them: the files table agrees.
         query = run_script("query", "SELECT count(*), sum(documents) FROM files", str(root),
                            "--format", "csv")
@@ -155,3 +156,27 @@ def test_fail_on_sets_the_exit_code_of_every_command_that_reports_findings(
     # Without its findings, a load has nothing to fail on.
     proc = _run(tmp_path, "load", "--no-findings", "--fail-on", "info")
     assert proc.returncode == exits.OK, proc.stderr.decode()
+
+
+def test_a_json_lines_file_with_a_line_that_is_not_json_is_the_same_unreadable_input(tmp_path):
+    """Its other lines are read (and loaded), but every command reports the line as validate
+    does, counts the file unreadable and exits 3; a baseline holding the finding absorbs it."""
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    shutil.copy(SAMPLES / "game.json", dump / "game.json")
+    shutil.copy(INVALID / "banners-broken-line.jsonl", dump / "banners.jsonl")
+    written = run_script("validate", "dump", "--write-baseline", "base.json", cwd=tmp_path)
+    assert written.returncode == exits.INPUT, written.stderr.decode()
+    seen = {}
+    for name in COMMANDS:
+        proc = _run(tmp_path, name)
+        text = proc.stdout.decode() + proc.stderr.decode()
+        assert proc.returncode == exits.INPUT, (name, text)
+        seen[name] = (FINDING.findall(text), FILES.findall(text))
+        absorbed = _run(tmp_path, name, "--baseline", "base.json")
+        assert absorbed.returncode == exits.OK, (name, absorbed.stderr.decode())
+    validate = seen.pop("validate")
+    assert [where for where, _ in validate[0]] == ["dump/banners.jsonl:2:127"]
+    assert validate[1] == [("2", "1", "4")]
+    for name, got in seen.items():
+        assert got == validate, name

@@ -84,6 +84,9 @@ class LoadResult:
     timings: dict[str, float] = field(default_factory=dict)
     #: The exclude patterns (of the settings) that excluded nothing.
     unmatched: list[str] = field(default_factory=list)
+    #: The JSON Lines files loaded with documents of unknown kind, or lines that are not JSON
+    #: (which the validation calls an input it could not read: :mod:`quizkit.api` asks it).
+    unknown_lines: list[str] = field(default_factory=list)
     #: The sources of the load's one walk, as given (what names a skipped file as
     #: ``validate`` names it).
     walked: list[Source] = field(default_factory=list)
@@ -202,7 +205,8 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
             lock_down(con)
         replace(con, validated=[i.name for i in inputs], rows=result.rows, tick=clock.tick,
                 on_commit=on_commit)
-        result.files, result.documents, result.unknown_documents = tally(con)
+        (result.files, result.documents, result.unknown_documents,
+         result.unknown_lines) = tally(con)
     return result
 
 
@@ -349,6 +353,7 @@ def _load_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str],
             raise DatabaseError(f"cannot write dataset {root}: "
                                 f"{exc.strerror or exc}") from None
         result.rows.pop("findings", None)
-        result.files, result.documents, result.unknown_documents = tally(con)
+        (result.files, result.documents, result.unknown_documents,
+         result.unknown_lines) = tally(con)
         clock.tick("write")
     return result

@@ -72,12 +72,16 @@ def replace(con: duckdb.DuckDBPyConnection, *, validated: list[str], rows: dict[
     pause_at("committed")
 
 
-def tally(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
-    """Files, documents and documents of unknown kind of the staged load."""
+def tally(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int, list[str]]:
+    """Files, documents and documents of unknown kind of the staged load, and its JSON Lines
+    files holding some (a line of unknown kind, or one that is not JSON)."""
     ((files, documents, unknown),) = run(
         con, "SELECT count(*), coalesce(sum(documents), 0), "
              "coalesce(sum(unknown_documents), 0) FROM new_files")
-    return files, documents, unknown
+    lines = [file for (file,) in run(
+        con, "SELECT file FROM new_files WHERE format = 'jsonl' AND unknown_documents > 0 "
+             "ORDER BY file")]
+    return files, documents, unknown, lines
 
 
 def drop_temps(con: duckdb.DuckDBPyConnection) -> None:

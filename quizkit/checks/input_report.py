@@ -55,7 +55,8 @@ class InputReport:
 
 def report(unreadable: Iterable[tuple[Source, str, bytes | None]], *, files: int,
            documents: int,
-           baseline: str | os.PathLike[str] | None = None) -> InputReport:
+           baseline: str | os.PathLike[str] | None = None,
+           read_in_part: Iterable[Source] = ()) -> InputReport:
     """The report of a command that read ``files`` (``documents`` in those it could use) and
     could not use the sources in ``unreadable``, each with the command's own reason and, for
     a source that cannot be read again (stdin), the bytes it gave.
@@ -63,6 +64,10 @@ def report(unreadable: Iterable[tuple[Source, str, bytes | None]], *, files: int
     Each source is checked as ``validate`` checks it; its input findings are kept. A source
     the check reads without an input finding (a reader stricter than JSON's) becomes
     ``P001 unreadable-input`` with the command's reason.
+
+    ``read_in_part`` are JSON Lines files the command used but for some lines (its documents
+    counted): one whose check finds an input error (a line that is not JSON) is an input
+    ``validate`` could not read, counted and reported as such.
     """
     known = Baseline.load(Path(baseline)) if baseline is not None else None
     options = engine.Options(outlines=False)
@@ -84,11 +89,27 @@ def report(unreadable: Iterable[tuple[Source, str, bytes | None]], *, files: int
             rule = input_rules.UNREADABLE
             found = [Finding(source.display, "", rule.name, rule.severity,
                              f"cannot read: {reason}", code=rule.code)]
-        kept = [f for f in found if known is None or known(f) is not None]
-        if not kept:
-            out.absorbed += 1
-        out.findings.extend(kept)
+        _add(out, found, known)
+    for source in read_in_part:
+        if source.display in seen:
+            continue
+        seen.add(source.display)
+        checked = engine.check_source(source, options, schemas)
+        found = [f for f in checked.findings
+                 if f.code.startswith(INPUT_PREFIX) and f.severity >= Severity.ERROR]
+        if found:
+            out.unreadable += 1
+            _add(out, found, known)
     return out
+
+
+def _add(out: InputReport, found: list[Finding], known: Baseline | None) -> None:
+    """The input findings of one unreadable input, but those the baseline holds (an input
+    whose findings it holds all is absorbed)."""
+    kept = [f for f in found if known is None or known(f) is not None]
+    if not kept:
+        out.absorbed += 1
+    out.findings.extend(kept)
 
 
 def as_given(name: str, paths: Sequence[str]) -> str:
