@@ -66,7 +66,7 @@ def report(unreadable: Iterable[tuple[Source, str, bytes | None]], *, files: int
     ``P001 unreadable-input`` with the command's reason.
 
     ``read_in_part`` are JSON Lines files the command used but for some lines (its documents
-    counted): one whose check finds an input error (a line that is not JSON) is an input
+    counted): one the check cannot read in full (a line that is not JSON) is an input
     ``validate`` could not read, counted and reported as such.
     """
     known = Baseline.load(Path(baseline)) if baseline is not None else None
@@ -95,11 +95,10 @@ def report(unreadable: Iterable[tuple[Source, str, bytes | None]], *, files: int
             continue
         seen.add(source.display)
         checked = engine.check_source(source, options, schemas)
-        found = [f for f in checked.findings
-                 if f.code.startswith(INPUT_PREFIX) and f.severity >= Severity.ERROR]
-        if found:
+        if not checked.result.readable:  # a line that is not JSON, not one of unknown kind
             out.unreadable += 1
-            _add(out, found, known)
+            _add(out, [f for f in checked.findings if f.code.startswith(INPUT_PREFIX)
+                       and f.severity >= Severity.ERROR], known)
     return out
 
 
