@@ -31,6 +31,7 @@ from quizkit.analysis.connect import (
 )
 from quizkit.history.runs import TABLES, HistoryError, Run, Timeline, as_run, run_row
 from quizkit.outputs.interrupts import held_back
+from quizkit.outputs.writer import OutputError, resolve
 
 #: Seconds a run waits for another process to release the file.
 LOCK_WAIT = 60.0
@@ -113,8 +114,12 @@ def _ddl() -> list[str]:
 
 
 def check(path: str) -> None:
-    """Refuse ``path`` unless it is a history or does not exist yet (reads only)."""
+    """Refuse ``path`` unless it is a history, or a new file that can be made (reads only)."""
     if not os.path.lexists(path):
+        try:
+            resolve(path)
+        except OutputError as exc:
+            raise HistoryError(f"history: {exc}") from None
         return
     with _opened(path, read_only=True):
         pass
