@@ -143,6 +143,11 @@ NOT_HISTORIES = {
     "database with a view for runs": lambda p: _foreign_database(
         p / "h.db", "CREATE TABLE metrics (run_id VARCHAR, name VARCHAR, value DOUBLE); "
                     "CREATE VIEW runs AS SELECT * FROM read_text('/etc/passwd')"),
+    "history with a macro": lambda p: _foreign_database(
+        p / "h.db", "CREATE TABLE runs (run_id VARCHAR, dataset VARCHAR, started_at TIMESTAMP, "
+                    "quizkit_version VARCHAR, exit_code INTEGER, files BIGINT, documents BIGINT);"
+                    "CREATE TABLE metrics (run_id VARCHAR, name VARCHAR, value DOUBLE);"
+                    "CREATE MACRO list_contains(a, b) AS true"),
     "database with other columns": lambda p: _foreign_database(
         p / "h.db", "CREATE TABLE runs (run_id VARCHAR); CREATE TABLE metrics (x INTEGER)"),
     "folder of other files": lambda p: ((p / "h.db").mkdir(),
