@@ -126,8 +126,10 @@ def check(path: str) -> None:
 
 
 def append(path: str, run_id: str, run_: Run, metrics: dict[str, float]) -> None:
-    """Add one run and its metrics in one transaction (the tables made on the first run)."""
-    existed = os.path.lexists(path)
+    """Add one run and its metrics in one transaction (the tables made on the first run).
+
+    A file this run created and could not fill stays, an empty database that is taken as a
+    new history: another run may have made it at the same time and written to it since."""
 
     def attempt() -> None:
         with _opened(path, read_only=False) as con, held_back():
@@ -146,14 +148,7 @@ def append(path: str, run_id: str, run_: Run, metrics: dict[str, float]) -> None
                 run(con, "ROLLBACK")
                 raise
 
-    try:
-        _retrying(attempt, path)
-    except BaseException:
-        if not existed:  # a file this run made and could not fill
-            for leftover in (path, path + ".wal"):
-                if os.path.lexists(leftover):
-                    os.unlink(leftover)
-        raise
+    _retrying(attempt, path)
 
 
 def series(path: str, dataset: str, name: str, last: int) -> list[float]:
