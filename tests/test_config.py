@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import INVALID, ROOT
+from conftest import INVALID, ROOT, run_script
 
 from quizkit import api
 from quizkit.catalog.findings import Severity
@@ -204,3 +204,17 @@ def test_documented_examples_parse_and_load(tmp_path):
         assert settings.select and settings.fail_on == Severity.WARNING
         assert ("legacy/**", ("unknown-field",)) in settings.per_path_ignores
         settings.adjuster()  # every selector resolves
+
+
+@pytest.mark.parametrize("command", [("validate", "--profile", "nope.toml"),
+                                     ("load", "--db", "out.duckdb"), ("query", "SELECT 1"),
+                                     ("summary", "overview")])
+def test_a_profile_that_cannot_be_read_fails_before_the_walk(tmp_path, command):
+    """The profile is read where the settings are resolved: a mistyped path is exit 2 naming
+    the profile before any input is listed (here, before the missing input is noticed)."""
+    (tmp_path / "quizkit.toml").write_text('profile = "nope.toml"\n')
+    done = run_script(*command, "--config", str(tmp_path / "quizkit.toml"),
+                      str(tmp_path / "not-walked"), cwd=tmp_path)
+    assert done.returncode == 2
+    assert b"cannot read profile" in done.stderr and b"nope.toml" in done.stderr
+    assert b"not-walked" not in done.stderr

@@ -33,6 +33,7 @@ from quizkit.inputs.bounds import MAX_JOBS
 from quizkit.inputs.configfiles import ConfigError, read_toml, type_name
 from quizkit.inputs.limits import Limits
 from quizkit.model.entities import KIND_NAMES
+from quizkit.model.profiles import LoadedProfile, read_profile_file
 from quizkit.rules import REGISTRY
 
 INPUT_PREFIX = "P"
@@ -75,6 +76,8 @@ class Settings:
     cache_dir: str | None = None
     #: The config file the settings came from.
     source: Path | None = None
+    #: :attr:`profile` as :func:`resolve` read it (see :func:`profile_of`).
+    loaded_profile: LoadedProfile | None = field(default=None, compare=False, repr=False)
 
     @property
     def files_read(self) -> tuple[str | Path, ...]:
@@ -344,7 +347,17 @@ def resolve(config: ConfigSource = None, *, select: Rules | None = None,
                           "(rewrite the baseline with --write-baseline alone)")
     if changes:
         check(settings, cli=True)
+    if settings.profile is not None:  # read now: a bad profile fails before any walk
+        settings = replace(settings, loaded_profile=profile_of(settings))
     return settings
+
+
+def profile_of(s: Settings) -> LoadedProfile:
+    """The enum profile of ``s``: as :func:`resolve` read it, or read now for settings made
+    by hand."""
+    if s.loaded_profile is not None and s.loaded_profile.path == s.profile:
+        return s.loaded_profile
+    return read_profile_file(s.profile)
 
 
 # --- selectors ---------------------------------------------------------------------------------
