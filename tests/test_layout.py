@@ -16,7 +16,8 @@ from tests.test_imports import PACKAGE, _sources
 #: listed before it. The modules at the top (cli, entry, ...) may import any package;
 #: ``quizkit.version`` is on the ground floor, importable from anywhere.
 LAYERS = ("catalog", "outputs", "inputs", "model", "rules", "settings", "pages", "reporters",
-          "cache", "checks", "analysis", "cluster", "diff", "generate", "api", "commands")
+          "cache", "checks", "analysis", "history", "cluster", "diff", "generate", "api",
+          "commands")
 
 GROUND = {"quizkit", "quizkit.version"}
 MAX_TOP_MODULES = 12

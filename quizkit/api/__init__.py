@@ -67,6 +67,7 @@ _FOR_COMMANDS: dict[str, tuple[str, ...]] = {
     "quizkit.checks.enum_inference": ("INFER_FORMATS", "inferred_text"),
     "quizkit.checks.input_report": ("InputReport",),
     "quizkit.cluster.checking": ("ClusterError",),
+    "quizkit.history.history_store": ("HistoryError",),
     "quizkit.inputs.bounds": ("MAX_JOBS", "MAX_PACKAGES", "MAX_ROWS", "MAX_SECONDS",
                               "MAX_THREADS"),
     "quizkit.inputs.limits": ("DEFAULT_MAX_DECOMPRESSED", "DEFAULT_MAX_DEPTH",

@@ -17,10 +17,12 @@ from quizkit.checks.enum_inference import infer as infer_values
 from quizkit.checks.runner import Notes, Size, expand_paths, limits_of, path_list
 from quizkit.checks.runner import run as run_validation
 from quizkit.cluster.checking import checking
+from quizkit.history.recording import begin
 from quizkit.model.profiles import read_profile_file
 from quizkit.model.schemas import SchemaBook
 from quizkit.outputs.writer import atomic_write, refuse_inputs
 from quizkit.outputs.writer import resolve as resolve_output
+from quizkit.reporters import parse_reports
 from quizkit.reporters.base import Reporter
 from quizkit.settings.config import ConfigError, ConfigSource, Rules, Settings, resolve
 
@@ -65,7 +67,8 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
              reporter: Reporter | None = None, notes: Notes | None = None,
              scheduler: str | None = None, schemas: SchemaBook | None = None,
              cache_dir: str | os.PathLike[str] | None = None,
-             cache: bool | None = None) -> Report:
+             cache: bool | None = None, history: str | os.PathLike[str] | None = None,
+             dataset: str | None = None) -> Report:
     """Validate files, directories or ``s3://`` URLs (``-`` reads stdin) and return the
     :class:`Report`. ``scheduler`` (``tcp://host:8786``) checks the files on that Dask
     cluster (:mod:`quizkit.cluster.checking`; the cross-file checks still run here).
@@ -89,6 +92,11 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
     ``cache-dir`` names its directory: unlike the CLI, the API writes no cache in the current
     directory unasked. ``cache=True`` uses it as the CLI does (there by default),
     ``cache=False`` turns it off (``--no-cache``).
+
+    ``history`` (a DuckDB file or a folder of Parquet files, local or ``s3://``) records the
+    run under ``dataset`` (default: the inputs' common path) with the findings of each rule
+    (docs/history.md); a location that is not a history raises
+    :class:`~quizkit.history.history_store.HistoryError` before the run.
     """
     s = settings(config, kind=kind, profile=profile, select=select, ignore=ignore,
                  severity=severity, fail_on=fail_on, exclude=exclude,
@@ -96,11 +104,18 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
                  max_decompressed_size=max_decompressed_size, max_depth=max_depth,
                  max_findings=max_findings, baseline=baseline, write_baseline=write_baseline,
                  cache_dir=cache_dir)
-    return run_validation(
+    paths = path_list(paths)
+    recording = begin(history, dataset, paths, inputs=s.files_read,
+                      outputs=[*(spec.path for spec in parse_reports(format, output, reports)),
+                               s.write_baseline])
+    report = run_validation(
         paths, s, format=format, output=output, reports=reports, color=color, show=show,
         quiet=quiet, verbose=verbose, progress=progress, reporter=reporter, notes=notes,
         cluster=partial(checking, scheduler) if scheduler else None,
         stdin_format=stdin_format, schemas=schemas, cache=cache)
+    if recording is not None:
+        recording.finish(report, s.exit_code(report))
+    return report
 
 
 def schema_book(profile: str | os.PathLike[str] | None = None) -> SchemaBook:

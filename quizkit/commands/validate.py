@@ -9,6 +9,7 @@ import click
 
 from quizkit import api
 from quizkit.commands.exit_policy import input_errors
+from quizkit.commands.history_options import history_errors, history_options
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, rule_options
@@ -53,6 +54,7 @@ from quizkit.commands.walk_options import stdin_option, walk_options
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
 @progress_option
+@history_options
 @walk_options
 @stdin_option
 @limit_options
@@ -62,7 +64,7 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
              stdin_format: str, profile: str | None,
              jobs: int | None, reports: tuple[str, ...], color: str, show: str,
              scheduler: str | None, cache_dir: str | None, no_cache: bool, quiet: bool,
-             verbose: bool, progress: bool | None,
+             verbose: bool, progress: bool | None, history: str | None, dataset: str | None,
              max_file_size: int, max_decompressed_size: int, max_depth: int,
              max_findings: int,
              config_file: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
@@ -74,7 +76,7 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
     configuration error, a path that does not exist; 3 an input could not be read or parsed
     (unless the --baseline holds its finding).
     """
-    with config_errors():
+    with config_errors(), history_errors():
         settings = api.settings(
             config_file, kind=kind, profile=profile, select=select, ignore=ignore,
             severity=severity, fail_on=fail_on, exclude=exclude, include_hidden=include_hidden,
@@ -88,7 +90,8 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
                     paths, config=settings, format=fmt, output=output, reports=reports,
                     color=color, show=show, quiet=quiet, verbose=verbose, progress=progress,
                     notes=lambda line: click.echo(line, err=True), scheduler=scheduler,
-                    stdin_format=stdin_format, cache=not no_cache)
+                    stdin_format=stdin_format, cache=not no_cache, history=history,
+                    dataset=dataset)
         except (api.ClusterError, api.WaitTimeout, api.WorkersError) as exc:
             api.exits.stop(str(exc), api.exits.USAGE)
     sys.exit(settings.exit_code(report))
