@@ -135,6 +135,35 @@ def test_per_path_ignores(tmp_path):
     assert report["findings"] == [] and code == 0
 
 
+def test_per_path_ignores_are_gitignore_patterns(tmp_path):
+    """As ``--exclude``: ``*`` stops at ``/`` and ``**`` crosses it; a pattern without ``/``
+    matches a name at any depth; one naming a directory covers what is below it."""
+    deep = tmp_path / "work" / "sub" / "deeper"
+    deep.mkdir(parents=True)
+    shutil.copy(BANNER, deep / BANNER.name)
+
+    def found(table: str) -> set[str]:
+        (tmp_path / "quizkit.toml").write_text(f"[per-path-ignores]\n{table}")
+        _, report, err = run(tmp_path, "sub", files=(BANNER,))
+        assert report is not None, err
+        return {f["path"] for f in report["findings"]}
+
+    everything = {BANNER.name, f"sub/deeper/{BANNER.name}"}
+    assert found('"work/*.json" = ["T"]\n') == {f"sub/deeper/{BANNER.name}"}
+    assert found('"work/*/*.json" = ["T"]\n') == everything
+    assert found('"work/**/*.json" = ["T"]\n') == set()
+    assert found('"banner-*.json" = ["T"]\n') == set()
+    assert found('"work/sub" = ["T"]\n') == {BANNER.name}
+    assert found('"deeper/" = ["T"]\n') == {BANNER.name}
+    assert found('"*/deeper/*" = ["T"]\n') == {BANNER.name}
+
+
+def test_a_negated_per_path_ignore_is_refused(tmp_path):
+    (tmp_path / "quizkit.toml").write_text('[per-path-ignores]\n"!keep.json" = ["T"]\n')
+    code, _, err = run(tmp_path, files=(BANNER,))
+    assert code == 2 and "negation" in err
+
+
 @pytest.mark.parametrize(("content", "needle"), [
     ('selekt = ["S"]\n', "'selekt'"),
     ('ignore = ["unknown-feild"]\n', "'unknown-feild'"),
