@@ -10,17 +10,13 @@ from typing import Any
 
 import click
 
-from quizkit.catalog import exits
-from quizkit.checks.input_report import InputReport
-from quizkit.inputs.sources import MissingPath
-from quizkit.inputs.walk import PatternError
-from quizkit.settings.config import SEVERITIES
+from quizkit import api
 
 
 def fail_on_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``--fail-on LEVEL`` of every command that reports findings (it gets ``fail_on``): the
     same levels, default and exit code 1 everywhere."""
-    return click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
+    return click.option("--fail-on", type=click.Choice(api.SEVERITIES), default=None,
                         help="Exit 1 when there are findings of this severity or worse "
                              "[default: the config's fail-on, else error].")(fn)
 
@@ -31,13 +27,13 @@ def input_errors() -> Iterator[None]:
     with one line."""
     try:
         yield
-    except MissingPath as exc:
-        exits.stop(exits.no_such_path(str(exc)), exits.USAGE)
-    except PatternError as exc:
-        exits.stop(str(exc), exits.USAGE)
+    except api.MissingPath as exc:
+        api.exits.stop(api.exits.no_such_path(str(exc)), api.exits.USAGE)
+    except api.PatternError as exc:
+        api.exits.stop(str(exc), api.exits.USAGE)
 
 
-def end_with(inputs: InputReport) -> None:
+def end_with(inputs: api.InputReport) -> None:
     """Report the inputs that could not be read on stderr, and exit as the policy says."""
     for line in inputs.lines():
         click.echo(line, err=True)
