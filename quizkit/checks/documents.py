@@ -63,7 +63,7 @@ def iter_documents(sources: Iterable[Source], skipped: SkippedInputs | None = No
             continue
         units = line_units(prepared) if source.holds_lines(data) else [(None, prepared)]
         for record, chunk in units:
-            doc, problems = intake.parse(chunk)
+            doc, problems = intake.value(chunk)
             if doc is intake.UNREAD:
                 where = source.display if record is None else f"{source.display}:{record}"
                 reason = problems[0].message if problems else "not JSON"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Iterable
 from contextlib import ExitStack
@@ -65,7 +64,9 @@ def diff(old: str, new: str, *, exclude: Iterable[str] = (), include_hidden: boo
     with ExitStack() as stack:
         work = stack.enter_context(tempfile.TemporaryDirectory(prefix="quizkit-diff-"))
         client = stack.enter_context(cluster.connect(scheduler)) if scheduler else None
-        con = connect(os.path.join(work, "diff.duckdb"))
+        # In memory: nothing here is kept, and DuckDB spills to ``configured``'s directory
+        # beyond the memory limit (a database file would write every row once more).
+        con = connect()
         try:
             with configured(con, memory_limit=memory_limit, threads=threads):
                 # Every ordering the reports need is asked for; DuckDB may spare memory.
