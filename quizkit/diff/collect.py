@@ -23,6 +23,7 @@ import xxhash
 from quizkit.checks.documents import SkippedInputs, iter_documents
 from quizkit.cluster import checking as cluster
 from quizkit.diff.records import MEASURES, Record, records
+from quizkit.inputs import remote
 from quizkit.inputs.sources import Source
 from quizkit.model.kinds import detect_kind
 from quizkit.outputs.interrupts import worker_started
@@ -97,7 +98,8 @@ def _expand(kind: str, doc: Any, anonymous: str) -> list[Record]:
 
 def collect(con: duckdb.DuckDBPyConnection, side: int, sources: list[Source],
             skipped: SkippedInputs, work: str, jobs: int | None = None,
-            client: Any | None = None) -> None:
+            client: Any | None = None, copied: set[str] | frozenset[str] = frozenset()
+            ) -> None:
     """Every record of ``sources`` into the table ``records`` as ``side`` (0 old, 1 new);
     what could not be read goes to ``skipped``. ``work`` is a private directory for the
     batches on their way into DuckDB.
@@ -105,8 +107,10 @@ def collect(con: duckdb.DuckDBPyConnection, side: int, sources: list[Source],
     ``jobs`` processes read parts of the sources (default: the number of cores), each
     writing its rows to staging files inserted here in order. With ``client`` (a Dask
     client), the cluster's workers read the parts themselves and send back only the rows.
+    The sources named in ``copied`` are not read (their rows are in: :func:`copy_unchanged`).
     """
     relative = _relative_names(sources)
+    sources = [s for s in sources if s.display not in copied]
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(sources) // 16 or 1))
     size = CLUSTER_PART if client is not None else -(-len(sources) // (jobs * 4)) or 1
     parts = [(side, sources[i:i + size], {s.display: relative.get(s.display, s.display)
@@ -123,6 +127,52 @@ def collect(con: duckdb.DuckDBPyConnection, side: int, sources: list[Source],
     else:
         with ProcessPoolExecutor(jobs, initializer=worker_started) as pool:
             _gather(con, pool.map(_part, parts), skipped)
+
+
+def copy_unchanged(con: duckdb.DuckDBPyConnection, sources: list[Source], before: list[Source],
+                   failed_before: Iterable[str]) -> set[str]:
+    """The names of the new side's ``sources`` that need no reading. A local file whose bytes
+    equal those of the old side's file of the same name (each relative to its side's inputs),
+    read there without a failure, holds the same records: its rows are the old file's,
+    copied here in SQL."""
+    failed = {name for f in failed_before for name in (f, f.rpartition(":")[0])}
+    old_names = _relative_names(before)
+    old = {old_names.get(s.display, s.display): s for s in before
+           if _local(s) and s.display not in failed}
+    new_names = _relative_names(sources)
+    same: list[tuple[str, str]] = []
+    for source in sources:
+        match = old.get(new_names.get(source.display, source.display))
+        if match is not None and _local(source) and match.is_lines == source.is_lines and \
+                _same_bytes(match.path, source.path):
+            same.append((match.display, source.display))
+    if same:
+        olds, news = (list(names) for names in zip(*same, strict=True))
+        copied = ", ".join({"side": "1", "file": "s.new"}.get(c, f"r.{c}") for c in COLUMNS)
+        con.execute(f"INSERT INTO records SELECT {copied} FROM records r JOIN "
+                    f"(SELECT unnest(?) AS old, unnest(?) AS new) s ON r.file = s.old "
+                    f"WHERE r.side = 0", [olds, news])
+    return {new for _, new in same}
+
+
+def _local(source: Source) -> bool:
+    return not source.is_stdin and source.error is None and not remote.is_url(source.path)
+
+
+def _same_bytes(a: str, b: str, chunk: int = 1 << 20) -> bool:
+    """Whether the files ``a`` and ``b`` hold the same bytes (False when one cannot be read)."""
+    try:
+        if os.path.getsize(a) != os.path.getsize(b):
+            return False
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            while True:
+                block = fa.read(chunk)
+                if block != fb.read(chunk):
+                    return False
+                if not block:
+                    return True
+    except OSError:
+        return False
 
 
 #: Document numbers reserved per source (a later document of a side wins a tie).

@@ -21,6 +21,7 @@ from quizkit.diff.detail import detailed
 from quizkit.diff.records import TABLES
 from quizkit.diff.result import DiffResult, parse_threshold
 from quizkit.inputs import remote
+from quizkit.inputs.sources import Source
 from quizkit.settings.config import ConfigError
 
 
@@ -88,6 +89,7 @@ def _read_sides(con: duckdb.DuckDBPyConnection, paths: tuple[str, str],
     """Both sides into ``records``; the inputs that could not be read, per side."""
     unreadable = []
     table_sides = [tables.is_tables(p) for p in paths]
+    before: list[Source] = []
     for side, path in enumerate(paths):
         name = ("old", "new")[side]
         if any(table_sides):
@@ -97,6 +99,9 @@ def _read_sides(con: duckdb.DuckDBPyConnection, paths: tuple[str, str],
             continue
         skipped = SkippedInputs()
         sources = expand_paths([path], exclude, include_hidden, notes=notes)
-        collect.collect(con, side, sources, skipped, work, jobs, client)
+        copied = collect.copy_unchanged(con, sources, before, (p for _, p, _ in unreadable)) \
+            if side else set()
+        collect.collect(con, side, sources, skipped, work, jobs, client, copied)
         unreadable += [(name, p, r) for p, r in skipped.failed()]
+        before = sources
     return unreadable
