@@ -11,10 +11,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 
 from quizkit.catalog.findings import Report
-from quizkit.checks.runner import Notes, Size, limits_of
+from quizkit.checks.quarantine import Quarantine
+from quizkit.checks.runner import Notes, Size, limits_of, path_list
 from quizkit.checks.runner import run as run_validation
 from quizkit.cluster.checking import checking
+from quizkit.history.recording import begin
 from quizkit.model.schemas import SchemaBook
+from quizkit.reporters import parse_reports
 from quizkit.reporters.base import Reporter
 from quizkit.settings.config import ConfigSource, Rules, resolve
 
@@ -34,7 +37,10 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
              quiet: bool = True, verbose: bool = False, progress: bool | None = None,
              reporter: Reporter | None = None, notes: Notes | None = None,
              scheduler: str | None = None, schemas: SchemaBook | None = None,
-             cache_dir: str | os.PathLike[str] | None = None, no_cache: bool = False) -> Report:
+             cache_dir: str | os.PathLike[str] | None = None, no_cache: bool = False,
+             history: str | os.PathLike[str] | None = None, dataset: str | None = None,
+             write_valid: str | os.PathLike[str] | None = None,
+             write_invalid: str | os.PathLike[str] | None = None) -> Report:
     """Validate files, directories or ``s3://`` URLs (``-`` reads stdin) and return the
     :class:`Report`. ``scheduler`` (``tcp://host:8786``) checks the files on that Dask
     cluster (:mod:`quizkit.cluster.checking`; the cross-file checks still run here).
@@ -55,14 +61,31 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
     The result cache (docs/performance.md) is used when ``cache_dir`` or the configuration's
     ``cache-dir`` names its directory: unlike the CLI, the API writes no cache in the current
     directory unasked. ``no_cache=True`` turns it off.
+
+    ``history`` (a DuckDB file or a folder of Parquet files, local or ``s3://``) records the
+    run under ``dataset`` (default: the inputs' common path) with the findings of each rule
+    (docs/history.md); a location that is not a history raises
+    :class:`~quizkit.history.history_store.HistoryError` before the run.
+    ``write_valid`` and ``write_invalid`` split JSON Lines input: each line, byte for byte, to
+    the one or the other (invalid: a finding at or above ``fail_on`` on its record).
     """
     s = resolve(
         config, kind=kind, profile=profile, select=select, ignore=ignore, severity=severity,
         fail_on=fail_on, exclude=exclude, include_hidden=include_hidden, jobs=jobs,
         limits=limits_of(max_file_size, max_decompressed_size, max_depth, max_findings),
         baseline=baseline, write_baseline=write_baseline, cache_dir=cache_dir)
-    return run_validation(
+    paths = path_list(paths)
+    recording = begin(history, dataset, paths, inputs=s.files_read,
+                      outputs=[*(spec.path for spec in parse_reports(format, output, reports)),
+                               s.write_baseline, write_valid, write_invalid])
+    quarantine = Quarantine(write_valid, write_invalid, s.fail_on) \
+        if write_valid is not None or write_invalid is not None else None
+    report = run_validation(
         paths, s, format=format, output=output, reports=reports, color=color, show=show,
         quiet=quiet, verbose=verbose, progress=progress, reporter=reporter, notes=notes,
         cluster=partial(checking, scheduler) if scheduler else None,
-        stdin_format=stdin_format, schemas=schemas, cache=False if no_cache else None)
+        stdin_format=stdin_format, schemas=schemas, cache=False if no_cache else None,
+        quarantine=quarantine)
+    if recording is not None:
+        recording.finish(report, s.exit_code(report))
+    return report

@@ -11,18 +11,21 @@ import click
 from quizkit.catalog import exits
 from quizkit.checks import runner
 from quizkit.checks.engine import WorkersError
+from quizkit.checks.quarantine import Quarantine
 from quizkit.cluster.checking import ClusterError, checking
 from quizkit.commands.exit_policy import input_errors
+from quizkit.commands.history_options import history_errors, history_options
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, rule_options
 from quizkit.commands.wait_option import scheduler_address, wait_option
 from quizkit.commands.walk_options import stdin_option, walk_options
+from quizkit.history.recording import begin
 from quizkit.inputs.bounds import MAX_JOBS
 from quizkit.inputs.limits import Limits
 from quizkit.inputs.waits import WaitTimeout
 from quizkit.model.entities import KIND_NAMES
-from quizkit.reporters import REPORTERS
+from quizkit.reporters import REPORTERS, parse_reports
 from quizkit.reporters.text import COLOR_CHOICES
 from quizkit.settings.config import SEVERITIES, resolve
 
@@ -47,6 +50,12 @@ from quizkit.settings.config import SEVERITIES, resolve
                    "1 for stdin].")
 @click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
               help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
+@click.option("--write-valid", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write each line of the JSON Lines input with no finding at or above "
+                   "--fail-on to this file, byte for byte (docs/history.md).")
+@click.option("--write-invalid", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write each line of the JSON Lines input with a finding at or above "
+                   "--fail-on to this file, byte for byte.")
 @click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
               help="Colour the text report: auto colours on a terminal unless NO_COLOR is set.")
 @click.option("--show", type=click.Choice(SEVERITIES), default="info", show_default=True,
@@ -64,6 +73,7 @@ from quizkit.settings.config import SEVERITIES, resolve
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
 @click.option("-v", "--verbose", is_flag=True, help="List every file checked on stderr.")
 @progress_option
+@history_options
 @walk_options
 @stdin_option
 @limit_options
@@ -71,9 +81,10 @@ from quizkit.settings.config import SEVERITIES, resolve
 def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | None,
              fail_on: str | None, exclude: tuple[str, ...], include_hidden: bool,
              stdin_format: str, profile: str | None,
-             jobs: int | None, reports: tuple[str, ...], color: str, show: str,
+             jobs: int | None, reports: tuple[str, ...], write_valid: str | None,
+             write_invalid: str | None, color: str, show: str,
              scheduler: str | None, cache_dir: str | None, no_cache: bool, quiet: bool,
-             verbose: bool, progress: bool | None,
+             verbose: bool, progress: bool | None, history: str | None, dataset: str | None,
              limits: Limits,
              config_file: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
              severity: tuple[str, ...], baseline_file: Path | None,
@@ -84,12 +95,17 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
     configuration error, a path that does not exist; 3 an input could not be read or parsed
     (unless the --baseline holds its finding).
     """
-    with config_errors():
+    with config_errors(), history_errors():
         settings = resolve(config_file, kind=kind, profile=profile, select=select,
                            ignore=ignore, severity=severity, fail_on=fail_on, exclude=exclude,
                            include_hidden=include_hidden, jobs=jobs, limits=limits,
                            baseline=baseline_file,
                            write_baseline=write_baseline, cache_dir=cache_dir)
+        recording = begin(history, dataset, paths, inputs=settings.files_read,
+                          outputs=[*(spec.path for spec in parse_reports(fmt, output, reports)),
+                                   settings.write_baseline, write_valid, write_invalid])
+        quarantine = Quarantine(write_valid, write_invalid, settings.fail_on) \
+            if write_valid or write_invalid else None
         try:
             with input_errors():
                 report = runner.run(
@@ -97,7 +113,10 @@ def validate(paths: tuple[str, ...], kind: str | None, fmt: str, output: str | N
                     color=color, show=show, quiet=quiet, verbose=verbose, progress=progress,
                     notes=lambda line: click.echo(line, err=True),
                     cluster=partial(checking, scheduler) if scheduler else None,
-                    stdin_format=stdin_format, cache=not no_cache)
+                    stdin_format=stdin_format, cache=not no_cache, quarantine=quarantine)
         except (ClusterError, WaitTimeout, WorkersError) as exc:
             exits.stop(str(exc), exits.USAGE)
-    sys.exit(settings.exit_code(report))
+        code = settings.exit_code(report)
+        if recording is not None:
+            recording.finish(report, code)
+    sys.exit(code)
