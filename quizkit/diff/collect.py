@@ -96,49 +96,53 @@ def _expand(kind: str, doc: Any, anonymous: str) -> list[Record]:
     return records(kind, doc, anonymous)
 
 
-def collect(con: duckdb.DuckDBPyConnection, side: int, sources: list[Source],
-            skipped: SkippedInputs, work: str, jobs: int | None = None,
-            client: Any | None = None, copied: set[str] | frozenset[str] = frozenset()
-            ) -> None:
-    """Every record of ``sources`` into the table ``records`` as ``side`` (0 old, 1 new);
-    what could not be read goes to ``skipped``. ``work`` is a private directory for the
-    batches on their way into DuckDB.
+#: One side to read: (0 old or 1 new, its sources, what could not be read goes here, the
+#: names of sources not to read).
+Side = tuple[int, list[Source], SkippedInputs, "set[str] | frozenset[str]"]
 
-    ``jobs`` processes read parts of the sources (default: the number of cores), each
-    writing its rows to staging files inserted here in order. With ``client`` (a Dask
-    client), the cluster's workers read the parts themselves and send back only the rows.
-    The sources named in ``copied`` are not read (their rows are in: :func:`copy_unchanged`).
+
+def collect(con: duckdb.DuckDBPyConnection, sides: list[Side], work: str,
+            jobs: int | None = None, client: Any | None = None) -> None:
+    """Every record of each side's sources into the table ``records``; ``work`` is a private
+    directory for the batches on their way into DuckDB.
+
+    ``jobs`` processes read parts of the sources of both sides at once (default: the number
+    of cores), each writing its rows to staging files inserted here in order. With ``client``
+    (a Dask client), the cluster's workers read the parts themselves and send back only the
+    rows. The sources a side names as not to read are left out (:func:`unchanged`).
     """
-    relative = _relative_names(sources)
-    sources = [s for s in sources if s.display not in copied]
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(sources) // 16 or 1))
-    size = CLUSTER_PART if client is not None else -(-len(sources) // (jobs * 4)) or 1
-    parts = [(side, sources[i:i + size], {s.display: relative.get(s.display, s.display)
-                                          for s in sources[i:i + size]},
-              i * DOCS_PER_SOURCE, os.path.join(work, f"side{side}-{i}"))
-             for i in range(0, len(sources), size)]
+    cores = jobs or os.cpu_count() or 1
+    parts: list[_Part] = []
+    skipped: dict[int, SkippedInputs] = {}
+    for side, all_sources, side_skipped, leave in sides:
+        skipped[side] = side_skipped
+        relative = _relative_names(all_sources)
+        sources = [s for s in all_sources if s.display not in leave]
+        side_jobs = max(1, min(cores, len(sources) // 16 or 1))
+        size = CLUSTER_PART if client is not None else -(-len(sources) // (side_jobs * 4)) or 1
+        parts += [(side, sources[i:i + size], {s.display: relative.get(s.display, s.display)
+                                               for s in sources[i:i + size]},
+                   i * DOCS_PER_SOURCE, os.path.join(work, f"side{side}-{i}"))
+                  for i in range(0, len(sources), size)]
+    sides_of = [part[0] for part in parts]
     if client is not None:
-        staged = (( [_staged_bytes(data, prefix)], part_skipped)
+        staged = (([_staged_bytes(data, prefix)], part_skipped)
                   for (data, part_skipped), (*_, prefix) in
                   zip(cluster.ordered(client, part_rows, parts), parts, strict=True))
-        _gather(con, staged, skipped)
-    elif jobs == 1:
-        _gather(con, map(_part, parts), skipped)
+        _gather(con, staged, sides_of, skipped)
+    elif min(cores, len(parts)) <= 1:
+        _gather(con, map(_part, parts), sides_of, skipped)
     else:
-        with ProcessPoolExecutor(jobs, initializer=worker_started) as pool:
-            _gather(con, pool.map(_part, parts), skipped)
+        with ProcessPoolExecutor(min(cores, len(parts)), initializer=worker_started) as pool:
+            _gather(con, pool.map(_part, parts), sides_of, skipped)
 
 
-def copy_unchanged(con: duckdb.DuckDBPyConnection, sources: list[Source], before: list[Source],
-                   failed_before: Iterable[str]) -> set[str]:
-    """The names of the new side's ``sources`` that need no reading. A local file whose bytes
-    equal those of the old side's file of the same name (each relative to its side's inputs),
-    read there without a failure, holds the same records: its rows are the old file's,
-    copied here in SQL."""
-    failed = {name for f in failed_before for name in (f, f.rpartition(":")[0])}
+def unchanged(sources: list[Source], before: list[Source]) -> list[tuple[str, str]]:
+    """(old name, new name) of each local file of the new side's ``sources`` whose bytes
+    equal those of the old side's file of the same name (each relative to its side's
+    inputs): it holds the same records (:func:`copy_rows`)."""
     old_names = _relative_names(before)
-    old = {old_names.get(s.display, s.display): s for s in before
-           if _local(s) and s.display not in failed}
+    old = {old_names.get(s.display, s.display): s for s in before if _local(s)}
     new_names = _relative_names(sources)
     same: list[tuple[str, str]] = []
     for source in sources:
@@ -146,13 +150,18 @@ def copy_unchanged(con: duckdb.DuckDBPyConnection, sources: list[Source], before
         if match is not None and _local(source) and match.is_lines == source.is_lines and \
                 _same_bytes(match.path, source.path):
             same.append((match.display, source.display))
+    return same
+
+
+def copy_rows(con: duckdb.DuckDBPyConnection, same: list[tuple[str, str]]) -> None:
+    """The old side's rows of each (old file, new file) of ``same`` copied as the new side's
+    rows of the new file."""
     if same:
         olds, news = (list(names) for names in zip(*same, strict=True))
         copied = ", ".join({"side": "1", "file": "s.new"}.get(c, f"r.{c}") for c in COLUMNS)
         con.execute(f"INSERT INTO records SELECT {copied} FROM records r JOIN "
                     f"(SELECT unnest(?) AS old, unnest(?) AS new) s ON r.file = s.old "
                     f"WHERE r.side = 0", [olds, news])
-    return {new for _, new in same}
 
 
 def _local(source: Source) -> bool:
@@ -261,12 +270,13 @@ def _staged_bytes(data: bytes, prefix: str) -> str:
 
 
 def _gather(con: duckdb.DuckDBPyConnection, done: Iterable[tuple[list[str], SkippedInputs]],
-            skipped: SkippedInputs) -> None:
-    for files, part_skipped in done:
+            sides_of: list[int], by_side: dict[int, SkippedInputs]) -> None:
+    for (files, part_skipped), side in zip(done, sides_of, strict=True):
         for path in files:
             if os.path.getsize(path):
                 _read_staged(con, path)
             os.unlink(path)
+        skipped = by_side[side]
         skipped.unreadable += part_skipped.unreadable
         skipped.unparseable += part_skipped.unparseable
         skipped.unknown_kind += part_skipped.unknown_kind

@@ -21,7 +21,6 @@ from quizkit.diff.detail import detailed
 from quizkit.diff.records import TABLES
 from quizkit.diff.result import DiffResult, parse_threshold
 from quizkit.inputs import remote
-from quizkit.inputs.sources import Source
 from quizkit.settings.config import ConfigError
 
 
@@ -87,21 +86,30 @@ def _read_sides(con: duckdb.DuckDBPyConnection, paths: tuple[str, str],
                 exclude: Iterable[str], include_hidden: bool, work: str, notes: Notes | None,
                 jobs: int | None, client: Any) -> list[tuple[str, str, str]]:
     """Both sides into ``records``; the inputs that could not be read, per side."""
+    names = ("old", "new")
     unreadable = []
-    table_sides = [tables.is_tables(p) for p in paths]
-    before: list[Source] = []
-    for side, path in enumerate(paths):
-        name = ("old", "new")[side]
-        if any(table_sides):
+    if any(tables.is_tables(p) for p in paths):
+        for side, path in enumerate(paths):
             problems = tables.collect(con, side, path, work, exclude=exclude,
                                       include_hidden=include_hidden)
-            unreadable += [(name, p, r) for p, r in problems]
-            continue
-        skipped = SkippedInputs()
-        sources = expand_paths([path], exclude, include_hidden, notes=notes)
-        copied = collect.copy_unchanged(con, sources, before, (p for _, p, _ in unreadable)) \
-            if side else set()
-        collect.collect(con, side, sources, skipped, work, jobs, client, copied)
-        unreadable += [(name, p, r) for p, r in skipped.failed()]
-        before = sources
+            unreadable += [(names[side], p, r) for p, r in problems]
+        return unreadable
+    old, new = (expand_paths([p], exclude, include_hidden, notes=notes) for p in paths)
+    same = collect.unchanged(new, old)
+    skipped = (SkippedInputs(), SkippedInputs())
+    collect.collect(con, [(0, old, skipped[0], frozenset()),
+                          (1, new, skipped[1], {n for _, n in same})], work, jobs, client)
+    # A file unchanged but not read without a failure on the old side is read on the new.
+    failed = {name for f, _ in skipped[0].failed() for name in (f, f.rpartition(":")[0])}
+    again = {n for o, n in same if o in failed}
+    collect.copy_rows(con, [(o, n) for o, n in same if n not in again])
+    if again:
+        collect.collect(con, [(1, new, skipped[1], {s.display for s in new} - again)], work,
+                        jobs, client)
+        order = {s.display: i for i, s in enumerate(new)}
+        for failures in (skipped[1].unreadable, skipped[1].unparseable):
+            failures.sort(key=lambda f: order.get(f[0], order.get(f[0].rpartition(":")[0],
+                                                                  len(order))))
+    for side, side_skipped in enumerate(skipped):
+        unreadable += [(names[side], p, r) for p, r in side_skipped.failed()]
     return unreadable
