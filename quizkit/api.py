@@ -22,17 +22,20 @@ raises :class:`~quizkit.inputs.sources.MissingPath`; a bad report format or file
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import duckdb
 import orjson
 
 from quizkit.analysis import summaries
+from quizkit.analysis.check_run import FAILURES_LIMIT, CheckResult, run_check
 from quizkit.analysis.connect import DatabaseError, connect, lock_down, one_line
 from quizkit.analysis.dataset import open_dataset
 from quizkit.analysis.export import export_parquet, export_targets, foreign_tables
@@ -81,14 +84,16 @@ from quizkit.rules import REGISTRY
 from quizkit.settings.config import ConfigError, ConfigSource, Settings
 from quizkit.validation import validate
 
-__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigError",
-           "DiffResult", "Exported", "LoadResult", "charts", "diff", "editor_settings", "export",
+__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "CheckResult",
+           "ConfigError", "DiffResult", "Exported", "LoadResult", "charts", "check", "diff",
+           "editor_settings", "export",
            "export_schemas", "generate", "infer", "load", "query", "read_profile_file", "rules",
            "schema", "schema_book", "schemas", "settings", "summary", "validate"]
 
 #: (command, CLI option or argument) → API parameter, where the names differ.
 CLI_RENAMES: dict[tuple[str, str], str] = {
     ("validate", "report"): "reports",
+    ("check", "report"): "reports",
     ("diff", "report"): "reports",
     ("rules", "rule_id"): "rule",
     ("schema list", "all"): "records",
@@ -101,8 +106,9 @@ CLI_ONLY: dict[tuple[str, str], str] = {
     ("load", "progress"): "the CLI's progress line; the API reports each batch to on_batch",
     ("export", "quiet"): "only silences the list of files the command prints",
     **{(name, "isolated"): "config=False"
-       for name in ("validate", "load", "query", "enums infer", "summary all", "summary charts",
-                    "summary overview", "summary sizes", "summary starts")},
+       for name in ("validate", "check", "rules", "load", "query", "enums infer",
+                    "summary all", "summary charts", "summary overview", "summary sizes",
+                    "summary starts")},
 }
 
 
@@ -510,16 +516,39 @@ def export_schemas(out: str | os.PathLike[str], *,
     return written, tuple(name for name, _ in loaded.enums)
 
 
-def rules(rule: str | None = None, *, format: str = "text") -> str:
-    """The rule catalog, or one rule explained, as text, JSON or Markdown (``quizkit rules``)."""
+def rules(rule: str | None = None, *, format: str = "text", config: ConfigSource = None) -> str:
+    """The rule catalog, or one rule explained, as text, JSON or Markdown (``quizkit rules``),
+    with the team's checks of the configuration (``config`` as for :func:`validate`)."""
     if format not in rule_docs.FORMATS:
         raise ConfigError(f"unknown format {format!r} (use {', '.join(rule_docs.FORMATS)})")
+    team = settings(config).team_rules
     if rule is None:
-        return rule_docs.render(REGISTRY.rules, format)
+        return rule_docs.render([*REGISTRY.rules, *team], format)
+    found = [r for r in team if rule in (r.name, r.code, r.code.lower())]
     try:
-        return rule_docs.render_one(REGISTRY.get(rule), format)
+        return rule_docs.render_one(found[0] if found else REGISTRY.get(rule), format)
     except KeyError:
         raise ConfigError(f"no rule {rule!r} (see `quizkit rules`)") from None
+
+
+def check(paths: Iterable[str] | str = (), *, db: str | os.PathLike[str] | None = None,
+          parquet: str | os.PathLike[str] | None = None,
+          store_failures: str | os.PathLike[str] | None = None,
+          failures_limit: int = FAILURES_LIMIT, **options: object) -> CheckResult:
+    """The document rules and the configuration's own checks (``quizkit check``) over
+    ``paths``, or the team's checks over ``db`` or the dataset ``parquet``; ``options`` are
+    :func:`validate`'s. ``store_failures``: a directory for each ``sql`` check's failing
+    rows (``CODE.parquet``, at most ``failures_limit``). ``CheckResult.report`` is the one
+    report; the exit code is ``settings(...).exit_code(result.report)``."""
+    return validate(paths, run=partial(  # type: ignore[arg-type, return-value]
+        run_check, db=db, parquet=parquet, store_failures=store_failures,
+        failures_limit=failures_limit), **options)
+
+
+check.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
+    *(p for p in inspect.signature(check).parameters.values() if p.name != "options"),
+    *(p for p in inspect.signature(validate).parameters.values()
+      if p.name not in ("paths", "run"))])
 
 
 def generate(out: str | os.PathLike[str], *, packages: int = 100, seed: int = 0,
@@ -538,7 +567,8 @@ def generate(out: str | os.PathLike[str], *, packages: int = 100, seed: int = 0,
 
 #: Each CLI command → its API function (the test of options walks this).
 COMMANDS: dict[str, Callable[..., object]] = {
-    "validate": validate, "diff": diff, "load": load, "query": query, "export": export,
+    "validate": validate, "check": check, "diff": diff, "load": load, "query": query,
+    "export": export,
     "summary sizes": summary, "summary starts": summary, "summary overview": summary,
     "summary all": summary, "summary charts": charts,
     "enums infer": infer, "rules": rules, "samples generate": generate,

@@ -7,8 +7,9 @@ never imports the analysis side (DuckDB): ``quizkit validate`` starts fast.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
+from typing import Any
 
 from quizkit.catalog.findings import Report
 from quizkit.checks.runner import Notes, Size, limits_of
@@ -34,7 +35,8 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
              quiet: bool = True, verbose: bool = False, progress: bool | None = None,
              reporter: Reporter | None = None, notes: Notes | None = None,
              scheduler: str | None = None, schemas: SchemaBook | None = None,
-             cache_dir: str | os.PathLike[str] | None = None, no_cache: bool = False) -> Report:
+             cache_dir: str | os.PathLike[str] | None = None, no_cache: bool = False,
+             run: Callable[..., Any] = run_validation) -> Report:
     """Validate files, directories or ``s3://`` URLs (``-`` reads stdin) and return the
     :class:`Report`. ``scheduler`` (``tcp://host:8786``) checks the files on that Dask
     cluster (:mod:`quizkit.cluster.checking`; the cross-file checks still run here).
@@ -55,13 +57,16 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
     The result cache (docs/performance.md) is used when ``cache_dir`` or the configuration's
     ``cache-dir`` names its directory: unlike the CLI, the API writes no cache in the current
     directory unasked. ``no_cache=True`` turns it off.
+
+    ``run`` is what runs with the resolved settings (:func:`quizkit.checks.runner.run`;
+    ``quizkit.api.check`` gives the run of ``quizkit check``, which also takes its options).
     """
     s = resolve(
         config, kind=kind, profile=profile, select=select, ignore=ignore, severity=severity,
         fail_on=fail_on, exclude=exclude, include_hidden=include_hidden, jobs=jobs,
         limits=limits_of(max_file_size, max_decompressed_size, max_depth, max_findings),
         baseline=baseline, write_baseline=write_baseline, cache_dir=cache_dir)
-    return run_validation(
+    return run(
         paths, s, format=format, output=output, reports=reports, color=color, show=show,
         quiet=quiet, verbose=verbose, progress=progress, reporter=reporter, notes=notes,
         cluster=partial(checking, scheduler) if scheduler else None,

@@ -27,7 +27,7 @@ from quizkit.analysis.connect import connect, lock_down, one_line, run
 from quizkit.analysis.tables import TABLES
 from quizkit.catalog.findings import Finding, Severity, cut, json_text
 from quizkit.settings.config import ConfigError
-from quizkit.settings.team_checks import TeamCheck, Threshold
+from quizkit.settings.team_checks import Limit, TeamCheck
 
 #: Past values of a metric, newest first: ``(name, runs) -> values`` ([] without history).
 Past = Callable[[str, int], list[float]]
@@ -119,7 +119,7 @@ class Outcome:
 
 
 @dataclass(frozen=True)
-class Place:
+class RowPlace:
     """Where a row's finding goes: the inputs by absolute path (as the report names them),
     and the name of what was checked, for findings without a file."""
 
@@ -127,7 +127,7 @@ class Place:
     where: str
 
 
-def run_checks(con: duckdb.DuckDBPyConnection, checks: Sequence[TeamCheck], place: Place, *,
+def run_checks(con: duckdb.DuckDBPyConnection, checks: Sequence[TeamCheck], place: RowPlace, *,
                past: Past | None = None, keep: int = 0) -> Outcome:
     """Run ``checks`` over the tables of ``con`` (fenced here, for good). ``past`` gives
     the history of a metric (change checks); ``keep``: failing rows kept per ``sql`` check
@@ -159,7 +159,7 @@ BATCH = 10_000
 
 
 def _rows(check: TeamCheck, cur: duckdb.DuckDBPyConnection, columns: list[str],
-          place: Place, out: Outcome, keep: int) -> None:
+          place: RowPlace, out: Outcome, keep: int) -> None:
     index = {c: i for i, c in enumerate(columns)}
     kept: list[tuple] = []
     total = 0
@@ -179,7 +179,7 @@ def _text(value: Any) -> str:
 
 
 def _row_finding(check: TeamCheck, row: tuple, index: Mapping[str, int],
-                 place: Place) -> Finding:
+                 place: RowPlace) -> Finding:
     values = {c: row[i] for c, i in index.items()}
     if check.message:
         message = check.message.format_map({c: cut(_text(v)) for c, v in values.items()})
@@ -200,7 +200,7 @@ def _row_finding(check: TeamCheck, row: tuple, index: Mapping[str, int],
                    code=check.code)
 
 
-def _metric(check: TeamCheck, rows: list[tuple], place: Place, out: Outcome,
+def _metric(check: TeamCheck, rows: list[tuple], place: RowPlace, out: Outcome,
             past: Past | None) -> None:
     if len(rows) != 1:
         raise _refused(check, f"a metric gives one row, this query gave {len(rows)}")
@@ -238,7 +238,7 @@ def _metric(check: TeamCheck, rows: list[tuple], place: Place, out: Outcome,
 
 
 def _worst(check: TeamCheck, pct_or_value: float, delta: float
-           ) -> tuple[Severity | None, Threshold | None]:
+           ) -> tuple[Severity | None, Limit | None]:
     """The worst threshold crossed: a percent threshold compares the change in percent, an
     absolute one on a change check the change itself."""
     for level, threshold in ((Severity.ERROR, check.error_if),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from quizkit.cache import ResultCache
 from quizkit.cache import choose as choose_cache_dir
 from quizkit.catalog.display import printable
-from quizkit.catalog.findings import Report
+from quizkit.catalog.findings import Finding, Report
 from quizkit.checks import engine
 from quizkit.checks.baseline import Baseline, Recorder
 from quizkit.inputs.limits import Limits, parse_size
@@ -138,7 +138,7 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         cluster: ClusterOpener | None = None, stdin_format: str = "auto",
         schemas: SchemaBook | None = None,
         check_many: engine.CheckMany | None = None, cache: bool | None = None,
-        sources: list[Source] | None = None) -> Report:
+        sources: list[Source] | None = None, extra: Iterable[Finding] = ()) -> Report:
     """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving);
     ``schemas``: compiled for the settings' profile (default: made for this run).
 
@@ -147,7 +147,8 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     ``cache``: ``True`` uses the result cache (in the settings' ``cache_dir``, else the
     default place), ``None`` only when the settings name a directory, ``False`` never; a
     run on a cluster is not cached. ``sources``: the inputs already walked (by ``load``,
-    which reads the same files), instead of ``paths``.
+    which reads the same files), instead of ``paths``. ``extra``: findings made outside the
+    pass (a team's checks), reported with the others, through the same settings and baseline.
     """
     if sources is None:
         sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
@@ -187,7 +188,7 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
             configure_service(target, names=loaded.service)
         report = engine.run(sources, options, reporter=target, jobs=s.jobs, adjust=adjust,
                             on_file=progress_line.on_file, check_many=check_many,
-                            schemas=schemas, cache=results)
+                            schemas=schemas, cache=results, extra=extra)
     if verbose and results is not None:
         hits = results.counts["hit"]
         say(f"result cache: {hits} of {hits + results.counts['miss']} files unchanged since "

@@ -41,7 +41,7 @@ _METRIC_KEYS = _COMMON | {"metric", "warn-if", "error-if", "change"}
 
 
 @dataclass(frozen=True, slots=True)
-class Threshold:
+class Limit:
     """``> 0.02``, ``< -20%``: crossed by a value (a change in percent when ``percent``)."""
 
     op: str
@@ -64,8 +64,8 @@ class TeamCheck:
     severity: Severity = Severity.ERROR
     message: str | None = None
     metric: str | None = None
-    warn_if: Threshold | None = None
-    error_if: Threshold | None = None
+    warn_if: Limit | None = None
+    error_if: Limit | None = None
     #: ``None``, ``"last"`` or ``"avg-N"``.
     change: str | None = None
     #: Where it was written, for messages: ``checks[0] (X001) in quizkit.toml``.
@@ -168,8 +168,8 @@ def _name(name: str, path: str, where: str) -> str:
     raise ConfigError(f"{path}.name in {where}: {name!r} is the name of a built-in rule")
 
 
-def threshold(text: Any, path: str, where: str, change: bool) -> Threshold:
-    """``"> 0.02"`` → :class:`Threshold`; percent only for a change check."""
+def threshold(text: Any, path: str, where: str, change: bool) -> Limit:
+    """``"> 0.02"`` → :class:`Limit`; percent only for a change check."""
     if not isinstance(text, str):
         raise ConfigError(f"{path} in {where} must be a string such as \"> 0.02\", "
                           f"not {type_name(text)}")
@@ -181,7 +181,7 @@ def threshold(text: Any, path: str, where: str, change: bool) -> Threshold:
     if percent and not change:
         raise ConfigError(f"{path} in {where}: {text!r} is in percent, which only a check "
                           "with change = \"last\" or \"avg-N\" compares")
-    return Threshold(op, float(number.replace("_", "")), bool(percent), text.strip())
+    return Limit(op, float(number.replace("_", "")), bool(percent), text.strip())
 
 
 def _one(table: Mapping[str, Any], path: str, where: str) -> TeamCheck:
