@@ -12,10 +12,13 @@ from functools import partial
 from typing import Any
 
 from quizkit.catalog.findings import Report
-from quizkit.checks.runner import Notes, Size, limits_of
+from quizkit.checks.runner import Notes, Size, limits_of, path_list
 from quizkit.checks.runner import run as run_validation
 from quizkit.cluster.checking import checking
+from quizkit.history.history_store import series
+from quizkit.history.recording import begin
 from quizkit.model.schemas import SchemaBook
+from quizkit.reporters import parse_reports
 from quizkit.reporters.base import Reporter
 from quizkit.settings.config import ConfigSource, Rules, resolve
 
@@ -36,7 +39,8 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
              reporter: Reporter | None = None, notes: Notes | None = None,
              scheduler: str | None = None, schemas: SchemaBook | None = None,
              cache_dir: str | os.PathLike[str] | None = None, no_cache: bool = False,
-             run: Callable[..., Any] = run_validation) -> Report:
+             history: str | os.PathLike[str] | None = None,
+             dataset: str | None = None, run: Callable[..., Any] = run_validation) -> Report:
     """Validate files, directories or ``s3://`` URLs (``-`` reads stdin) and return the
     :class:`Report`. ``scheduler`` (``tcp://host:8786``) checks the files on that Dask
     cluster (:mod:`quizkit.cluster.checking`; the cross-file checks still run here).
@@ -58,16 +62,33 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
     ``cache-dir`` names its directory: unlike the CLI, the API writes no cache in the current
     directory unasked. ``no_cache=True`` turns it off.
 
+    ``history`` (a DuckDB file or a folder of Parquet files, local or ``s3://``) records the
+    run under ``dataset`` (default: the inputs' common path) with the findings of each rule
+    (docs/history.md); a location that is not a history raises
+    :class:`~quizkit.history.history_store.HistoryError` before the run.
+
     ``run`` is what runs with the resolved settings (:func:`quizkit.checks.runner.run`;
-    ``quizkit.api.check`` gives the run of ``quizkit check``, which also takes its options).
+    ``quizkit.api.check`` gives the run of ``quizkit check``, which also takes its options,
+    reads the history of its change checks and records its metrics).
     """
     s = resolve(
         config, kind=kind, profile=profile, select=select, ignore=ignore, severity=severity,
         fail_on=fail_on, exclude=exclude, include_hidden=include_hidden, jobs=jobs,
         limits=limits_of(max_file_size, max_decompressed_size, max_depth, max_findings),
         baseline=baseline, write_baseline=write_baseline, cache_dir=cache_dir)
-    return run(
+    paths = path_list(paths)
+    recording = begin(history, dataset, paths, inputs=s.files_read,
+                      outputs=[*(spec.path for spec in parse_reports(format, output, reports)),
+                               s.write_baseline])
+    past = {} if run is run_validation or recording is None else \
+        {"past": partial(series, recording.location, recording.dataset)}
+    done = run(
         paths, s, format=format, output=output, reports=reports, color=color, show=show,
         quiet=quiet, verbose=verbose, progress=progress, reporter=reporter, notes=notes,
         cluster=partial(checking, scheduler) if scheduler else None,
-        stdin_format=stdin_format, schemas=schemas, cache=False if no_cache else None)
+        stdin_format=stdin_format, schemas=schemas, cache=False if no_cache else None,
+        **past)
+    if recording is not None:
+        report = getattr(done, "report", done)
+        recording.finish(report, s.exit_code(report), getattr(done, "metrics", None))
+    return done

@@ -16,7 +16,7 @@ from tests.test_imports import PACKAGE, _sources
 #: listed before it. The modules at the top (api, cli, ...) may import any package;
 #: ``quizkit.version`` is on the ground floor, importable from anywhere.
 LAYERS = ("catalog", "outputs", "inputs", "model", "rules", "settings", "pages", "reporters",
-          "cache", "checks", "analysis", "cluster", "diff", "generate", "commands")
+          "cache", "checks", "analysis", "history", "cluster", "diff", "generate", "commands")
 
 GROUND = {"quizkit", "quizkit.version"}
 MAX_TOP_MODULES = 12

@@ -123,12 +123,14 @@ _MAGIC = b"DUCK"
 _SNIFF = 4096
 
 
-def check_database_file(path: str, *, read_only: bool = False) -> None:
+def check_database_file(path: str, *, read_only: bool = False,
+                        wanted: str | None = None) -> None:
     """Refuse a ``--db`` path that exists and is not a DuckDB database, without touching it.
 
     A missing file is fine (``load`` creates it) if its directory can take it (checked by
     the output layer, like every output). DuckDB would otherwise open, say, a JSON file and
     leave it as it was while reporting success, or write its own header over something else.
+    ``wanted`` says what to give instead, in the message (default: a database of ``load``).
     """
     if read_only:
         try:
@@ -153,9 +155,9 @@ def check_database_file(path: str, *, read_only: bool = False) -> None:
     except OSError as exc:
         raise DatabaseError(f"cannot read database {path}: {exc.strerror or exc}") from None
     if head[_MAGIC_AT:_MAGIC_AT + len(_MAGIC)] != _MAGIC:
-        hint = ("a database written by `quizkit load`" if read_only else
-                "a new file name, or a database written by `quizkit load`; the file was "
-                "left unchanged")
+        hint = wanted or ("a database written by `quizkit load`" if read_only else
+                          "a new file name, or a database written by `quizkit load`; the file "
+                          "was left unchanged")
         raise DatabaseError(f"{path} is not a DuckDB database (it looks like "
                             f"{looks_like(head)}): give {hint}")
 

@@ -160,6 +160,8 @@ class Report:
         self.keep_files = keep_files
         self.counts: Counter[Severity] = Counter()
         self.by_rule: Counter[str] = Counter()
+        #: Findings per rule code (the rule's name for a finding without a code).
+        self.by_code: Counter[str] = Counter()
         self.file_count = 0
         self.documents = 0
         #: Inputs that could not be read or parsed, and how many of them a baseline absorbed
@@ -182,6 +184,7 @@ class Report:
     def add(self, finding: Finding) -> None:
         self.counts[finding.severity] += 1
         self.by_rule[finding.rule] += 1
+        self.by_code[finding.code or finding.rule] += 1
         if self.keep_findings:
             self.findings.append(finding)
 

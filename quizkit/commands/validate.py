@@ -15,16 +15,19 @@ from quizkit.checks import runner
 from quizkit.checks.engine import WorkersError
 from quizkit.cluster.checking import ClusterError, checking
 from quizkit.commands.exit_policy import input_errors
+from quizkit.commands.history_options import history_errors, history_options
 from quizkit.commands.limit_options import limit_options
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, rule_options
 from quizkit.commands.wait_option import scheduler_address, wait_option
 from quizkit.commands.walk_options import stdin_option, walk_options
+from quizkit.history.history_store import series
+from quizkit.history.recording import begin
 from quizkit.inputs.bounds import MAX_JOBS
 from quizkit.inputs.limits import Limits
 from quizkit.inputs.waits import WaitTimeout
 from quizkit.model.entities import KIND_NAMES
-from quizkit.reporters import REPORTERS
+from quizkit.reporters import REPORTERS, parse_reports
 from quizkit.reporters.text import COLOR_CHOICES
 from quizkit.settings.config import SEVERITIES, resolve
 
@@ -75,7 +78,8 @@ def validate_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("-q", "--quiet", is_flag=True, help="No progress display."),
         click.option("-v", "--verbose", is_flag=True,
                      help="List every file checked on stderr."),
-        progress_option, walk_options, stdin_option, limit_options, rule_options,
+        progress_option, history_options, walk_options, stdin_option, limit_options,
+        rule_options,
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -87,18 +91,24 @@ def run_command(run: Callable[..., Any], paths: tuple[str, ...], *, kind: str | 
                 include_hidden: bool, stdin_format: str, profile: str | None,
                 jobs: int | None, reports: tuple[str, ...], color: str, show: str,
                 scheduler: str | None, cache_dir: str | None, no_cache: bool, quiet: bool,
-                verbose: bool, progress: bool | None, limits: Limits,
+                verbose: bool, progress: bool | None, history: str | None,
+                dataset: str | None, limits: Limits,
                 config_file: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
                 severity: tuple[str, ...], baseline_file: Path | None,
                 write_baseline: Path | None) -> NoReturn:
     """Resolve the settings of :func:`validate_options`, ``run(paths, settings, ...)``
     (:func:`quizkit.checks.runner.run`, or ``check``'s run) and exit with the run's code."""
-    with config_errors():
+    with config_errors(), history_errors():
         settings = resolve(config_file, kind=kind, profile=profile, select=select,
                            ignore=ignore, severity=severity, fail_on=fail_on, exclude=exclude,
                            include_hidden=include_hidden, jobs=jobs, limits=limits,
                            baseline=baseline_file,
                            write_baseline=write_baseline, cache_dir=cache_dir)
+        recording = begin(history, dataset, paths, inputs=settings.files_read,
+                          outputs=[*(spec.path for spec in parse_reports(fmt, output, reports)),
+                                   settings.write_baseline])
+        past = {} if run is runner.run or recording is None else \
+            {"past": partial(series, recording.location, recording.dataset)}
         try:
             with input_errors():
                 done = run(
@@ -106,10 +116,14 @@ def run_command(run: Callable[..., Any], paths: tuple[str, ...], *, kind: str | 
                     color=color, show=show, quiet=quiet, verbose=verbose, progress=progress,
                     notes=lambda line: click.echo(line, err=True),
                     cluster=partial(checking, scheduler) if scheduler else None,
-                    stdin_format=stdin_format, cache=not no_cache)
+                    stdin_format=stdin_format, cache=not no_cache, **past)
         except (ClusterError, WaitTimeout, WorkersError) as exc:
             exits.stop(str(exc), exits.USAGE)
-    sys.exit(settings.exit_code(getattr(done, "report", done)))
+        report = getattr(done, "report", done)
+        code = settings.exit_code(report)
+        if recording is not None:
+            recording.finish(report, code, getattr(done, "metrics", None))
+    sys.exit(code)
 
 
 @click.command()

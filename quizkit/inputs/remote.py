@@ -32,7 +32,9 @@ def is_url(path: object) -> bool:
     return isinstance(path, str) and path.lower().startswith(SCHEMES)
 
 
-def _filesystem(url: str) -> Any:
+def filesystem(url: str) -> Any:
+    """The fsspec file system of ``url``, each request bounded by the run's timeout and tried
+    once. Raises :class:`RemoteError` when fsspec or s3fs is missing."""
     # fsspec is an optional extra, imported only when a URL is read: a run on local files
     # neither needs it nor pays for importing it.
     try:
@@ -94,7 +96,7 @@ def _url(protocol: str, key: str) -> str:
 def list_files(url: str, wanted: Any) -> list[tuple[str, int]]:
     """(URL, size) of every object under ``url`` whose name ``wanted(name)`` accepts, sorted;
     or of the object ``url`` itself. Raises :class:`RemoteError` when there is neither."""
-    fs = _filesystem(url)
+    fs = filesystem(url)
     protocol = url.split("://", 1)[0].lower()
     try:
         info = None if url.endswith("/") else fs.info(url)
@@ -115,7 +117,7 @@ def list_files(url: str, wanted: Any) -> list[tuple[str, int]]:
 
 def read(url: str, limit: int) -> bytes:
     """At most ``limit + 1`` bytes of object ``url`` (the caller checks the limit)."""
-    fs = _filesystem(url)
+    fs = filesystem(url)
     try:
         with fs.open(url, "rb") as fh:
             return fh.read(limit + 1)
@@ -125,7 +127,7 @@ def read(url: str, limit: int) -> bytes:
 
 def fetch(url: str, dest: str) -> None:
     """Copy object ``url`` to the local file ``dest``."""
-    fs = _filesystem(url)
+    fs = filesystem(url)
     try:
         fs.get_file(url, dest)
     except Exception as exc:  # s3fs and botocore raise many kinds
