@@ -57,7 +57,7 @@ def select_only(con: duckdb.DuckDBPyConnection, check: TeamCheck) -> str:
         raise _refused(check, f"{len(statements)} statements; a check is one SELECT")
     kind = str(statements[0].type).rsplit(".", 1)[-1]
     if kind != "SELECT":
-        raise _refused(check, f"a {kind} statement; a check's SQL is one SELECT over "
+        raise _refused(check, f"{kind} statement refused; a check's SQL is one SELECT over "
                               "quizkit's tables")
     return check.query
 

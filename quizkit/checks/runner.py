@@ -171,7 +171,7 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     progress_line = ProgressLine.for_run(len(sources), quiet=quiet, verbose=verbose,
                                      force=progress)
     view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"),
-                         config=s.source)
+                         config=s.source, rules=s.team_rules)
     if verbose and notes is not None:
         notes(f"config: {printable(str(s.source)) if s.source else 'none'}")
     opened = open_reporters(format, output, reports, options=view, progress=progress_line) \
