@@ -35,7 +35,12 @@ import duckdb
 import orjson
 
 from quizkit.analysis import summaries
-from quizkit.analysis.check_run import FAILURES_LIMIT, CheckResult, run_check
+from quizkit.analysis.check_run import (
+    FAILURES_LIMIT,
+    CheckResult,
+    findings_into_table,
+    run_check,
+)
 from quizkit.analysis.connect import DatabaseError, connect, lock_down, one_line
 from quizkit.analysis.dataset import open_dataset
 from quizkit.analysis.export import export_parquet, export_targets, foreign_tables
@@ -176,10 +181,11 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     ``options``' ``exclude`` patterns and ``include_hidden``. With ``findings``, the files are
     also validated and the findings table holds what ``quizkit validate`` would report with
     the same configuration (``config`` and ``options`` as for :func:`validate`: select,
-    ignore, severity, per-path ignores, profile, exclude, include_hidden).
-    ``memory_limit`` and ``threads`` are DuckDB's (memory stays bounded whatever the dump's
-    size); ``scheduler`` (``tcp://host:8786``) runs the per-file work on that Dask cluster
-    (``parquet`` only). ``timings(step, seconds)`` is called after each step
+    ignore, severity, per-path ignores, profile, exclude, include_hidden), and, in a
+    database, the findings of the configuration's own checks over the whole database
+    (docs/checks.md). ``memory_limit`` and ``threads`` are DuckDB's (memory stays bounded
+    whatever the dump's size); ``scheduler`` (``tcp://host:8786``) runs the per-file work on
+    that Dask cluster (``parquet`` only). ``timings(step, seconds)`` is called after each step
     (``LoadResult.timings`` has them all), ``on_batch(batch, total_files, total_bytes)`` after
     each batch of files read. ``LoadResult.inputs`` reports the files that could not be read
     as ``validate`` reports them; ``baseline`` absorbs the findings it holds, there and in the
@@ -202,9 +208,11 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
         raise ConfigError(str(exc)) from None
     paths = path_list(paths)
     refuse_inputs([db], [*paths, *s.files_read], written_trees=[parquet])
-    return _with_inputs(_load(paths, db, parquet, s, scheduler, dict(
-        findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
-        threads=threads, on_batch=on_batch, on_commit=on_commit)), paths, s)
+    common = dict(findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
+                  threads=threads, on_batch=on_batch, on_commit=on_commit)
+    if db is not None and findings:
+        common["before_commit"] = findings_into_table(s, db)
+    return _with_inputs(_load(paths, db, parquet, s, scheduler, common), paths, s)
 
 
 def _with_inputs(result: LoadResult, paths: Sequence[str], s: Settings) -> LoadResult:

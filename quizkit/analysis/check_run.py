@@ -167,6 +167,35 @@ def _tables(paths: Sequence[str], db: str | os.PathLike[str] | None,
         con.close()
 
 
+#: The findings of the team's checks in the findings table (their codes are the team's only).
+TEAM_FINDINGS = "regexp_full_match(code, 'X[0-9]+')"
+
+
+def findings_into_table(s: Settings, db: str | os.PathLike[str]
+                        ) -> Callable[[duckdb.DuckDBPyConnection], None] | None:
+    """What ``load --db`` runs before it commits when the configuration has team checks:
+    the checks over the whole database, their findings in place of those of the last load
+    (``None``: no active check). The checks are tried on the empty tables first."""
+    checks = active_checks(s)
+    if not checks:
+        return None
+    preflight(checks)
+
+    def store(con: duckdb.DuckDBPyConnection) -> None:
+        outcome = run_team_checks(con, checks, RowPlace({}, os.fspath(db)))
+        adjust = s.adjuster()
+        kept = [f for f in map(adjust, outcome.findings) if f is not None]
+        run(con, f"DELETE FROM findings WHERE {TEAM_FINDINGS}")
+        if kept:
+            con.executemany(
+                "INSERT INTO findings (file, record, pointer, line, col, rule, code, severity, "
+                "message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(f.path, f.record, f.pointer, f.line, f.column, f.rule, f.code,
+                  str(f.severity), f.message) for f in kept])
+
+    return store
+
+
 def write_failures(directory: str | os.PathLike[str], failures: dict[str, Failures]
                    ) -> list[tuple[str, Path, int, int]]:
     """``DIR/CODE.parquet`` for each ``sql`` check: the failing rows kept (all written at
