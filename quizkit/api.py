@@ -72,6 +72,7 @@ from quizkit.diff.result import DiffResult
 from quizkit.diff.run import diff as run_diff
 from quizkit.diff.run import input_files
 from quizkit.generate import Summary, generate_corpus
+from quizkit.history.trends import HistoryView, show_history
 from quizkit.inputs import remote
 from quizkit.inputs.bounds import MAX_THREADS
 from quizkit.inputs.limits import duckdb_size
@@ -90,10 +91,10 @@ from quizkit.settings.config import ConfigError, ConfigSource, Settings
 from quizkit.validation import validate
 
 __all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "CheckResult",
-           "ConfigError", "DiffResult", "Exported", "LoadResult", "charts", "check", "diff",
-           "editor_settings", "export",
-           "export_schemas", "generate", "infer", "load", "query", "read_profile_file", "rules",
-           "schema", "schema_book", "schemas", "settings", "summary", "validate"]
+           "ConfigError", "DiffResult", "Exported", "HistoryView", "LoadResult", "charts",
+           "check", "diff", "editor_settings", "export", "export_schemas", "generate",
+           "history", "infer", "load", "query", "read_profile_file", "rules", "schema",
+           "schema_book", "schemas", "settings", "summary", "validate"]
 
 #: (command, CLI option or argument) → API parameter, where the names differ.
 CLI_RENAMES: dict[tuple[str, str], str] = {
@@ -164,6 +165,18 @@ def inferred_text(seen: Inferred, fmt: str, source: str = "") -> str:
 
 
 # --- analysis ----------------------------------------------------------------------------------
+
+def history(history: str | os.PathLike[str], *, dataset: str | None = None,
+            last: int | None = None, format: str = "text",
+            output: str | os.PathLike[str] | None = None) -> HistoryView:
+    """The runs of a run history (``quizkit history``; recorded by ``validate(history=...)``)
+    with each metric over them, as ``format`` (text, json, csv, markdown, html) text, also
+    written to ``output``: only the runs of ``dataset``, the ``last`` newest. Raises
+    :class:`~quizkit.history.history_store.HistoryError` for a location that is no history.
+    """
+    return show_history(os.fspath(history), dataset=dataset, last=last, format=format,
+                        output=output)
+
 
 def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *,
          parquet: str | os.PathLike[str] | None = None, findings: bool = True,
@@ -581,5 +594,5 @@ COMMANDS: dict[str, Callable[..., object]] = {
     "summary all": summary, "summary charts": charts,
     "enums infer": infer, "rules": rules, "samples generate": generate,
     "schema list": schemas, "schema show": schema, "schema export": export_schemas,
-    "schema editor": editor_settings,
+    "schema editor": editor_settings, "history": history,
 }

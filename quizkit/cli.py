@@ -40,6 +40,7 @@ COMMANDS = {
     "query": "quizkit.commands.analysis:query_command",
     "export": "quizkit.commands.analysis:export_command",
     "diff": "quizkit.commands.diff:diff_command",
+    "history": "quizkit.commands.history:history_command",
 }
 
 

@@ -12,6 +12,7 @@ from functools import partial
 from typing import Any
 
 from quizkit.catalog.findings import Report
+from quizkit.checks.quarantine import Quarantine
 from quizkit.checks.runner import Notes, Size, limits_of, path_list
 from quizkit.checks.runner import run as run_validation
 from quizkit.cluster.checking import checking
@@ -39,8 +40,10 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
              reporter: Reporter | None = None, notes: Notes | None = None,
              scheduler: str | None = None, schemas: SchemaBook | None = None,
              cache_dir: str | os.PathLike[str] | None = None, no_cache: bool = False,
-             history: str | os.PathLike[str] | None = None,
-             dataset: str | None = None, run: Callable[..., Any] = run_validation) -> Report:
+             history: str | os.PathLike[str] | None = None, dataset: str | None = None,
+             write_valid: str | os.PathLike[str] | None = None,
+             write_invalid: str | os.PathLike[str] | None = None,
+             run: Callable[..., Any] = run_validation) -> Report:
     """Validate files, directories or ``s3://`` URLs (``-`` reads stdin) and return the
     :class:`Report`. ``scheduler`` (``tcp://host:8786``) checks the files on that Dask
     cluster (:mod:`quizkit.cluster.checking`; the cross-file checks still run here).
@@ -66,6 +69,8 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
     run under ``dataset`` (default: the inputs' common path) with the findings of each rule
     (docs/history.md); a location that is not a history raises
     :class:`~quizkit.history.history_store.HistoryError` before the run.
+    ``write_valid`` and ``write_invalid`` split JSON Lines input: each line, byte for byte, to
+    the one or the other (invalid: a finding at or above ``fail_on`` on its record).
 
     ``run`` is what runs with the resolved settings (:func:`quizkit.checks.runner.run`;
     ``quizkit.api.check`` gives the run of ``quizkit check``, which also takes its options,
@@ -79,7 +84,9 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
     paths = path_list(paths)
     recording = begin(history, dataset, paths, inputs=s.files_read,
                       outputs=[*(spec.path for spec in parse_reports(format, output, reports)),
-                               s.write_baseline])
+                               s.write_baseline, write_valid, write_invalid])
+    quarantine = Quarantine(write_valid, write_invalid, s.fail_on) \
+        if write_valid is not None or write_invalid is not None else None
     past = {} if run is run_validation or recording is None else \
         {"past": partial(series, recording.location, recording.dataset)}
     done = run(
@@ -87,7 +94,7 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
         quiet=quiet, verbose=verbose, progress=progress, reporter=reporter, notes=notes,
         cluster=partial(checking, scheduler) if scheduler else None,
         stdin_format=stdin_format, schemas=schemas, cache=False if no_cache else None,
-        **past)
+        quarantine=quarantine, **past)
     if recording is not None:
         report = getattr(done, "report", done)
         recording.finish(report, s.exit_code(report), getattr(done, "metrics", None))

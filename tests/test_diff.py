@@ -240,6 +240,13 @@ def test_databases_and_datasets_compare_by_rows(corpus: dict, tmp_path: Path) ->
     assert result.summary["packages"]["removed"] == 1 == result.summary["packages"]["added"]
     mixed = api.diff(tmp_path / "old.duckdb", corpus["new"])
     assert mixed.summary == result.summary
+    # A row's location is where its record is, as a diff of the exports places it.
+    of_exports = api.diff(corpus["old"], corpus["new"])
+    where = {(c.kind, c.id): (c.new.path, c.new.pointer)
+             for c in of_exports.changes if c.change == "changed"}
+    for c in result.changes:
+        if c.change == "changed" and (c.kind, c.id) in (package, question):
+            assert (c.new.path, c.new.pointer) == where[(c.kind, c.id)]
 
 
 def test_the_api_returns_what_the_cli_reports(corpus: dict) -> None:

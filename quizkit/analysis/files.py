@@ -100,6 +100,29 @@ def _inspect_one(path: str) -> ExportFile | Skipped:
     return ExportFile(path, container, compressed, size, content)
 
 
+def record_lines(path: str, compressed: bool) -> tuple[int, list[tuple[int, int]]]:
+    """The non-blank lines of a JSON Lines file, numbered as ``validate`` numbers its records
+    (:func:`quizkit.checks.documents.line_units`): how many there are, and (n, line) for
+    each n-th one that is not line n (none unless a blank line comes before a record).
+
+    Read a line at a time (decompressed for ``.gz``), so memory does not grow with the
+    file; a file that cannot be read here gives what was read of it.
+    """
+    count = 0
+    moved: list[tuple[int, int]] = []
+    try:
+        fd, _st = open_regular(path)
+        with os.fdopen(fd, "rb") as raw, (gzip.open(raw, "rb") if compressed else raw) as fh:
+            for number, line in enumerate(fh, 1):
+                if line.strip():
+                    count += 1
+                    if number != count:
+                        moved.append((count, number))
+    except (ReadError, OSError, EOFError, zlib.error):
+        pass
+    return count, moved
+
+
 def inspect(paths: list[str]) -> tuple[list[ExportFile], list[Skipped]]:
     """Sort files into ones DuckDB can read and ones it cannot (with a reason).
 

@@ -9,15 +9,16 @@ from collections.abc import Iterable
 import duckdb
 
 from quizkit.analysis.connect import LoadError, one_line, run
-from quizkit.analysis.files import ExportFile, Skipped
+from quizkit.analysis.files import ExportFile, Skipped, record_lines
 from quizkit.analysis.load_session import setting
 from quizkit.analysis.readers import (
     DERIVED_SQL,
     DOCUMENT,
+    DOCUMENT_ROWS_SQL,
     FORMATS,
-    JSONL_ARRAYS_SQL,
     RAW_DDL,
     SHAPE,
+    documents_sql,
     objects_sql,
     whole_files_sql,
 )
@@ -103,7 +104,7 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
         scans, more = _lanes("small", small, threads)
         params.update(more)
         selects.append(f"""
-            SELECT file, container, 1 AS doc_no, unnest(doc), shape
+            SELECT file, container, 1 AS doc_no, '' AS base, unnest(doc), shape
             FROM (SELECT unnest(files) AS file, unnest(containers) AS container,
                          unnest(TRY_CAST(docs AS {DOCUMENT}[])) AS doc,
                          unnest(TRY_CAST(docs AS {SHAPE}[])) AS shape
@@ -115,7 +116,7 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
         scans, more = _lanes("large", large, threads)
         params.update(more)
         selects.append(f"""
-            SELECT w.filename AS file, {container} AS container, 1 AS doc_no,
+            SELECT w.filename AS file, {container} AS container, 1 AS doc_no, '' AS base,
                    unnest(TRY_CAST(w.json AS {DOCUMENT})), TRY_CAST(w.json AS {SHAPE}) AS shape
             FROM {scans} w""")
     if arrays:
@@ -123,7 +124,8 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
         scans, more = _lanes("arrays", arrays, threads)
         params.update(more)
         selects.append(f"""
-            SELECT file, 'json-array' AS container, doc_no, unnest(doc), shape
+            SELECT file, 'json-array' AS container, doc_no, '/' || (doc_no - 1) AS base,
+                   unnest(doc), shape
             FROM (SELECT file, unnest(docs) AS doc, unnest(shapes) AS shape,
                          generate_subscripts(docs, 1) AS doc_no
                   FROM (SELECT w.filename AS file, TRY_CAST(w.json AS {DOCUMENT}[]) AS docs,
@@ -184,22 +186,51 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
         return []
     union = "\nUNION ALL\n".join(parts)
     # Two statements on purpose: see quizkit.analysis.readers.
-    run(con, f"CREATE OR REPLACE TEMP TABLE docs AS {union}", params)
+    run(con, f"CREATE OR REPLACE TEMP TABLE docs AS {documents_sql(union)}", params)
     several = [file for (file,) in run(con, """
         SELECT file FROM docs WHERE container = 'json' GROUP BY file HAVING count(*) > 1
         ORDER BY file""")]
     if several:
         run(con, "DELETE FROM docs WHERE file IN (SELECT unnest($several))",
             {"several": several})
-    run(con, f"""
-        INSERT INTO raw BY NAME
-        SELECT *, {DERIVED_SQL} FROM (
-            SELECT file, container, {int(first_doc_no) - 1} + row_number() OVER () AS doc_no,
-                   unnest(TRY_CAST(json AS {DOCUMENT})), TRY_CAST(json AS {SHAPE}) AS shape
-            FROM ({JSONL_ARRAYS_SQL}))
-    """)
+    rows = {file: n for file, n in run(con, """
+        SELECT file, max(line_n) - min(line_n) + 1 FROM docs WHERE lines GROUP BY file""")}
+    run(con, f"INSERT INTO raw BY NAME SELECT *, {DERIVED_SQL} FROM ({DOCUMENT_ROWS_SQL})",
+        {"first": int(first_doc_no)})
     run(con, "DROP TABLE docs")
+    _number_lines(con, [f for f in files if f.path in rows], rows)
     return judged(several, "not one JSON document")
+
+
+def _number_lines(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
+                  rows: dict[str, int]) -> None:
+    """The ``record`` of each document of the JSON Lines ``files`` made its line's number.
+
+    DuckDB gives a row for each non-blank line (``rows`` of each file) and no line numbers:
+    a document's ``record`` is its row's place among them until here. Blank lines count as
+    ``validate`` counts them (:func:`quizkit.analysis.files.record_lines`); where the two
+    disagree on how many lines are not blank (never seen), the file's ``record`` is NULL
+    rather than a wrong line.
+    """
+    numbered: dict[str, list[int]] = {"path": [], "row": [], "line": []}
+    unnumbered = []
+    for f in files:
+        count, moved = record_lines(f.path, f.compressed)
+        if count != rows[f.path]:
+            unnumbered.append(f.path)
+        for row, line in moved:
+            numbered["path"].append(f.path)
+            numbered["row"].append(row)
+            numbered["line"].append(line)
+    if unnumbered:
+        run(con, "UPDATE raw SET record = NULL WHERE file IN (SELECT unnest($paths))",
+            {"paths": unnumbered})
+    if numbered["path"]:
+        run(con, """
+            UPDATE raw SET record = m.line
+            FROM (SELECT unnest($path) AS path, unnest($row) AS row, unnest($line) AS line) m
+            WHERE raw.file = m.path AND raw.record = m.row
+        """, numbered)
 
 
 def _max_object(files: list[ExportFile]) -> int:

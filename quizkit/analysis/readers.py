@@ -100,7 +100,10 @@ SHAPE = shape_sql(PRESENT)
 
 # Temp table raw: one row per document, its top-level fields as columns, its kind, and which
 # of its records win (set by quizkit.analysis.transform).
+# The document's place in its file: ``record`` (its line, in a JSON Lines file) and ``base``
+# (its JSON Pointer there), which transform extends to each record's ``pointer``.
 RAW_DDL = ("CREATE OR REPLACE TEMP TABLE raw (file VARCHAR, container VARCHAR, doc_no BIGINT, "
+           "record BIGINT, base VARCHAR, "
            + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items())
            + f", shape {SHAPE}, kind VARCHAR, version_ids VARCHAR[], picked BOOLEAN, "
            "version_picks VARCHAR)")
@@ -155,14 +158,51 @@ def assign_kinds(con: duckdb.DuckDBPyConnection) -> None:
 #: Lines file whose every line is an empty array).
 EMPTY_ARRAY_KIND = detect_kind([])
 
-#: The rows of temp table ``docs`` (file, json, container) with each line of a JSON Lines file
-#: that holds an array (a version list, as ``GET /pkgs/{pkgId}/versions`` returns it) split
-#: into its elements, each typed as an element of a top-level array (container
-#: ``json-array``), in place, so that ``load`` tells the line's kind as ``validate`` does.
-JSONL_ARRAYS_SQL = """
-    SELECT file, CASE WHEN split THEN 'json-array' ELSE container END AS container,
-           unnest(CASE WHEN split THEN json::JSON[] ELSE [json] END) AS json
-    FROM (SELECT *, container = 'jsonl' AND json_type(json) = 'ARRAY' AS split FROM docs)
+def documents_sql(union: str) -> str:
+    """The documents of ``union`` (rows of file, json, container: a file's documents, lines or
+    array elements in order) as the rows of temp table ``docs``, numbered in that order
+    (``n``), each with the number of the row it came from (``line_n``: a JSON Lines file's
+    line among its non-blank ones).
+
+    A line of a JSON Lines file that holds an array (a version list, as ``GET
+    /pkgs/{pkgId}/versions`` returns it) is split into its elements (``element``, 1-based,
+    ``split``), each typed as an element of a top-level array (container ``json-array``), in
+    place, so that ``load`` tells the line's kind as ``validate`` does. ``lines`` keeps whether
+    the row came from a JSON Lines file. A line holding an empty array stays one row, so that
+    the lines are all numbered; it holds no document (:data:`DOCUMENT_ROWS_SQL`). Both
+    numberings follow the order of the rows, which DuckDB keeps here (``row_number() OVER ()``
+    streams).
+    """
+    # A window is computed before the unnest of its own SELECT: ``n`` is one level up.
+    return f"""
+    SELECT *, row_number() OVER () AS n FROM (
+        SELECT file, CASE WHEN split THEN 'json-array' ELSE container END AS container,
+               container = 'jsonl' AS lines, split, line_n,
+               unnest(CASE WHEN split THEN json::JSON[] ELSE [json] END) AS json,
+               generate_subscripts(CASE WHEN split THEN json::JSON[] ELSE [json] END, 1)
+                   AS element
+        FROM (SELECT *, container = 'jsonl' AND json_type(json) = 'ARRAY'
+                            AND json_array_length(json) > 0 AS split,
+                     row_number() OVER () AS line_n
+              FROM ({union})))
+    """
+
+
+#: ``docs`` (:func:`documents_sql`) as rows of ``raw``: each document's ``record`` (the
+#: number of its line among the file's non-blank lines, which :func:`quizkit.analysis.load_read`
+#: turns into the line's number where blank lines come before it) and ``base`` (its JSON
+#: Pointer in the file's value, or its line's: ``/3`` for an array's fourth element, else
+#: empty). ``$first`` is the number of the first document.
+DOCUMENT_ROWS_SQL = f"""
+    SELECT d.file, d.container, $first - 1 + d.n AS doc_no,
+           CASE WHEN d.lines THEN d.line_n - f.first_n + 1 END AS record,
+           CASE WHEN d.split THEN '/' || (d.element - 1)
+                WHEN d.container = 'json-array' THEN '/' || (d.line_n - f.first_n)
+                ELSE '' END AS base,
+           unnest(TRY_CAST(d.json AS {DOCUMENT})), TRY_CAST(d.json AS {SHAPE}) AS shape
+    FROM docs d JOIN (SELECT file, min(line_n) AS first_n FROM docs GROUP BY file) f
+         USING (file)
+    WHERE d.split OR NOT d.lines OR coalesce(json_type(d.json) <> 'ARRAY', true)
 """
 
 # Columns of raw computed from the typed fields by the statements that read documents: the

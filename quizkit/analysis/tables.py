@@ -1,7 +1,8 @@
 """The analysis tables: one definition that gives the DDL and ``docs/tables.md``.
 
 Each table lists its columns with a DuckDB type and a one-line meaning. ``file`` is the absolute
-path of the export a row came from: a later load of the same file replaces its rows.
+path of the export a row came from (a later load of the same file replaces its rows), ``record``
+and ``pointer`` where in it (:data:`PLACE`).
 Timestamps are ``TIMESTAMP`` in UTC (an offset in the export is applied); a value that is not a
 date-time is ``NULL`` (the findings table says why). Counts, sizes, positions and prices are
 ``BIGINT`` (a fractional value in the export is rounded); ratings and durations ``DOUBLE``.
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 from quizkit.model.entities import QUESTIONS, ROUNDS, STEPS, THEMES, Entity
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,13 @@ def _c(name: str, type_: str, doc: str) -> Column:
 
 
 FILE = _c("file", "VARCHAR", "absolute path of the export the row was loaded from")
+#: Where in its file a row's record is: with ``file``, what places a finding about the row.
+RECORD = _c("record", "BIGINT", "1-based line of the record's document in a JSON Lines file, "
+                                "else NULL")
+POINTER = _c("pointer", "VARCHAR", "JSON Pointer of the record in its file's JSON value (in a "
+                                   "JSON Lines file: its line's), e.g. `/versions/0/themes/2`")
+#: The columns that say where a row came from, last in every table of records.
+PLACE = (FILE, RECORD, POINTER)
 #: The times of a record that can be deleted (packages, versions).
 LIFETIME = (
     _c("created_at", "TIMESTAMP", "createdAt"),
@@ -68,7 +76,7 @@ def _entity_table(entity: Entity, doc: str, *own: Column) -> Table:
         _c("id", "VARCHAR", f"{entity.name} id"),
         _c("version_id", "VARCHAR", "the enclosing version's id"),
         _c("package_id", "VARCHAR", "the enclosing version's package id"),
-        *parent, *own, FILE))
+        *parent, *own, *PLACE))
 
 TABLES: tuple[Table, ...] = (
     Table("files", "One row per loaded export file.", ("file",), (
@@ -107,7 +115,7 @@ TABLES: tuple[Table, ...] = (
                                    "`meta.size` is missing)"),
         _c("n_versions", "BIGINT", "versions in the document"),
         _c("n_categories", "BIGINT", "categories in the document"),
-        FILE,
+        *PLACE,
     )),
     Table("versions", "One row per version, from `package-full`, `version-list`, `version` and "
                       "`version-created` documents.", ("id",), (
@@ -124,7 +132,7 @@ TABLES: tuple[Table, ...] = (
         _c("n_themes", "BIGINT", "themes in the version (NULL in `version-created`)"),
         _c("n_questions", "BIGINT", "questions in the version (NULL in `version-created`)"),
         _c("n_steps", "BIGINT", "steps in the version (NULL in `version-created`)"),
-        FILE,
+        *PLACE,
     )),
     _entity_table(ROUNDS, "One row per round of a version.",
                   _c("name", "VARCHAR", "name"),
@@ -163,7 +171,7 @@ TABLES: tuple[Table, ...] = (
         _c("emoji", "VARCHAR", "`category.emoji`"),
         _c("color", "VARCHAR", "`category.color`"),
         _c("created_at", "TIMESTAMP", "`category.createdAt`"),
-        FILE,
+        *PLACE,
     )),
     Table("users", "One row per user: profiles (`user-self`) and package authors "
                    "(`package-full` `user`). A profile wins over an author record.", ("id",), (
@@ -186,7 +194,7 @@ TABLES: tuple[Table, ...] = (
         _c("pkgs_languages", "VARCHAR", "`settings.pkgsLanguages` as JSON text (profiles only)"),
         _c("banner_type", "VARCHAR", "`banner.type` of the current banner (profiles only)"),
         _c("banner_value", "VARCHAR", "`banner.value` of the current banner (profiles only)"),
-        FILE,
+        *PLACE,
     )),
     Table("games", "One row per game record.", ("id",), (
         _c("id", "VARCHAR", "game id"),
@@ -209,7 +217,7 @@ TABLES: tuple[Table, ...] = (
         _c("pkg_user_id", "VARCHAR", "`pkg.userId` (the package's author)"),
         _c("n_history", "BIGINT", "entries in `history`"),
         _c("duration", "DOUBLE", "sum of the durations in `history` (NULL without history)"),
-        FILE,
+        *PLACE,
     )),
     Table("game_history", "One row per entry of a game's `history`.", ("id",), (
         _c("id", "VARCHAR", "history entry id"),
@@ -218,7 +226,7 @@ TABLES: tuple[Table, ...] = (
         _c("created_at", "TIMESTAMP", "createdAt"),
         _c("duration", "DOUBLE", "duration"),
         _c("dump_archive_file_key", "VARCHAR", "dumpArchiveFileKey"),
-        FILE,
+        *PLACE,
     )),
     Table("banners", "One row per banner record (`banner`) or banner request "
                      "(`banner-create`, no id).", ("id",), (
@@ -233,7 +241,7 @@ TABLES: tuple[Table, ...] = (
         _c("payload_color", "VARCHAR", "`payload.color`"),
         _c("created_at", "TIMESTAMP", "createdAt"),
         _c("updated_at", "TIMESTAMP", "updatedAt"),
-        FILE,
+        *PLACE,
     )),
     Table("findings", "The validation findings of the loaded files (`quizkit validate`); "
                       "empty when loaded with `--no-findings`.", (), (
@@ -267,7 +275,9 @@ def render_markdown() -> str:
         "memory straight from files). This page is generated from "
         "`quizkit/analysis/tables.py` and checked against a real database by the tests.",
         "",
-        "Conventions: `file` is the absolute path of the export a row came from. Timestamps "
+        "Conventions: `file` is the absolute path of the export a row came from, `record` "
+        "(the line, in a JSON Lines file) and `pointer` (a JSON Pointer) where in it: reading "
+        "the file (or that line) and following the pointer gives the record. Timestamps "
         "are `TIMESTAMP` in UTC; a value that is not a date-time is NULL. Counts, sizes, "
         "positions and prices are `BIGINT` (a fractional value is rounded); ratings and "
         "durations `DOUBLE`. A value of the wrong type is NULL; the `findings` table says why.",

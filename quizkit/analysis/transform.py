@@ -49,14 +49,14 @@ SELECT id, name, description, type, difficulty, rating, explicit, verified,
        CASE WHEN meta.size IS NULL THEN NULL
             ELSE coalesce(meta.size.text, 0) + coalesce(meta.size.images, 0)
                + coalesce(meta.size.audio, 0) + coalesce(meta.size.video, 0) END AS size_total,
-       len(version_ids) AS n_versions, len(categories) AS n_categories, file,
-       {DOC} AS doc_no
+       len(version_ids) AS n_versions, len(categories) AS n_categories, file, record,
+       base AS pointer, {DOC} AS doc_no
 FROM {_PACKAGE_DOCS}
 """
 
 # The versions of package-full documents, one row each, with their place in the package.
 _PACKAGE_VERSIONS = f"""
-(SELECT id AS pkg_id, file, {DOC} AS doc_no, unnest(versions) AS v,
+(SELECT id AS pkg_id, file, record, base, {DOC} AS doc_no, unnest(versions) AS v,
         generate_subscripts(versions, 1) AS pos
  FROM {_PACKAGE_DOCS} AND versions IS NOT NULL)
 """
@@ -68,21 +68,22 @@ SELECT id, package_id, kind, {ts('createdAt')} AS created_at, {ts('updatedAt')} 
        len(list_filter(validation.results, lambda r: r.level = 'error')) AS validation_errors,
        validation.timestamp AS validation_timestamp,
        len(rounds) AS n_rounds, len(themes) AS n_themes, len(questions) AS n_questions,
-       len(steps) AS n_steps, file, rank, doc_no, pos
+       len(steps) AS n_steps, file, record, pointer, rank, doc_no, pos
 FROM (
     SELECT v.id, pkg_id AS package_id, 'package-full' AS kind, v.createdAt, v.updatedAt,
            v.deletedAt, v.published, v.validation, v.rounds, v.themes, v.questions, v.steps,
-           file, 1 AS rank, doc_no, pos
+           file, record, base || '/versions/' || (pos - 1) AS pointer, 1 AS rank, doc_no, pos
     FROM {_PACKAGE_VERSIONS}
     UNION ALL BY NAME
     SELECT id, packageId AS package_id, kind, createdAt, updatedAt, deletedAt, published,
-           validation, rounds, themes, questions, steps, file, 2 AS rank, {DOC} AS doc_no,
-           0 AS pos
+           validation, rounds, themes, questions, steps, file, record, base AS pointer,
+           2 AS rank, {DOC} AS doc_no, 0 AS pos
     FROM raw WHERE kind IN ('version', 'version-list')
     UNION ALL BY NAME
     SELECT "version".id, "version".packageId AS package_id, kind, "version".createdAt,
            "version".updatedAt, "version".deletedAt, "version".published,
-           "version".validation, file, 3 AS rank, {DOC} AS doc_no, 0 AS pos
+           "version".validation, file, record, base || '/version' AS pointer, 3 AS rank,
+           {DOC} AS doc_no, 0 AS pos
     FROM raw WHERE kind = 'version-created'
 )
 """
@@ -100,11 +101,13 @@ FROM raw WHERE kind IN ('version', 'version-list')
 
 
 def _entities(field: str, columns: str) -> str:
-    # No file column: the many entity rows take it from their version's winner (DIRECT), so
-    # the candidates that pile up until the picks hold no copy of every path.
+    # No file, record or pointer column: the many entity rows take them from their version's
+    # winner (DIRECT), so the candidates that pile up until the picks hold no copy of every
+    # path; ``idx`` is the entity's place in its version's list.
     return f"""
-SELECT {columns}, doc_no, pos
-FROM (SELECT version_id, package_id, doc_no, pos, unnest({field}) AS e
+SELECT {columns}, doc_no, pos, idx
+FROM (SELECT version_id, package_id, doc_no, pos, unnest({field}) AS e,
+             generate_subscripts({field}, 1) - 1 AS idx
       FROM {_ENTITY_VERSIONS} WHERE {field} IS NOT NULL)
 """
 
@@ -129,8 +132,10 @@ CAND_STEPS = _entities("steps", """e.id, version_id, package_id, e.questionId AS
 CAND_CATEGORIES = f"""
 SELECT package_id, c.categoryId AS category_id, c.category.name AS name,
        c.category.i18n.name AS i18n_name, c.category.emoji AS emoji,
-       c.category.color AS color, {ts('c.category.createdAt')} AS created_at, file, doc_no
-FROM (SELECT id AS package_id, file, {DOC} AS doc_no, unnest(categories) AS c
+       c.category.color AS color, {ts('c.category.createdAt')} AS created_at, file, record,
+       base || '/categories/' || (i - 1) AS pointer, doc_no
+FROM (SELECT id AS package_id, file, record, base, {DOC} AS doc_no, unnest(categories) AS c,
+             generate_subscripts(categories, 1) AS i
       FROM {_PACKAGE_DOCS} AND categories IS NOT NULL)
 """
 
@@ -139,13 +144,15 @@ SELECT u.id, kind, u.username, u.realname, u.email, u.role, u.verified, u.banned
        u.banReason AS ban_reason, {ts('u.banExpiresAt')} AS ban_expires_at, u.anonymous,
        u.reputation, u.pkgCount AS pkg_count, u.createdAt AS created_at,
        {ts('u.updatedAt')} AS updated_at, language, pkgs_languages,
-       u.banner.type AS banner_type, u.banner.value AS banner_value, file, rank, doc_no
+       u.banner.type AS banner_type, u.banner.value AS banner_value, file, record,
+       base || '/user' AS pointer, rank, doc_no
 FROM (
     SELECT "user" AS u, 'user-self' AS kind, 1 AS rank, settings.language AS language,
-           CAST(settings.pkgsLanguages AS VARCHAR) AS pkgs_languages, file, {DOC} AS doc_no
+           CAST(settings.pkgsLanguages AS VARCHAR) AS pkgs_languages, file, record, base,
+           {DOC} AS doc_no
     FROM raw WHERE kind = 'user-self'
     UNION ALL
-    SELECT "user", 'package-full', 2, NULL, NULL, file, {DOC}
+    SELECT "user", 'package-full', 2, NULL, NULL, file, record, base, {DOC}
     FROM {_PACKAGE_DOCS} AND "user" IS NOT NULL
 )
 WHERE u IS NOT NULL
@@ -160,15 +167,17 @@ SELECT id, name, userId AS user_id, visibility, packageId AS package_id,
        settings.slots AS slots, settings.prePlay AS pre_play, settings.teamMode AS team_mode,
        pkg.name AS pkg_name, pkg.type AS pkg_type, pkg.difficulty AS pkg_difficulty,
        pkg.userId AS pkg_user_id, len(history) AS n_history,
-       list_sum(list_transform(history, lambda h: h.duration)) AS duration, file,
-       {DOC} AS doc_no
+       list_sum(list_transform(history, lambda h: h.duration)) AS duration, file, record,
+       base AS pointer, {DOC} AS doc_no
 FROM raw WHERE kind = 'game'
 """
 
 CAND_GAME_HISTORY = f"""
 SELECT h.id, game_id, h.gameId AS record_game_id, {ts('h.createdAt')} AS created_at,
-       h.duration, h.dumpArchiveFileKey AS dump_archive_file_key, file, doc_no
-FROM (SELECT id AS game_id, file, {DOC} AS doc_no, unnest(history) AS h
+       h.duration, h.dumpArchiveFileKey AS dump_archive_file_key, file, record,
+       base || '/history/' || (i - 1) AS pointer, doc_no
+FROM (SELECT id AS game_id, file, record, base, {DOC} AS doc_no, unnest(history) AS h,
+             generate_subscripts(history, 1) AS i
       FROM raw WHERE kind = 'game' AND history IS NOT NULL)
 """
 
@@ -176,7 +185,7 @@ CAND_BANNERS = f"""
 SELECT id, kind, userId AS user_id, slot, position, "current",
        payload.type AS payload_type, payload.value AS payload_value,
        payload.color AS payload_color, {ts('createdAt')} AS created_at,
-       {ts('updatedAt')} AS updated_at, file, {DOC} AS doc_no
+       {ts('updatedAt')} AS updated_at, file, record, base AS pointer, {DOC} AS doc_no
 FROM raw WHERE kind IN ('banner', 'banner-create')
 """
 
@@ -219,7 +228,7 @@ SELECT doc_no FROM cand_packages {_latest('id')}
 
 WIN_VERSIONS = f"""
 CREATE OR REPLACE TEMP TABLE win_versions AS
-SELECT doc_no, pos, file FROM cand_versions
+SELECT doc_no, pos, file, record, pointer FROM cand_versions
 WHERE rank > 1 OR doc_no IN (SELECT doc_no FROM win_packages)
 {_latest('id', first='rank, ', last=', pos DESC')}
 """
@@ -274,13 +283,17 @@ BY_VERSION: dict[str, str] = {"versions": "id", "rounds": "version_id",
 PACKAGE_KEYS = "SELECT id, file, doc_no FROM cand_packages"
 
 
+def _direct(table: str) -> str:
+    """The rows of an entity table: the entity's place is its winning version's (one row of
+    win_versions per doc_no and pos), its pointer the version's, then its list (named as
+    the table) and its place there."""
+    cols = _cols(table).replace('"pointer"', f"pointer || '/{table}/' || idx AS pointer")
+    return f"SELECT {cols} FROM cand_{table} JOIN win_versions USING (doc_no, pos)"
+
+
 # Entities go straight from their candidates into their tables: the largest tables, not
-# worth a copy in a temp table first. Their file is their winning version's (one row of
-# win_versions per doc_no and pos).
-DIRECT: dict[str, str] = {
-    t: f"SELECT {_cols(t)} FROM cand_{t} JOIN win_versions USING (doc_no, pos)"
-    for t in ("rounds", "themes", "questions", "steps")
-}
+# worth a copy in a temp table first.
+DIRECT: dict[str, str] = {t: _direct(t) for t in ("rounds", "themes", "questions", "steps")}
 
 
 def select_new(table: str) -> str:

@@ -18,6 +18,7 @@ from quizkit.catalog.display import printable
 from quizkit.catalog.findings import Finding, Report
 from quizkit.checks import engine
 from quizkit.checks.baseline import Baseline, Recorder
+from quizkit.checks.quarantine import Quarantine
 from quizkit.inputs.limits import Limits, parse_size
 from quizkit.inputs.sources import Source
 from quizkit.inputs.walk import WalkRules, expand, unmatched_lines
@@ -138,7 +139,8 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         cluster: ClusterOpener | None = None, stdin_format: str = "auto",
         schemas: SchemaBook | None = None,
         check_many: engine.CheckMany | None = None, cache: bool | None = None,
-        sources: list[Source] | None = None, extra: Iterable[Finding] = ()) -> Report:
+        sources: list[Source] | None = None, quarantine: Quarantine | None = None,
+        extra: Iterable[Finding] = ()) -> Report:
     """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving);
     ``schemas``: compiled for the settings' profile (default: made for this run).
 
@@ -147,13 +149,18 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     ``cache``: ``True`` uses the result cache (in the settings' ``cache_dir``, else the
     default place), ``None`` only when the settings name a directory, ``False`` never; a
     run on a cluster is not cached. ``sources``: the inputs already walked (by ``load``,
-    which reads the same files), instead of ``paths``. ``extra``: findings made outside the
-    pass (a team's checks), reported with the others, through the same settings and baseline.
+    which reads the same files), instead of ``paths``. ``quarantine`` writes each line of
+    the JSON Lines inputs to its valid or invalid file at the end of the run. ``extra``:
+    findings made outside the pass (a team's checks), reported with the others, through the
+    same settings and baseline.
     """
     if sources is None:
         sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
     writing = format is not None or output is not None or bool(reports)
     outputs = [spec.path for spec in parse_reports(format, output, reports)] if writing else []
+    if quarantine is not None:
+        quarantine.check_inputs(sources)
+        outputs += quarantine.outputs
     refuse_inputs([*outputs, s.write_baseline],
                   [*(source.path for source in sources), *s.files_read])
     loaded = read_profile_file(s.profile)
@@ -165,7 +172,8 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     known = Baseline.load(s.baseline) if s.baseline is not None else None
     recorder = Recorder(s.write_baseline) if s.write_baseline is not None else None
     adjuster = s.adjuster()
-    adjust = config_mod.chain(None if adjuster.is_noop else adjuster, known, recorder)
+    adjust = config_mod.chain(None if adjuster.is_noop else adjuster, known, recorder,
+                              quarantine)
     options = engine.Options(kind=s.kind, profile=loaded.enums, limits=s.limits,
                              service=loaded.service)
     progress_line = ProgressLine.for_run(len(sources), quiet=quiet, verbose=verbose,
@@ -186,9 +194,13 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         target = stack.enter_context(opened)
         if target is not None:
             configure_service(target, names=loaded.service)
+        if quarantine is not None:
+            stack.enter_context(quarantine.opened())
         report = engine.run(sources, options, reporter=target, jobs=s.jobs, adjust=adjust,
                             on_file=progress_line.on_file, check_many=check_many,
                             schemas=schemas, cache=results, extra=extra)
+        if quarantine is not None:
+            quarantine.write(sources, s.limits)
     if verbose and results is not None:
         hits = results.counts["hit"]
         say(f"result cache: {hits} of {hits + results.counts['miss']} files unchanged since "

@@ -13,6 +13,7 @@ import click
 from quizkit.catalog import exits
 from quizkit.checks import runner
 from quizkit.checks.engine import WorkersError
+from quizkit.checks.quarantine import Quarantine
 from quizkit.cluster.checking import ClusterError, checking
 from quizkit.commands.exit_policy import input_errors
 from quizkit.commands.history_options import history_errors, history_options
@@ -55,6 +56,12 @@ def validate_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
                      help="Also write a report in FORMAT to PATH (repeatable; PATH - is "
                           "stdout)."),
+        click.option("--write-valid", type=click.Path(dir_okay=False), metavar="FILE",
+                     help="Write each line of the JSON Lines input with no finding at or "
+                          "above --fail-on to this file, byte for byte (docs/history.md)."),
+        click.option("--write-invalid", type=click.Path(dir_okay=False), metavar="FILE",
+                     help="Write each line of the JSON Lines input with a finding at or above "
+                          "--fail-on to this file, byte for byte."),
         click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto",
                      show_default=True,
                      help="Colour the text report: auto colours on a terminal unless NO_COLOR "
@@ -89,7 +96,8 @@ def validate_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 def run_command(run: Callable[..., Any], paths: tuple[str, ...], *, kind: str | None,
                 fmt: str, output: str | None, fail_on: str | None, exclude: tuple[str, ...],
                 include_hidden: bool, stdin_format: str, profile: str | None,
-                jobs: int | None, reports: tuple[str, ...], color: str, show: str,
+                jobs: int | None, reports: tuple[str, ...], write_valid: str | None,
+                write_invalid: str | None, color: str, show: str,
                 scheduler: str | None, cache_dir: str | None, no_cache: bool, quiet: bool,
                 verbose: bool, progress: bool | None, history: str | None,
                 dataset: str | None, limits: Limits,
@@ -106,7 +114,9 @@ def run_command(run: Callable[..., Any], paths: tuple[str, ...], *, kind: str | 
                            write_baseline=write_baseline, cache_dir=cache_dir)
         recording = begin(history, dataset, paths, inputs=settings.files_read,
                           outputs=[*(spec.path for spec in parse_reports(fmt, output, reports)),
-                                   settings.write_baseline])
+                                   settings.write_baseline, write_valid, write_invalid])
+        quarantine = Quarantine(write_valid, write_invalid, settings.fail_on) \
+            if write_valid or write_invalid else None
         past = {} if run is runner.run or recording is None else \
             {"past": partial(series, recording.location, recording.dataset)}
         try:
@@ -116,7 +126,8 @@ def run_command(run: Callable[..., Any], paths: tuple[str, ...], *, kind: str | 
                     color=color, show=show, quiet=quiet, verbose=verbose, progress=progress,
                     notes=lambda line: click.echo(line, err=True),
                     cluster=partial(checking, scheduler) if scheduler else None,
-                    stdin_format=stdin_format, cache=not no_cache, **past)
+                    stdin_format=stdin_format, cache=not no_cache, quarantine=quarantine,
+                    **past)
         except (ClusterError, WaitTimeout, WorkersError) as exc:
             exits.stop(str(exc), exits.USAGE)
         report = getattr(done, "report", done)

@@ -1,8 +1,9 @@
 """A side that is a database (``.duckdb`` from ``quizkit load``) or a Parquet dataset.
 
 Its records are the rows of the analysis tables (docs/tables.md), matched by each table's
-key; a row's fields are its columns (``/name``), the ``file`` column aside (where a row was
-loaded from is not part of it). Compared with a side of exports, the exports are loaded
+key; a row's fields are its columns (``/name``), the ``file``, ``record`` and ``pointer``
+columns aside: where a row was loaded from is not part of it, but is where the diff places
+it. Compared with a side of exports, the exports are loaded
 first, as ``quizkit load`` would, into the diff's private work directory. Rows hold no
 array places, so a table diff has no ``moved``. A database is data: it is opened read-only
 and only quizkit's base tables are read.
@@ -31,8 +32,8 @@ from quizkit.diff.records import MEASURES, TABLES
 PARENTS = {"versions": "package_id", "rounds": "version_id", "themes": "version_id",
            "questions": "version_id", "steps": "version_id", "categories": "package_id",
            "game_history": "game_id"}
-#: The columns that are not part of a row's content.
-LEFT_OUT = ("file",)
+#: The columns that are not part of a row's content: where it was loaded from.
+LEFT_OUT = ("file", "record", "pointer")
 
 
 def is_tables(path: str) -> bool:
@@ -86,10 +87,10 @@ def _rows(source: duckdb.DuckDBPyConnection, side: int, table: str, path: str
     measures = ", ".join(f'"{m}"' if table == "packages" else "NULL" for m in MEASURES)
     select = ", ".join(f"'{c}': \"{c}\"" for c in columns)
     cursor = source.execute(
-        f'SELECT {key}, {parent}, "file", {measures}, CAST(to_json({{{select}}}) AS VARCHAR) '
-        f'FROM "{table}"')
+        f'SELECT {key}, {parent}, "file", "record", "pointer", {measures}, '
+        f'CAST(to_json({{{select}}}) AS VARCHAR) FROM "{table}"')
     while rows := cursor.fetchmany(BATCH_ROWS):
-        for key_value, parent_value, file, *rest in rows:
+        for key_value, parent_value, file, record, pointer, *rest in rows:
             body = rest[-1]
-            yield [side, table, key_value, parent_value, None, 1, file or path, 0, None, None,
-                   xxhash.xxh3_64_intdigest(body.encode()), *rest[:-1], body]
+            yield [side, table, key_value, parent_value, None, 1, file or path, 0, record,
+                   pointer, xxhash.xxh3_64_intdigest(body.encode()), *rest[:-1], body]

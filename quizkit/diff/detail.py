@@ -80,8 +80,8 @@ def detailed(rows: Iterable[Row]) -> Iterator[Change]:
 def _detail(rows: list[Row]) -> list[Change]:
     wanted: dict[str, list[tuple[int, int]]] = defaultdict(list)  # file -> (row, side)
     for i, row in enumerate(rows):
-        if row[5] is None and row[8] is None:  # a table row: no document to read
-            continue
+        if row[9] is not None or row[10] is not None:  # a table row: no document to read
+            continue  # (its file may have changed since it was loaded)
         if row[3] is not None:
             wanted[row[3]].append((i, 0))
         if row[6] is not None:

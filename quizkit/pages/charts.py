@@ -333,3 +333,23 @@ def chart_for(summary: str, sec: Section) -> Chart | None:
     if spec is None:
         return None
     return Chart(f"{summary}.{sec.name}", spec["title"], spec)
+
+
+def trend(name: str, title: str, values: list[dict[str, Any]]) -> Chart:
+    """A metric over runs: ``values`` are ``{"run": number, "started_at": ISO time, "value":
+    number, "dataset": name}``, the runs evenly spaced in order (a nightly pipeline skips a
+    night now and then), one line per dataset (coloured and named when there are several)."""
+    encoding: dict[str, Any] = {
+        "x": {"field": "run", "type": "ordinal", "title": "run (oldest first)",
+              "axis": {"labelAngle": 0, "labelOverlap": "greedy"}},
+        "y": {"field": "value", "type": "quantitative", "title": "value",
+              "axis": count_axis(values, "value")},
+        "tooltip": [{"field": "run", "type": "ordinal"},
+                    {"field": "started_at", "type": "nominal", "title": "started (UTC)"},
+                    {"field": "value", "type": "quantitative", "format": ",~r"},
+                    {"field": "dataset", "type": "nominal"}]}
+    if len({v["dataset"] for v in values}) > 1:
+        encoding["color"] = {"field": "dataset", "type": "nominal", "title": "dataset",
+                             "legend": {"orient": "bottom", "direction": "vertical"}}
+    return Chart(name, title, _spec(title, values, {"type": "line", "point": True}, encoding,
+                                    height=200))

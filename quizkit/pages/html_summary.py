@@ -14,7 +14,7 @@ from quizkit.pages.html_page import esc, page
 TITLES = {"overview": "Overview", "sizes": "Package sizes", "starts": "Starts and games"}
 
 
-def _table(sec: Section) -> str:
+def section_table(sec: Section) -> str:
     numeric = [bool(sec.rows) and all((isinstance(r[i], int | float) and not isinstance(r[i], bool))
                                       or r[i] is None for r in sec.rows)
                for i in range(len(sec.columns))]
@@ -33,7 +33,7 @@ def _table(sec: Section) -> str:
             f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
-def _figure(chart: Chart, heading: str) -> str:
+def figure(chart: Chart, heading: str) -> str:
     """The chart under the section's heading; its own title as a caption, unless the same."""
     caption = "" if chart.title == heading else f"<figcaption>{esc(chart.title)}</figcaption>"
     return (f'<figure class="chart" id="chart-{esc(chart.name)}" data-chart="{esc(chart.name)}">'
@@ -61,10 +61,10 @@ def render_page(groups: list[tuple[str, list[Section]]]) -> str:
             chart = chart_for(summary, sec)
             body.append(f'<section id="{esc(summary)}-{esc(sec.name)}">'
                         f"<h3>{esc(sec.title)}</h3>"
-                        + (_figure(chart, sec.title) if chart else _no_chart(summary, sec))
+                        + (figure(chart, sec.title) if chart else _no_chart(summary, sec))
                         + f'<details{" open" if len(sec.rows) <= 30 else ""}>'
                         f"<summary>{esc(plural(len(sec.rows), 'row'))}</summary>"
-                        f"{_table(sec)}</details></section>")
+                        f"{section_table(sec)}</details></section>")
     names = [TITLES.get(s, s) for s, _ in groups]
     title = "quizkit summary: " + ", ".join(names)
     head = f"<h1>{esc(title)}</h1>"
