@@ -270,3 +270,37 @@ def test_load_stores_the_team_findings_in_the_findings_table(tmp_path):
                                      ("X011", "warning")]
     assert rows[0][2] == str(work / "package-full.json")
     assert rows[1][2] == str(db)
+
+
+def test_rows_carry_their_own_record_and_pointer(tmp_path):
+    """``select *`` of a table gives file, record and pointer: the finding is at the row's
+    record (JSON Lines) or at its value inside a document."""
+    corpus(tmp_path)
+    configure(tmp_path, """
+[[checks]]
+code = "X030"
+name = "every-game"
+description = "d"
+severity = "warning"
+message = "game {id}"
+sql = "select * from games where file like '%.jsonl'"
+
+[[checks]]
+code = "X031"
+name = "second-question"
+description = "d"
+message = "question {id}"
+sql = "select * from questions where position = 2 limit 1"
+""")
+    out = check(tmp_path, "exports", "--format", "json", "--select", "X")
+    found = json.loads(out.stdout)["findings"]
+    games = [(f["path"], f["record"], f["line"]) for f in found if f["code"] == "X030"]
+    assert games == [("exports/games.jsonl", n, n) for n in (1, 2, 3)]
+    (question,) = [f for f in found if f["code"] == "X031"]
+    assert question["pointer"].startswith("/versions/0/questions/")
+    doc = json.loads((SAMPLES / "package-full.json").read_text())
+    index = int(question["pointer"].rsplit("/", 1)[1])
+    qid = doc["versions"][0]["questions"][index]["id"]
+    lines = (SAMPLES / "package-full.json").read_text().splitlines()
+    id_line = next(i for i, line in enumerate(lines, 1) if f'"id": "{qid}"' in line)
+    assert question["line"] == id_line - 1  # the question object opens the line before its id
