@@ -15,6 +15,7 @@ several columns fails in milliseconds, before any export is read. A check that f
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -175,7 +176,12 @@ def _rows(check: TeamCheck, cur: duckdb.DuckDBPyConnection, columns: list[str],
 
 
 def _text(value: Any) -> str:
-    return value if isinstance(value, str) else json_text(value)
+    """A column's value in a message: text as it is, a date-time in ISO form, else JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    return json_text(value)
 
 
 def _row_finding(check: TeamCheck, row: tuple, index: Mapping[str, int],
