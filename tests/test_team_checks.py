@@ -304,3 +304,13 @@ sql = "select * from questions where position = 2 limit 1"
     lines = (SAMPLES / "package-full.json").read_text().splitlines()
     id_line = next(i for i, line in enumerate(lines, 1) if f'"id": "{qid}"' in line)
     assert question["line"] == id_line - 1  # the question object opens the line before its id
+
+
+def test_a_report_never_lands_on_the_database_checked(tmp_path):
+    work = corpus(tmp_path)
+    configure(tmp_path, VIDEO)
+    db = tmp_path / "dump.duckdb"
+    assert run_script("load", str(work), "--db", str(db), cwd=tmp_path).returncode == 0
+    before = db.read_bytes()
+    out = check(tmp_path, "--db", str(db), "--format", "json", "-o", str(db))
+    assert out.returncode == 2 and db.read_bytes() == before

@@ -37,6 +37,7 @@ from quizkit.outputs.writer import (
     refuse_inputs,
     written_together,
 )
+from quizkit.reporters import parse_reports
 from quizkit.settings.config import ConfigError, Settings
 from quizkit.settings.team_checks import TeamCheck
 
@@ -92,6 +93,10 @@ def run_check(paths: Sequence[str], s: Settings, *, db: str | os.PathLike[str] |
                                                 stdin_format, notes) if paths else []
     targets = [Path(store_failures, f"{c.code}.parquet") for c in checks
                if c.sql is not None] if store_failures is not None else []
+    reports = [spec.path for spec in parse_reports(
+        options.get("format"), options.get("output"),  # type: ignore[arg-type]
+        options.get("reports", ()))]  # type: ignore[arg-type]
+    refuse_inputs(reports, [db], read_trees=[parquet])  # the files' own: in runner.run
     if store_failures is not None:
         check_directory(store_failures)
         refuse_inputs(targets, [*(src.path for src in sources), db, *s.files_read],
