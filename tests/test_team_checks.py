@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import SAMPLES, run_script
+from conftest import SAMPLES, requires, run_script
 
 PACKAGE_ID = "69079d1bff4122a96cc07b07"
 
@@ -314,3 +314,17 @@ def test_a_report_never_lands_on_the_database_checked(tmp_path):
     before = db.read_bytes()
     out = check(tmp_path, "--db", str(db), "--format", "json", "-o", str(db))
     assert out.returncode == 2 and db.read_bytes() == before
+
+
+def test_checks_over_a_parquet_dataset(tmp_path):
+    requires("pyarrow")
+    work = corpus(tmp_path)
+    configure(tmp_path, VIDEO + METRICS)
+    dataset = tmp_path / "dataset"
+    assert run_script("load", str(work), "--parquet", str(dataset),
+                      cwd=tmp_path).returncode == 0
+    out = check(tmp_path, "--parquet", str(dataset), "--format", "json")
+    found = json.loads(out.stdout)["findings"]
+    assert out.returncode == 1, out.stderr
+    assert sorted(f["code"] for f in found) == ["X001", "X010", "X011"]
+    assert next(f for f in found if f["code"] == "X010")["path"] == str(dataset)
