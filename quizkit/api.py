@@ -42,9 +42,8 @@ from quizkit.analysis.check_run import (
     run_check,
 )
 from quizkit.analysis.connect import DatabaseError, connect, lock_down, one_line
-from quizkit.analysis.dataset import open_dataset
 from quizkit.analysis.export import export_parquet, export_targets, foreign_tables
-from quizkit.analysis.load import LoadResult, OnBatch, load_parquet, load_paths
+from quizkit.analysis.load import LoadResult, OnBatch, load_parquet, load_paths, open_tables
 from quizkit.analysis.load import load as load_into
 from quizkit.analysis.query import query as run_query
 from quizkit.analysis.query import stream
@@ -284,26 +283,13 @@ def _tables(paths: Sequence[str], db: str | os.PathLike[str] | None, *, findings
         raise ConfigError("give export files, --db FILE or --parquet DIR, not both")
     if not paths and not db and not parquet:
         raise ConfigError("give export files to read, or --db FILE, or --parquet DIR")
-    if parquet:
-        with open_dataset(parquet) as con:
-            yield con, None
-        return
-    loaded = None
-    if db:
-        con = connect(db, read_only=True)
-    else:
-        con = connect(None)
-        try:
-            s = settings(config, baseline=baseline)
-            loaded = _with_inputs(load_into(con, list(paths), findings=findings, settings=s),
-                                  paths, s)
-        except BaseException:
-            con.close()
-            raise
-    try:
-        yield con, loaded
-    finally:
-        con.close()
+    def fill(con: duckdb.DuckDBPyConnection) -> LoadResult:
+        s = settings(config, baseline=baseline)
+        return _with_inputs(load_into(con, list(paths), findings=findings, settings=s),
+                            paths, s)
+
+    with open_tables(db, parquet, fill) as opened:
+        yield opened
 
 
 def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike[str] | None = None,

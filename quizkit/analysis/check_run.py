@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import duckdb
 
 from quizkit.analysis.connect import connect, run
-from quizkit.analysis.dataset import open_dataset
-from quizkit.analysis.load import LoadResult, load
+from quizkit.analysis.load import LoadResult, load, open_tables
 from quizkit.analysis.team_sql import Failures, Outcome, Past, RowPlace, preflight, row_counts
 from quizkit.analysis.team_sql import run_checks as run_team_checks
 from quizkit.catalog.findings import Report
@@ -107,7 +106,9 @@ def run_check(paths: Sequence[str], s: Settings, *, db: str | os.PathLike[str] |
             raise ConfigError("the team's checks read the tables of files: give paths, "
                               "not - (standard input)")
         place = RowPlace(_names(sources), _where(paths, db, parquet))
-        with _tables(paths, db, parquet, s, checks) as (con, loaded):
+        findings = any(_MENTIONS_FINDINGS.search(c.query) for c in checks)
+        with open_tables(db, parquet, partial(load, paths=paths, findings=findings, settings=s,
+                                              seal=True)) as (con, loaded):
             result.loaded = loaded
             result.outcome = run_team_checks(
                 con, checks, place, past=past,
@@ -142,34 +143,6 @@ def _where(paths: Sequence[str], db: str | os.PathLike[str] | None,
         return os.path.commonpath([os.path.abspath(p) for p in paths])
     except ValueError:  # paths on several drives, or URLs and files
         return paths[0]
-
-
-@contextmanager
-def _tables(paths: Sequence[str], db: str | os.PathLike[str] | None,
-            parquet: str | os.PathLike[str] | None, s: Settings,
-            checks: Sequence[TeamCheck]
-            ) -> Iterator[tuple[duckdb.DuckDBPyConnection, LoadResult | None]]:
-    """The tables the checks read: of ``db`` (read-only), of the dataset, or of ``paths``
-    loaded into memory (with the findings table filled only when a check reads it)."""
-    if parquet:
-        with open_dataset(parquet) as con:
-            yield con, None
-        return
-    if db:
-        con = connect(db, read_only=True)
-        loaded = None
-    else:
-        con = connect(None)
-        findings = any(_MENTIONS_FINDINGS.search(c.query) for c in checks)
-        try:
-            loaded = load(con, paths, findings=findings, settings=s, seal=True)
-        except BaseException:
-            con.close()
-            raise
-    try:
-        yield con, loaded
-    finally:
-        con.close()
 
 
 #: The findings of the team's checks in the findings table (their codes are the team's only).
