@@ -242,13 +242,14 @@ def test_rules_lists_the_team_checks(tmp_path):
     ('code = "X001"\nwarn-if = "< -3%"', "only a check with change"),
     ('code = "X001"\nwarn-if = "< 3"\nchange = "yesterday"', "checks[0].change"),
     ('code = "X001"\nwarn-if = "< 3"\nseverity = "error"', "unknown key checks[0].severity"),
+    ('code = "X001"\nsql = "select 1 as n"\nmessage = "{n:,}"', "takes no format"),
 ])
 def test_bad_check_configuration_is_exit_2_naming_the_key(tmp_path, table, wanted):
     corpus(tmp_path)
-    text = f'[[checks]]\n{table}\nmetric = "select 1"\n'
+    text = f'[[checks]]\n{table}\n' + ("" if "sql =" in table else 'metric = "select 1"\n')
     if "name =" not in table:
         text += 'name = "a-check"\n'
-    if "-if" not in table:
+    if "-if" not in table and "sql =" not in table:
         text += 'warn-if = "> 0"\n'
     configure(tmp_path, text)
     out = check(tmp_path, "exports")

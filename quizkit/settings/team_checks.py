@@ -107,10 +107,13 @@ class TeamCheck:
 def template_fields(template: str) -> tuple[str, ...]:
     """The field names of a ``{column}`` template (raises ValueError for a bad one)."""
     out = []
-    for _text, name, _spec, _conv in string.Formatter().parse(template):
+    for _text, name, spec, conversion in string.Formatter().parse(template):
         if name is not None:
             if not name.isidentifier():
                 raise ValueError(f"{{{name}}} is not a column name")
+            if spec or conversion:
+                raise ValueError(f"{{{name}}} takes no format: write {{{name}}} (values are "
+                                 "shown as the query gives them)")
             out.append(name)
     return tuple(out)
 
