@@ -143,6 +143,11 @@ NOT_HISTORIES = {
     "database with a view for runs": lambda p: _foreign_database(
         p / "h.db", "CREATE TABLE metrics (run_id VARCHAR, name VARCHAR, value DOUBLE); "
                     "CREATE VIEW runs AS SELECT * FROM read_text('/etc/passwd')"),
+    "history with a macro": lambda p: _foreign_database(
+        p / "h.db", "CREATE TABLE runs (run_id VARCHAR, dataset VARCHAR, started_at TIMESTAMP, "
+                    "quizkit_version VARCHAR, exit_code INTEGER, files BIGINT, documents BIGINT);"
+                    "CREATE TABLE metrics (run_id VARCHAR, name VARCHAR, value DOUBLE);"
+                    "CREATE MACRO list_contains(a, b) AS true"),
     "database with other columns": lambda p: _foreign_database(
         p / "h.db", "CREATE TABLE runs (run_id VARCHAR); CREATE TABLE metrics (x INTEGER)"),
     "folder of other files": lambda p: ((p / "h.db").mkdir(),
@@ -286,3 +291,40 @@ def test_dataset_defaults_to_the_inputs_common_path(exports: dict[str, Path],
     assert [r[1] for r in runs] == [str(exports["clean"])]
     proc = quizkit("validate", *files, "--dataset", "x")
     assert proc.returncode == 2 and "--history" in proc.stderr
+
+
+@pytest.mark.parametrize("name", ["history.duckdb", "history"])
+def test_series_gives_a_metric_newest_first(exports: dict[str, Path], tmp_path: Path,
+                                            name: str) -> None:
+    """What a check across runs reads: the values of the dataset's last runs, newest first,
+    [] for another dataset or no history yet."""
+    location = tmp_path / name
+    missing = tmp_path / f"none-{name}"
+    for which in ("broken", "clean", "broken"):
+        quizkit("validate", str(exports[which]), "--history", str(location), "--dataset", "d")
+    code = ("import sys, json\nfrom quizkit.history import series\n"
+            "loc, none = sys.argv[1:]\n"
+            "print(json.dumps([series(loc, 'd', 'findings.S006', 2),\n"
+            "                  series(loc, 'd', 'findings.S006', 9),\n"
+            "                  series(loc, 'other', 'findings.S006', 9),\n"
+            "                  series(loc, 'd', 'no.such.metric', 9),\n"
+            "                  series(none, 'd', 'findings.S006', 9)]))")
+    done = subprocess.run([sys.executable, "-c", code, str(location), str(missing)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [[1, 0], [1, 0, 1], [], [], []]
+    assert not missing.exists()
+    proc = quizkit("history", "--history", str(missing))
+    assert proc.returncode == 2 and "no such file or directory" in proc.stderr
+
+
+@pytest.mark.parametrize("name", ["no-such-dir/history.duckdb", "a-file/history"])
+def test_a_history_that_cannot_be_made_is_refused_before_the_run(
+        exports: dict[str, Path], tmp_path: Path, name: str) -> None:
+    (tmp_path / "a-file").write_text("mine\n")
+    report = tmp_path / "report.json"
+    proc = quizkit("validate", str(exports["clean"]), "--history", str(tmp_path / name),
+                   "--format", "json", "-o", str(report))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert not report.exists()
+    assert (tmp_path / "a-file").read_text() == "mine\n"

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -154,3 +156,24 @@ def test_the_outputs_follow_the_output_rules(mixed: Path, tmp_path: Path) -> Non
     assert proc.returncode == 3, proc.stderr
     assert link.is_symlink() and target.read_bytes().startswith(WRONG)
     assert not [p for p in target.parent.iterdir() if p.name.startswith(".")]
+
+
+def test_an_interrupted_run_leaves_both_outputs_as_they_were(mixed: Path, tmp_path: Path) -> None:
+    valid, invalid, marker = tmp_path / "valid.jsonl", tmp_path / "invalid.jsonl", \
+        tmp_path / "paused"
+    valid.write_bytes(b"yesterday's valid\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "quizkit", "validate", str(mixed), "--write-valid", str(valid),
+         "--write-invalid", str(invalid)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "CI": "true", "QUIZKIT_PAUSE_AT": f"quarantine:{marker}"})
+    try:
+        while not marker.exists() and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert valid.read_bytes() == b"yesterday's valid\n" and not invalid.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "paused", "valid.jsonl"]

@@ -278,3 +278,33 @@ def test_an_export_stopped_leaves_the_directory_as_it_was(tmp_path: Path, large_
     else:
         assert not [n for n in names if n.startswith((".", "tmp_"))], names
         assert "steps.parquet" in names and stdout == ""
+
+
+_STOPPED_IN_A_FINALISER = """
+import os, signal, sys
+from quizkit.outputs.interrupts import StopSignals
+
+class Finalised:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        sum(range(100_000))  # the handler runs in here, inside the finaliser
+
+stop = StopSignals()
+stop.install()
+try:
+    Finalised()  # dropped at once: its finaliser gets the signal
+    for _ in range(3_000):  # the run goes on: a bounded stand-in for a long query
+        sum(range(10_000))
+except KeyboardInterrupt:
+    sys.exit(stop.exit_code)
+sys.exit(0)
+"""
+
+
+def test_a_stop_that_comes_inside_a_finaliser_still_stops_the_run() -> None:
+    # an exception raised inside a finaliser (or the import system's callbacks) is printed
+    # and dropped by Python: the stop must be delivered again, not lost
+    done = subprocess.run([sys.executable, "-c", _STOPPED_IN_A_FINALISER],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 130, done.stderr
+    assert "Exception ignored" not in done.stderr

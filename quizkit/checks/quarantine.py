@@ -22,6 +22,7 @@ from contextlib import ExitStack, contextmanager
 from quizkit.catalog.findings import Finding, Severity
 from quizkit.inputs.limits import Limits
 from quizkit.inputs.sources import Source
+from quizkit.outputs.interrupts import pause_at
 from quizkit.outputs.writer import AtomicFile, resolve
 from quizkit.settings.config import ConfigError
 
@@ -102,6 +103,7 @@ class Quarantine:
                     out.stream.write(b"\n")
                 out.stream.write(line)
                 pending[side] = not line.endswith(b"\n")
+        pause_at("quarantine")  # the test hook: a stop here leaves both outputs as they were
         for out in self._files.values():
             out.commit()
 

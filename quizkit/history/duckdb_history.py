@@ -31,6 +31,7 @@ from quizkit.analysis.connect import (
 )
 from quizkit.history.runs import TABLES, HistoryError, Run, Timeline, as_run, run_row
 from quizkit.outputs.interrupts import held_back
+from quizkit.outputs.writer import OutputError, resolve
 
 #: Seconds a run waits for another process to release the file.
 LOCK_WAIT = 60.0
@@ -113,16 +114,22 @@ def _ddl() -> list[str]:
 
 
 def check(path: str) -> None:
-    """Refuse ``path`` unless it is a history or does not exist yet (reads only)."""
+    """Refuse ``path`` unless it is a history, or a new file that can be made (reads only)."""
     if not os.path.lexists(path):
+        try:
+            resolve(path)
+        except OutputError as exc:
+            raise HistoryError(f"history: {exc}") from None
         return
     with _opened(path, read_only=True):
         pass
 
 
 def append(path: str, run_id: str, run_: Run, metrics: dict[str, float]) -> None:
-    """Add one run and its metrics in one transaction (the tables made on the first run)."""
-    existed = os.path.lexists(path)
+    """Add one run and its metrics in one transaction (the tables made on the first run).
+
+    A file this run created and could not fill stays, an empty database that is taken as a
+    new history: another run may have made it at the same time and written to it since."""
 
     def attempt() -> None:
         with _opened(path, read_only=False) as con, held_back():
@@ -141,14 +148,7 @@ def append(path: str, run_id: str, run_: Run, metrics: dict[str, float]) -> None
                 run(con, "ROLLBACK")
                 raise
 
-    try:
-        _retrying(attempt, path)
-    except BaseException:
-        if not existed:  # a file this run made and could not fill
-            for leftover in (path, path + ".wal"):
-                if os.path.lexists(leftover):
-                    os.unlink(leftover)
-        raise
+    _retrying(attempt, path)
 
 
 def series(path: str, dataset: str, name: str, last: int) -> list[float]:

@@ -26,7 +26,7 @@ from typing import Any
 from quizkit.history.runs import TABLES, HistoryError, Run, Timeline, as_run, run_row
 from quizkit.inputs.remote import RemoteError, filesystem, is_url
 from quizkit.outputs.interrupts import signals_deferred
-from quizkit.outputs.writer import OutputError, make_directory, write_bytes
+from quizkit.outputs.writer import OutputError, check_directory, make_directory, write_bytes
 
 #: Arrow's name of each DuckDB type of quizkit.history.runs.
 ARROW_TYPES = {"VARCHAR": "string", "TIMESTAMP": "timestamp[us]", "INTEGER": "int32",
@@ -157,6 +157,11 @@ def check(location: str) -> None:
     """Refuse ``location`` unless it is a history or holds nothing yet (reads only: the
     names, and the newest file of each table)."""
     folder = _Folder(location)
+    if folder.fs is None:
+        try:
+            check_directory(location)
+        except OutputError as exc:
+            raise HistoryError(f"history: {exc}") from None
     for table, ids in _files(folder).items():
         if ids:
             _table(folder, table, ids[-1])
@@ -186,25 +191,36 @@ def append(location: str, run_id: str, run_: Run, metrics: dict[str, float]) -> 
         folder.write(data["runs"], "runs", name)
 
 
+def _runs(folder: _Folder, files: dict[str, list[str]], dataset: str | None) -> list[tuple]:
+    """(run id, run) of each run of ``dataset`` (``None``: every run), oldest first."""
+    runs = [as_run(row) for run_id in files["runs"] for row in _table(folder, "runs", run_id)]
+    runs = [r for r in runs if dataset is None or r[1].dataset == dataset]
+    return sorted(runs, key=lambda r: (r[1].started_at, r[0]))
+
+
+def _metrics(folder: _Folder, files: dict[str, list[str]], run_id: str) -> dict[str, float]:
+    rows = _table(folder, "metrics", run_id) if run_id in files["metrics"] else []
+    return {str(name): float(value) for owner, name, value in rows if owner == run_id}
+
+
 def timeline(location: str, dataset: str | None, last: int | None) -> Timeline:
     folder = _Folder(location)
     files = _files(folder)
-    runs = [as_run(row) for run_id in files["runs"] for row in _table(folder, "runs", run_id)]
-    runs = [r for r in runs if dataset is None or r[1].dataset == dataset]
-    runs.sort(key=lambda r: (r[1].started_at, r[0]))
+    runs = _runs(folder, files, dataset)
     if last is not None:
         runs = runs[-last:] if last > 0 else []
-    have = set(files["metrics"])
-    found: dict[str, dict[str, float]] = {}
-    for run_id, _ in runs:
-        rows = _table(folder, "metrics", run_id) if run_id in have else []
-        found[run_id] = {str(name): float(value) for owner, name, value in rows
-                         if owner == run_id}
-    return Timeline(runs, found)
+    return Timeline(runs, {run_id: _metrics(folder, files, run_id) for run_id, _ in runs})
 
 
 def series(location: str, dataset: str, name: str, last: int) -> list[float]:
-    seen = timeline(location, dataset, None)
-    values = [seen.metrics[run_id][name] for run_id, _ in reversed(seen.runs)
-              if name in seen.metrics[run_id]]
-    return values[:last]
+    """Reads the metrics of the newest runs only, until ``last`` values are found."""
+    folder = _Folder(location)
+    files = _files(folder)
+    values: list[float] = []
+    for run_id, _ in reversed(_runs(folder, files, dataset)):
+        if len(values) >= last:
+            break
+        found = _metrics(folder, files, run_id)
+        if name in found:
+            values.append(found[name])
+    return values

@@ -11,8 +11,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from quizkit.catalog.exits import no_such_path
 from quizkit.history.history_store import timeline
-from quizkit.history.runs import Timeline
+from quizkit.history.runs import HistoryError, Timeline
+from quizkit.inputs.remote import is_url
 from quizkit.outputs.numbers import plural
 from quizkit.outputs.writer import atomic_write, refuse_inputs, resolve
 from quizkit.pages.charts import trend
@@ -116,6 +118,8 @@ def show_history(location: str, *, dataset: str | None = None, last: int | None 
     if output is not None:
         resolve(output)  # a bad output fails before the history is read
         refuse_inputs([output], [location], read_trees=[location])
+    if not is_url(location) and not os.path.lexists(location):
+        raise HistoryError(no_such_path(location))
     tl = timeline(location, dataset, last)
     text = render_history(tl, format, dataset or location)
     if output is not None:

@@ -96,9 +96,23 @@ class StopSignals:
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         self._record(signum)
+        if _unsafe_to_raise(frame):
+            # Raised here, the exception would be printed and dropped ("Exception ignored
+            # in ...": a finaliser, a callback of the import system) and the run would go on
+            # as if no signal had come, or it would stop an extension module half-way
+            # through its import (the interpreter aborts). Ask again in a moment.
+            again = threading.Timer(RETRY_SECONDS, self._again)
+            again.daemon = True
+            again.start()
+            return
         if signum == signal.SIGINT:
             raise KeyboardInterrupt
         raise Terminated
+
+    def _again(self) -> None:
+        """Deliver the stop once more to the main thread (ignored once the run is ending)."""
+        with contextlib.suppress(OSError, ValueError):
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
 
     def _wait_for_sigterm(self) -> None:
         signal.sigwait({signal.SIGTERM})
@@ -118,6 +132,21 @@ class StopSignals:
         if self.signum is None:
             return None
         return EXIT_SIGINT if self.signum == signal.SIGINT else EXIT_SIGTERM
+
+
+#: Seconds before a stop that came at a moment unsafe to raise in is delivered again.
+RETRY_SECONDS = 0.02
+
+
+def _unsafe_to_raise(frame: FrameType | None) -> bool:
+    """Is the main thread inside an import or a finaliser, where an exception raised by a
+    signal handler is dropped or breaks the import?"""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename.startswith("<frozen importlib") or code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
 
 
 #: The signals that stop a run.

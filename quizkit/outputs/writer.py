@@ -1,6 +1,7 @@
 """The one output layer: every file quizkit writes goes through here.
 
 What a user gets, whatever the command (``-o``, ``--report FORMAT:PATH``, ``--write-baseline``,
+``--write-valid``/``--write-invalid``, a local ``--history`` folder's files,
 ``enums infer -o``, ``schema export --out``, ``samples generate --out``, ``export --parquet``,
 ``load --db``), as ``cp``, ``install`` and shell redirection lead one to expect:
 
