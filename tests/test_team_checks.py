@@ -103,6 +103,11 @@ def test_findings_land_at_record_pointer_line_in_every_format(tmp_path):
     rule = next(r for r in run["tool"]["driver"]["rules"] if r["id"] == "X004")
     assert rule["shortDescription"]["text"] == "the package's name, by its pointer"
 
+    text = check(tmp_path, "exports", "--color", "never").stdout.decode()
+    column = lines[name_line - 1].index('"Capitals') + 1
+    assert f"{name_line}:{column}" in text.split("exports/package-full.json", 1)[1]
+    assert f"X004  package {PACKAGE_ID}" in text
+
     github = check(tmp_path, "exports", "--format", "github").stdout.decode()
     assert f"::error file=exports/package-full.json,line={name_line}," in github
     assert "::warning file=exports/games.jsonl,line=2," in github
