@@ -27,7 +27,7 @@ def __getattr__(name: str) -> Any:
     would otherwise end in a traceback.
     """
     if name == "validate":
-        from quizkit.validation import validate
+        from quizkit.api.validating import validate
 
         return validate
     raise AttributeError(f"module 'quizkit' has no attribute {name!r}")

@@ -321,12 +321,11 @@ def test_what_validation_cannot_read_is_never_loaded(fixture_corpus: Path,
     unreadable to the validation (input-too-large), though DuckDB could read them; they are
     skipped, never both loaded and reported unreadable."""
     from quizkit import api
-    from quizkit.inputs.limits import Limits
 
     sizes = sorted(p.stat().st_size for p in fixture_corpus.rglob("*.json"))
     limit = sizes[len(sizes) // 2]
     db = tmp_path / "a.duckdb"
-    result = api.load([str(fixture_corpus)], db, limits=Limits(max_file_size=limit))
+    result = api.load([str(fixture_corpus)], db, config=api.settings(max_file_size=limit))
     con = duckdb.connect(str(db), read_only=True)
     try:
         both = run(con, """SELECT DISTINCT file FROM files WHERE file IN

@@ -199,5 +199,5 @@ def test_the_api_caches_only_when_asked(tmp_path, data, monkeypatch):
         cached = api.validate([str(data)], config=False, jobs=1, cache_dir="api-cache")
         assert [f.to_dict() for f in cached.findings] == [f.to_dict() for f in plain.findings]
     assert len(entries(tmp_path / "api-cache")) == len(list(data.iterdir()))
-    api.validate([str(data)], config={"cache-dir": "other"}, jobs=1, no_cache=True)
+    api.validate([str(data)], config={"cache-dir": "other"}, jobs=1, cache=False)
     assert not (tmp_path / "other").exists()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import INVALID, ROOT
+from conftest import INVALID, ROOT, run_script
 
 from quizkit import api
 from quizkit.catalog.findings import Severity
@@ -135,6 +135,35 @@ def test_per_path_ignores(tmp_path):
     assert report["findings"] == [] and code == 0
 
 
+def test_per_path_ignores_are_gitignore_patterns(tmp_path):
+    """As ``--exclude``: ``*`` stops at ``/`` and ``**`` crosses it; a pattern without ``/``
+    matches a name at any depth; one naming a directory covers what is below it."""
+    deep = tmp_path / "work" / "sub" / "deeper"
+    deep.mkdir(parents=True)
+    shutil.copy(BANNER, deep / BANNER.name)
+
+    def found(table: str) -> set[str]:
+        (tmp_path / "quizkit.toml").write_text(f"[per-path-ignores]\n{table}")
+        _, report, err = run(tmp_path, "sub", files=(BANNER,))
+        assert report is not None, err
+        return {f["path"] for f in report["findings"]}
+
+    everything = {BANNER.name, f"sub/deeper/{BANNER.name}"}
+    assert found('"work/*.json" = ["T"]\n') == {f"sub/deeper/{BANNER.name}"}
+    assert found('"work/*/*.json" = ["T"]\n') == everything
+    assert found('"work/**/*.json" = ["T"]\n') == set()
+    assert found('"banner-*.json" = ["T"]\n') == set()
+    assert found('"work/sub" = ["T"]\n') == {BANNER.name}
+    assert found('"deeper/" = ["T"]\n') == {BANNER.name}
+    assert found('"*/deeper/*" = ["T"]\n') == {BANNER.name}
+
+
+def test_a_negated_per_path_ignore_is_refused(tmp_path):
+    (tmp_path / "quizkit.toml").write_text('[per-path-ignores]\n"!keep.json" = ["T"]\n')
+    code, _, err = run(tmp_path, files=(BANNER,))
+    assert code == 2 and "negation" in err
+
+
 @pytest.mark.parametrize(("content", "needle"), [
     ('selekt = ["S"]\n', "'selekt'"),
     ('ignore = ["unknown-feild"]\n', "'unknown-feild'"),
@@ -204,3 +233,17 @@ def test_documented_examples_parse_and_load(tmp_path):
         assert settings.select and settings.fail_on == Severity.WARNING
         assert ("legacy/**", ("unknown-field",)) in settings.per_path_ignores
         settings.adjuster()  # every selector resolves
+
+
+@pytest.mark.parametrize("command", [("validate", "--profile", "nope.toml"),
+                                     ("load", "--db", "out.duckdb"), ("query", "SELECT 1"),
+                                     ("summary", "overview")])
+def test_a_profile_that_cannot_be_read_fails_before_the_walk(tmp_path, command):
+    """The profile is read where the settings are resolved: a mistyped path is exit 2 naming
+    the profile before any input is listed (here, before the missing input is noticed)."""
+    (tmp_path / "quizkit.toml").write_text('profile = "nope.toml"\n')
+    done = run_script(*command, "--config", str(tmp_path / "quizkit.toml"),
+                      str(tmp_path / "not-walked"), cwd=tmp_path)
+    assert done.returncode == 2
+    assert b"cannot read profile" in done.stderr and b"nope.toml" in done.stderr
+    assert b"not-walked" not in done.stderr

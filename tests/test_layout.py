@@ -13,10 +13,11 @@ from tests.conftest import ROOT, requires
 from tests.test_imports import PACKAGE, _sources
 
 #: The packages of quizkit, lowest first: a module may import its own package and those
-#: listed before it. The modules at the top (api, cli, ...) may import any package;
+#: listed before it. The modules at the top (cli, entry, ...) may import any package;
 #: ``quizkit.version`` is on the ground floor, importable from anywhere.
 LAYERS = ("catalog", "outputs", "inputs", "model", "rules", "settings", "pages", "reporters",
-          "cache", "checks", "analysis", "history", "cluster", "diff", "generate", "commands")
+          "cache", "checks", "analysis", "history", "cluster", "diff", "generate", "api",
+          "commands")
 
 GROUND = {"quizkit", "quizkit.version"}
 MAX_TOP_MODULES = 12
@@ -78,8 +79,48 @@ def test_the_layer_check_can_fail() -> None:
                                       "def f():\n    from quizkit.checks import engine\n",
                "quizkit.rules.batch": "import quizkit.api\nfrom quizkit.rules import checks\n",
                "quizkit.api": "from quizkit.commands import validate\n"}
-    assert upward_imports(sources) == ["quizkit.inputs.walk:3 imports quizkit.checks",
+    assert upward_imports(sources) == ["quizkit.api:1 imports quizkit.commands",
+                                       "quizkit.inputs.walk:3 imports quizkit.checks",
                                        "quizkit.rules.batch:1 imports quizkit.api"]
+
+
+def commands_reaching_below_the_api(sources: dict[str, str]) -> list[str]:
+    """``module:line imports target`` for each import of quizkit by a command module other
+    than of :mod:`quizkit.api` and of the commands' own helpers (wherever it stands)."""
+    allowed = ("quizkit.api", "quizkit.commands")
+    bad = []
+    for module, text in sources.items():
+        if not module.startswith("quizkit.commands"):
+            continue
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and node.module == "quizkit":
+                targets = [f"quizkit.{a.name}" for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level:
+                targets = [f"quizkit.commands.{node.module or ''}"]
+            else:
+                targets = [t for t, line in _imported(node) if line == node.lineno] \
+                    if isinstance(node, ast.Import | ast.ImportFrom) else []
+            bad += [f"{module}:{node.lineno} imports {t}" for t in targets
+                    if not any(t == a or t.startswith(a + ".") for a in allowed)]
+    return sorted(bad)
+
+
+def test_commands_import_only_the_api_and_their_helpers() -> None:
+    bad = commands_reaching_below_the_api(_sources())
+    assert not bad, "give the command what it needs through quizkit.api:\n" + "\n".join(bad)
+
+
+def test_the_command_import_check_can_fail() -> None:
+    sources = {"quizkit.commands.fine": "from quizkit import api\nimport click\n"
+                                        "from quizkit.commands.walk_options import x\n",
+               "quizkit.commands.bad": "from quizkit import api, version\nimport quizkit.cli\n"
+                                       "def f():\n    from quizkit.checks import runner\n"
+                                       "from quizkit.api.database import load\n",
+               "quizkit.checks.runner": "from quizkit.settings import config\n"}
+    assert commands_reaching_below_the_api(sources) == [
+        "quizkit.commands.bad:1 imports quizkit.version",
+        "quizkit.commands.bad:2 imports quizkit.cli",
+        "quizkit.commands.bad:4 imports quizkit.checks"]
 
 
 def test_few_modules_at_the_top() -> None:

@@ -17,13 +17,13 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
 import duckdb
 
 from quizkit.analysis.connect import connect, run
-from quizkit.analysis.load import LoadResult, load, open_tables
+from quizkit.analysis.load import LoadResult
+from quizkit.analysis.open_tables import open_tables
 from quizkit.analysis.team_sql import Failures, Outcome, Past, RowPlace, preflight, row_counts
 from quizkit.analysis.team_sql import run_checks as run_team_checks
 from quizkit.catalog.findings import Report
@@ -107,8 +107,8 @@ def run_check(paths: Sequence[str], s: Settings, *, db: str | os.PathLike[str] |
                               "not - (standard input)")
         place = RowPlace(_names(sources), _where(paths, db, parquet))
         findings = any(_MENTIONS_FINDINGS.search(c.query) for c in checks)
-        with open_tables(db, parquet, partial(load, paths=paths, findings=findings, settings=s,
-                                              seal=True)) as (con, loaded):
+        with open_tables(paths, db, parquet, findings=findings,
+                         settings=s) as (con, loaded):
             result.loaded = loaded
             result.outcome = run_team_checks(
                 con, checks, place, past=past,

@@ -41,7 +41,7 @@ import duckdb
 from quizkit.analysis import transform
 from quizkit.analysis.aftermath import database_state, dataset_parts, dataset_state, table_rows
 from quizkit.analysis.connect import DatabaseError, LoadError, connect, lock_down, one_line, run
-from quizkit.analysis.dataset import Part, dataset_writer, open_dataset, write_dataset
+from quizkit.analysis.dataset import Part, dataset_writer, write_dataset
 from quizkit.analysis.files import Skipped
 from quizkit.analysis.load_findings import FindingsTable, no_findings
 from quizkit.analysis.load_inputs import BATCH_BYTES, Input, batches, list_inputs, offset_of
@@ -348,29 +348,3 @@ def _load_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str],
         result.files, result.documents, result.unknown_documents = tally(con)
         clock.tick("write")
     return result
-
-
-@contextmanager
-def open_tables(db: str | os.PathLike[str] | None, parquet: str | os.PathLike[str] | None,
-                fill: Callable[[duckdb.DuckDBPyConnection], LoadResult]
-                ) -> Iterator[tuple[duckdb.DuckDBPyConnection, LoadResult | None]]:
-    """A connection to the tables of ``db`` (read-only), of the dataset ``parquet``, or of a
-    fresh in-memory database that ``fill(con)`` loads (what it loaded comes back too)."""
-    if parquet:
-        with open_dataset(parquet) as con:
-            yield con, None
-        return
-    loaded = None
-    if db:
-        con = connect(db, read_only=True)
-    else:
-        con = connect(None)
-        try:
-            loaded = fill(con)
-        except BaseException:
-            con.close()
-            raise
-    try:
-        yield con, loaded
-    finally:
-        con.close()

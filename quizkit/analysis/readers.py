@@ -30,6 +30,7 @@ from __future__ import annotations
 import duckdb
 
 from quizkit.analysis.connect import run
+from quizkit.model.entities import TOP_FIELDS, VERSION_ENTITIES, VERSION_HEAD
 from quizkit.model.kinds import detect_kind, kind_of_fields, present_in_shape, shape_sql
 
 S = "VARCHAR"
@@ -52,10 +53,15 @@ ROUND = struct(id=S, name=S, type=S, position=N)
 THEME = struct(id=S, name=S, description=S, position=N, roundId=S)
 QUESTION = struct(id=S, type=S, position=N, price=N, source=S, themeId=S)
 VALIDATION = struct(results=struct(level=S) + "[]", timestamp=D)
-VERSION_HEAD = dict(id=S, packageId=S, createdAt=S, updatedAt=S, deletedAt=S, published=B,
-                    validation=VALIDATION)
-VERSION = struct(**VERSION_HEAD, rounds=ROUND + "[]", themes=THEME + "[]",
-                 questions=QUESTION + "[]", steps=STEP + "[]")
+#: The type of each field of a version the tables read, in the model's order
+#: (quizkit.model.entities.VERSION_HEAD; ``changes`` is not read).
+_VERSION_TYPES = dict(id=S, packageId=S, createdAt=S, updatedAt=S, deletedAt=S, published=B,
+                      validation=VALIDATION)
+VERSION_FIELDS = {f: _VERSION_TYPES[f] for f in VERSION_HEAD if f in _VERSION_TYPES}
+#: The type of an item of each entity collection of a version.
+_ENTITY_TYPES = {"rounds": ROUND, "themes": THEME, "questions": QUESTION, "steps": STEP}
+ENTITY_ARRAYS = {e.key: _ENTITY_TYPES[e.key] + "[]" for e in VERSION_ENTITIES}
+VERSION = struct(**VERSION_FIELDS, **ENTITY_ARRAYS)
 USER = struct(id=S, username=S, realname=S, email=S, role=S, verified=B, banned=B,
               banReason=S, banExpiresAt=S, anonymous=B, reputation=D, pkgCount=N,
               createdAt=S, updatedAt=S, banner=BANNER_PAYLOAD)
@@ -71,24 +77,21 @@ PKG = struct(id=S, name=S, type=S, difficulty=S, userId=S)
 # and all-NULL when it is there, and it costs no copy of the (large) id maps.
 PRESENT = struct(__quizkit_present=B)
 
-COLUMNS: dict[str, str] = {
-    # package, game, banner, version (top level)
-    "id": S, "name": S, "description": S, "type": S, "difficulty": S, "rating": D,
-    "explicit": B, "verified": B, "createdAt": S, "updatedAt": S, "deletedAt": S, "userId": S,
-    # package-full
+#: The type of each top-level field the tables read, whatever kind has it (the fields of a
+#: version, for the kinds that are one, and its entity arrays, are the version's above).
+TYPES: dict[str, str] = {
+    **VERSION_FIELDS, **ENTITY_ARRAYS, "changes": PRESENT,
+    "name": S, "description": S, "type": S, "difficulty": S, "rating": D, "explicit": B,
+    "verified": B, "userId": S,
     "versions": VERSION + "[]", "user": USER, "meta": META, "categories": CATEGORY + "[]",
-    # version, version-list elements
-    "packageId": S, "published": B, "changes": PRESENT, "validation": VALIDATION,
-    "rounds": ROUND + "[]", "themes": THEME + "[]", "questions": QUESTION + "[]",
-    "steps": STEP + "[]",
-    # version-created
-    "version": struct(**VERSION_HEAD), "idMaps": PRESENT,
-    # game
+    "version": struct(**VERSION_FIELDS), "idMaps": PRESENT,
     "settings": SETTINGS, "visibility": S, "versionId": S, "completedAt": S, "stoppedAt": S,
     "history": HISTORY + "[]", "pkg": PKG, "communicationInviteUrl": S,
-    # banner, banner-create
     "payload": BANNER_PAYLOAD, "slot": S, "current": B, "position": N,
 }
+#: The columns of a document: the fields of :data:`TYPES` in the model's order (a field no
+#: kind has would never be read: tests/test_model_schemas.py keeps TYPES to the model's).
+COLUMNS: dict[str, str] = {f: TYPES[f] for f in TOP_FIELDS if f in TYPES}
 
 DOCUMENT = "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items()) + ")"
 

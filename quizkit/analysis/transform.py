@@ -24,6 +24,23 @@ package-full document count only when that document's package wins.
 from __future__ import annotations
 
 from quizkit.analysis.tables import BY_NAME
+from quizkit.model.entities import VERSION_PRECEDENCE, View, kind, kinds_of_view
+
+
+def _kinds(*names: str) -> str:
+    """``kind IN (...)`` of these kinds, each checked against the model."""
+    return "kind IN (" + ", ".join(f"'{kind(name).name}'" for name in names) + ")"
+
+
+def _view(view: View) -> str:
+    """``kind IN (...)`` of the kinds whose versions are in ``view``."""
+    return _kinds(*kinds_of_view(view))
+
+
+#: The rank of each view of a version: the lower wins (:data:`VERSION_PRECEDENCE`).
+_RANK = {view: rank for rank, view in enumerate(VERSION_PRECEDENCE, 1)}
+#: The one kind that holds a package's full export, its versions and its author.
+_FULL = kinds_of_view("full")[0]
 
 
 def ts(expr: str) -> str:
@@ -35,7 +52,7 @@ def ts(expr: str) -> str:
 # ({offset} is filled in with an integer by candidate_statements).
 DOC = "(doc_no + {offset})"
 
-_PACKAGE_DOCS = "raw WHERE kind = 'package-full'"
+_PACKAGE_DOCS = f"raw WHERE {_view('full')}"
 
 CAND_PACKAGES = f"""
 SELECT id, name, description, type, difficulty, rating, explicit, verified,
@@ -70,21 +87,22 @@ SELECT id, package_id, kind, {ts('createdAt')} AS created_at, {ts('updatedAt')} 
        len(rounds) AS n_rounds, len(themes) AS n_themes, len(questions) AS n_questions,
        len(steps) AS n_steps, file, record, pointer, rank, doc_no, pos
 FROM (
-    SELECT v.id, pkg_id AS package_id, 'package-full' AS kind, v.createdAt, v.updatedAt,
+    SELECT v.id, pkg_id AS package_id, '{_FULL}' AS kind, v.createdAt, v.updatedAt,
            v.deletedAt, v.published, v.validation, v.rounds, v.themes, v.questions, v.steps,
-           file, record, base || '/versions/' || (pos - 1) AS pointer, 1 AS rank, doc_no, pos
+           file, record, base || '/versions/' || (pos - 1) AS pointer,
+           {_RANK['full']} AS rank, doc_no, pos
     FROM {_PACKAGE_VERSIONS}
     UNION ALL BY NAME
     SELECT id, packageId AS package_id, kind, createdAt, updatedAt, deletedAt, published,
            validation, rounds, themes, questions, steps, file, record, base AS pointer,
-           2 AS rank, {DOC} AS doc_no, 0 AS pos
-    FROM raw WHERE kind IN ('version', 'version-list')
+           {_RANK['list']} AS rank, {DOC} AS doc_no, 0 AS pos
+    FROM raw WHERE {_view('list')}
     UNION ALL BY NAME
     SELECT "version".id, "version".packageId AS package_id, kind, "version".createdAt,
            "version".updatedAt, "version".deletedAt, "version".published,
-           "version".validation, file, record, base || '/version' AS pointer, 3 AS rank,
-           {DOC} AS doc_no, 0 AS pos
-    FROM raw WHERE kind = 'version-created'
+           "version".validation, file, record, base || '/version' AS pointer,
+           {_RANK['created']} AS rank, {DOC} AS doc_no, 0 AS pos
+    FROM raw WHERE {_view('created')}
 )
 """
 
@@ -96,7 +114,7 @@ FROM {_PACKAGE_VERSIONS}
 UNION ALL BY NAME
 SELECT id AS version_id, packageId AS package_id, {DOC} AS doc_no, 0 AS pos, rounds,
        themes, questions, steps
-FROM raw WHERE kind IN ('version', 'version-list')
+FROM raw WHERE {_view('list')}
 )"""
 
 
@@ -147,12 +165,12 @@ SELECT u.id, kind, u.username, u.realname, u.email, u.role, u.verified, u.banned
        u.banner.type AS banner_type, u.banner.value AS banner_value, file, record,
        base || '/user' AS pointer, rank, doc_no
 FROM (
-    SELECT "user" AS u, 'user-self' AS kind, 1 AS rank, settings.language AS language,
+    SELECT "user" AS u, kind, 1 AS rank, settings.language AS language,
            CAST(settings.pkgsLanguages AS VARCHAR) AS pkgs_languages, file, record, base,
            {DOC} AS doc_no
-    FROM raw WHERE kind = 'user-self'
+    FROM raw WHERE {_kinds('user-self')}
     UNION ALL
-    SELECT "user", 'package-full', 2, NULL, NULL, file, record, base, {DOC}
+    SELECT "user", kind, 2, NULL, NULL, file, record, base, {DOC}
     FROM {_PACKAGE_DOCS} AND "user" IS NOT NULL
 )
 WHERE u IS NOT NULL
@@ -169,7 +187,7 @@ SELECT id, name, userId AS user_id, visibility, packageId AS package_id,
        pkg.userId AS pkg_user_id, len(history) AS n_history,
        list_sum(list_transform(history, lambda h: h.duration)) AS duration, file, record,
        base AS pointer, {DOC} AS doc_no
-FROM raw WHERE kind = 'game'
+FROM raw WHERE {_view('game')}
 """
 
 CAND_GAME_HISTORY = f"""
@@ -178,7 +196,7 @@ SELECT h.id, game_id, h.gameId AS record_game_id, {ts('h.createdAt')} AS created
        base || '/history/' || (i - 1) AS pointer, doc_no
 FROM (SELECT id AS game_id, file, record, base, {DOC} AS doc_no, unnest(history) AS h,
              generate_subscripts(history, 1) AS i
-      FROM raw WHERE kind = 'game' AND history IS NOT NULL)
+      FROM raw WHERE {_view('game')} AND history IS NOT NULL)
 """
 
 CAND_BANNERS = f"""
@@ -186,7 +204,7 @@ SELECT id, kind, userId AS user_id, slot, position, "current",
        payload.type AS payload_type, payload.value AS payload_value,
        payload.color AS payload_color, {ts('createdAt')} AS created_at,
        {ts('updatedAt')} AS updated_at, file, record, base AS pointer, {DOC} AS doc_no
-FROM raw WHERE kind IN ('banner', 'banner-create')
+FROM raw WHERE {_kinds('banner', 'banner-create')}
 """
 
 # table -> the SELECT over raw that gives its candidate rows (cand_<table>).

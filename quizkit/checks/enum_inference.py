@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+import orjson
 import tomlkit
 
 from quizkit.catalog.pointers import escape_token
@@ -162,3 +163,15 @@ def profile_toml(seen: Inferred, source: str = "") -> str:
 
 
 __all__ = ["EnumPlaces", "Inferred", "enum_paths", "infer", "profile_toml"]
+
+
+#: The formats :func:`inferred_text` writes.
+INFER_FORMATS = ("toml", "json")
+
+
+def inferred_text(seen: Inferred, fmt: str, source: str = "") -> str:
+    """Inferred values as a TOML profile or as JSON with counts and an example each."""
+    if fmt == "json":
+        return orjson.dumps({"files": seen.files, "documents": seen.documents,
+                             "enums": seen.to_dict()}, option=orjson.OPT_INDENT_2).decode()
+    return profile_toml(seen, source)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, ExitStack, nullcontext
-from dataclasses import dataclass
 
 from quizkit.cache import ResultCache
 from quizkit.cache import choose as choose_cache_dir
@@ -22,27 +21,21 @@ from quizkit.checks.quarantine import Quarantine
 from quizkit.inputs.limits import Limits, parse_size
 from quizkit.inputs.sources import Source
 from quizkit.inputs.walk import WalkRules, expand, unmatched_lines
-from quizkit.model.enums import profile_from_table, read_profile
-from quizkit.model.schemas import Profile, SchemaBook
-from quizkit.model.service_names import DEFAULT_NAMES, ServiceNames, names_from_table
+from quizkit.model.profiles import read_profile_file
+from quizkit.model.schemas import SchemaBook
 from quizkit.outputs.progress import ProgressLine
 from quizkit.outputs.writer import refuse_inputs
 from quizkit.reporters import open_reporters, parse_reports
 from quizkit.reporters.base import Reporter, ReportOptions
 from quizkit.reporters.service import configure as configure_service
 from quizkit.settings import config as config_mod
-from quizkit.settings.config import ConfigError, ConfigSource, Settings
+from quizkit.settings.config import ConfigError, Settings
 
 Notes = Callable[[str], None]
 #: Connects to a cluster for the ``with`` block and gives the ``check_many`` of its workers
 #: (:func:`quizkit.cluster.checking.checking`).
 ClusterOpener = Callable[[], AbstractContextManager[engine.CheckMany]]
 Size = int | str
-
-
-def settings(config: ConfigSource = None, **options: object) -> Settings:
-    """The resolved settings of a run: the config, then ``options`` (see :func:`validate`)."""
-    return config_mod.resolve(config, **options)  # type: ignore[arg-type]
 
 
 def _size(value: Size, name: str) -> int:
@@ -72,26 +65,6 @@ def limits_of(max_file_size: Size | None = None, max_decompressed_size: Size | N
         else _size(max_decompressed_size, "max-decompressed-size"),
         max_depth=default.max_depth if max_depth is None else max_depth,
         max_findings=default.max_findings if max_findings is None else max_findings)
-
-
-@dataclass(frozen=True)
-class LoadedProfile:
-    """An enum profile and its ``[service]`` names, read once from one file."""
-
-    enums: Profile = ()
-    service: ServiceNames = DEFAULT_NAMES
-
-
-def read_profile_file(path: str | os.PathLike[str] | None) -> LoadedProfile:
-    """The profile at ``path`` (nothing: every enum open, quizkit's own service names)."""
-    if path is None:
-        return LoadedProfile()
-    data = read_profile(path)
-    where = f"profile {path}"
-    enums = profile_from_table(data, where)
-    if "service" not in data:
-        return LoadedProfile(enums)
-    return LoadedProfile(enums, names_from_table(data["service"], data.get("enums"), where))
 
 
 def schema_book(profile: str | os.PathLike[str] | None = None) -> SchemaBook:
@@ -163,7 +136,7 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         outputs += quarantine.outputs
     refuse_inputs([*outputs, s.write_baseline],
                   [*(source.path for source in sources), *s.files_read])
-    loaded = read_profile_file(s.profile)
+    loaded = config_mod.profile_of(s)
     if schemas is None:
         schemas = SchemaBook(loaded.enums)
     elif schemas.profile != loaded.enums:

@@ -19,44 +19,23 @@ from typing import Any
 import click
 
 from quizkit import api
-from quizkit.analysis import summaries
-from quizkit.analysis.aftermath import no_room
-from quizkit.analysis.connect import DatabaseError
-from quizkit.analysis.dataset import UnreadablePart
-from quizkit.analysis.files import InputError
-from quizkit.analysis.load import LoadError, LoadResult
-from quizkit.analysis.load_inputs import Input
-from quizkit.analysis.load_session import DEFAULT_MEMORY_LIMIT
-from quizkit.analysis.query import QueryError
-from quizkit.analysis.summary_output import SUMMARY_FORMATS
-from quizkit.catalog import exits
-from quizkit.checks.input_report import InputReport
-from quizkit.cluster.checking import ClusterError
 from quizkit.commands.exit_policy import end_with
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import baseline_option, config_errors, config_option
 from quizkit.commands.wait_option import SECONDS, scheduler_address, wait_option
 from quizkit.commands.walk_options import walk_options, warn_unmatched
-from quizkit.inputs.bounds import MAX_ROWS, MAX_SECONDS, MAX_THREADS
-from quizkit.inputs.waits import WaitTimeout
-from quizkit.inputs.walk import PatternError
-from quizkit.outputs.interrupts import StopSignals
-from quizkit.outputs.numbers import plural, thousands
-from quizkit.outputs.progress import ProgressLine
-from quizkit.pages.formats import FORMATS
-from quizkit.reporters.text import files_line
 
 
-def _warn_unknown(result: LoadResult) -> None:
+def _warn_unknown(result: api.LoadResult) -> None:
     if result.unknown_documents:
-        click.echo(f"quizkit: warning: {plural(result.unknown_documents, 'document')} not "
+        click.echo(f"quizkit: warning: {api.plural(result.unknown_documents, 'document')} not "
                    "loaded: unknown kind, or a line that is not JSON (see the files and "
                    "findings tables)", err=True)
 
 
-def _stops() -> StopSignals:
+def _stops() -> api.StopSignals:
     """The run's stop signals (:mod:`quizkit.outputs.interrupts`)."""
-    return click.get_current_context().ensure_object(StopSignals)
+    return click.get_current_context().ensure_object(api.StopSignals)
 
 
 @contextmanager
@@ -67,29 +46,30 @@ def _errors(load_failed: str = "load failed") -> Iterator[None]:
         try:
             with config_errors():
                 yield
-        except (LoadError, DatabaseError, QueryError):
+        except (api.LoadError, api.DatabaseError, api.QueryError):
             if _stops().signum is not None:  # DuckDB's words for the stop: the stop's line
                 raise KeyboardInterrupt from None
             raise
-    except InputError as exc:  # a path that does not exist, stdin
-        exits.stop(str(exc), exits.USAGE)
-    except UnreadablePart as exc:  # a FIFO or device among a dataset's parts
-        exits.stop(str(exc), exits.INPUT)
-    except PatternError as exc:
-        exits.stop(str(exc), exits.USAGE)
-    except LoadError as exc:  # a full disk or a file-size limit is 2, as for any output
-        exits.stop(f"{load_failed}: {exc}", exits.USAGE if no_room(str(exc)) else exits.INPUT)
-    except (DatabaseError, QueryError, ClusterError, WaitTimeout) as exc:
+    except api.InputError as exc:  # a path that does not exist, stdin
+        api.exits.stop(str(exc), api.exits.USAGE)
+    except api.UnreadablePart as exc:  # a FIFO or device among a dataset's parts
+        api.exits.stop(str(exc), api.exits.INPUT)
+    except api.PatternError as exc:
+        api.exits.stop(str(exc), api.exits.USAGE)
+    except api.LoadError as exc:  # a full disk or a file-size limit is 2, as for any output
+        api.exits.stop(f"{load_failed}: {exc}",
+                       api.exits.USAGE if api.no_room(str(exc)) else api.exits.INPUT)
+    except (api.DatabaseError, api.QueryError, api.ClusterError, api.WaitTimeout) as exc:
         sys.stdout.flush()  # the rows written before a query failed, then the error
-        exits.stop(str(exc), exits.USAGE)
+        api.exits.stop(str(exc), api.exits.USAGE)
 
 
-def _warn_loaded(result: LoadResult) -> None:
+def _warn_loaded(result: api.LoadResult) -> None:
     warn_unmatched(result.unmatched)
     _warn_unknown(result)
 
 
-def _end(loaded: LoadResult | None) -> None:
+def _end(loaded: api.LoadResult | None) -> None:
     """The inputs that could not be read, and the exit code (files read straight)."""
     if loaded is not None and loaded.inputs is not None:
         end_with(loaded.inputs)
@@ -116,7 +96,7 @@ def _source_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
+    return click.option("--format", "fmt", type=click.Choice(api.TABLE_FORMATS), default="table",
                         show_default=True, help="Output format.")(fn)
 
 
@@ -130,12 +110,12 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--findings/--no-findings", default=True, show_default=True,
               help="Also validate the files and load the findings (slower), with the "
                    "configuration applied as by `quizkit validate`.")
-@click.option("--memory-limit", metavar="SIZE", default=DEFAULT_MEMORY_LIMIT,
+@click.option("--memory-limit", metavar="SIZE", default=api.DEFAULT_MEMORY_LIMIT,
               show_default=True,
               help="DuckDB's memory limit (e.g. 512MB, 2GiB; MB = 10^6 bytes, MiB = 2^20); "
                    "beyond it DuckDB spills to a temporary directory.")
-@click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
-              help=f"DuckDB threads, at most {MAX_THREADS} [default: the number of cores].")
+@click.option("--threads", type=click.IntRange(1, api.MAX_THREADS), default=None,
+              help=f"DuckDB threads, at most {api.MAX_THREADS} [default: the number of cores].")
 @click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
               help="Run the per-file work on this Dask cluster (tcp://host:8786 or tls://; "
                    "default "
@@ -180,8 +160,8 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
     _stops().outcome = lambda: (" after the load was committed" if committed
                                 else ": nothing loaded")
     with _errors(), \
-            ProgressLine.for_run(quiet=quiet, force=progress) as line:
-        def on_batch(batch: list[Input], total_files: int, total_bytes: int) -> None:
+            api.ProgressLine.for_run(quiet=quiet, force=progress) as line:
+        def on_batch(batch: list[Any], total_files: int, total_bytes: int) -> None:
             line.set_totals(total_files, total_bytes)
             line.advance_many((item.name, item.size) for item in batch)
 
@@ -191,15 +171,15 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
                           config=config_file, exclude=exclude, include_hidden=include_hidden,
                           baseline=baseline_file, on_commit=on_commit)
     _warn_loaded(result)
-    inputs = result.inputs or InputReport(result.files, result.documents)
+    inputs = result.inputs or api.InputReport(result.files, result.documents)
     for line in inputs.lines()[:len(inputs.findings)]:
         click.echo(line, err=True)
     if not quiet:
-        rows = ", ".join(f"{thousands(n)} {t}" for t, n in result.rows.items() if t != "files")
-        click.echo(f"Loaded {files_line(inputs.files, inputs.documents, inputs.unreadable)} "
+        rows = ", ".join(f"{api.thousands(n)} {t}" for t, n in result.rows.items() if t != "files")
+        click.echo(f"Loaded {api.files_line(inputs.files, inputs.documents, inputs.unreadable)} "
                    f"into {db or parquet}: "
                    f"{rows}" + ("" if result.findings is None
-                                else f", {plural(result.findings, 'finding')}") + ".")
+                                else f", {api.plural(result.findings, 'finding')}") + ".")
     sys.exit(inputs.exit_code)
 
 
@@ -239,7 +219,7 @@ def _summary_options(grouped: bool, every: bool = False
         fn = _every_option(_top_option(fn)) if every else _top_option(fn)
         if grouped:
             fn = _by_option(fn)
-        return click.option("--format", "fmt", type=click.Choice(SUMMARY_FORMATS),
+        return click.option("--format", "fmt", type=click.Choice(api.SUMMARY_FORMATS),
                             default="table", show_default=True,
                             help="Output format (html: one page with charts).")(
             _source_options(fn))
@@ -247,17 +227,18 @@ def _summary_options(grouped: bool, every: bool = False
 
 
 def _top_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--top", type=click.IntRange(0, MAX_ROWS), default=10, show_default=True,
+    return click.option("--top", type=click.IntRange(0, api.MAX_ROWS), default=10,
+                        show_default=True,
                         help="Rows of every ranked list; 0 for all.")(fn)
 
 
 def _by_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--by", "by", multiple=True, type=click.Choice(summaries.GROUP_NAMES),
+    return click.option("--by", "by", multiple=True, type=click.Choice(api.GROUP_NAMES),
                         help="Groupings to show (repeatable; default: all four).")(fn)
 
 
 def _every_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--every", type=click.Choice(summaries.EVERY), default="month",
+    return click.option("--every", type=click.Choice(api.EVERY), default="month",
                         show_default=True, help="Period of games over time.")(fn)
 
 
@@ -330,10 +311,10 @@ def charts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, 
 @click.argument("sql")
 @_source_options
 @_format_option
-@click.option("--limit", type=click.IntRange(0, MAX_ROWS), default=None,
+@click.option("--limit", type=click.IntRange(0, api.MAX_ROWS), default=None,
               help="Write at most this many rows.")
 @click.option("--timeout", type=SECONDS, default=None, metavar="SECONDS",
-              help=f"Stop the query after this long, at most {MAX_SECONDS:g} (exit 2).")
+              help=f"Stop the query after this long, at most {api.MAX_SECONDS:g} (exit 2).")
 def query_command(sql: str, paths: tuple[str, ...], db: str | None, parquet: str | None,
                   fmt: str, limit: int | None, timeout: float | None,
                   config_file: Path | None, baseline_file: Path | None) -> None:

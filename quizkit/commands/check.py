@@ -10,10 +10,7 @@ from typing import Any
 
 import click
 
-from quizkit.analysis.check_run import FAILURES_LIMIT, run_check
-from quizkit.analysis.connect import DatabaseError, LoadError
-from quizkit.analysis.dataset import UnreadablePart
-from quizkit.catalog import exits
+from quizkit import api
 from quizkit.commands.validate import run_command, validate_options
 
 
@@ -23,10 +20,10 @@ def _table_errors() -> Iterator[None]:
     are exit 3, as for ``load``."""
     try:
         yield
-    except DatabaseError as exc:
-        exits.stop(str(exc), exits.USAGE)
-    except (LoadError, UnreadablePart) as exc:
-        exits.stop(f"cannot load the tables to check: {exc}", exits.INPUT)
+    except api.DatabaseError as exc:
+        api.exits.stop(str(exc), api.exits.USAGE)
+    except (api.LoadError, api.UnreadablePart) as exc:
+        api.exits.stop(f"cannot load the tables to check: {exc}", api.exits.INPUT)
 
 
 @click.command("check")
@@ -39,7 +36,7 @@ def _table_errors() -> Iterator[None]:
                    "--parquet`) instead of files.")
 @click.option("--store-failures", type=click.Path(file_okay=False), metavar="DIR",
               help="Write each sql check's failing rows to DIR/CODE.parquet (atomically).")
-@click.option("--failures-limit", type=click.IntRange(0, None), default=FAILURES_LIMIT,
+@click.option("--failures-limit", type=click.IntRange(0, None), default=api.FAILURES_LIMIT,
               show_default=True,
               help="Rows written per check by --store-failures (the count of all is printed).")
 @validate_options
@@ -52,5 +49,5 @@ def check(paths: tuple[str, ...], db: str | None, parquet: str | None,
     naming the check.
     """
     with _table_errors():
-        run_command(partial(run_check, db=db, parquet=parquet, store_failures=store_failures,
+        run_command(partial(api.check, db=db, parquet=parquet, store_failures=store_failures,
                             failures_limit=failures_limit), paths, **options)

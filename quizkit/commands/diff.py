@@ -7,33 +7,25 @@ import sys
 import click
 
 from quizkit import api
-from quizkit.analysis.connect import DatabaseError
-from quizkit.analysis.load import LoadError
-from quizkit.catalog import exits
-from quizkit.cluster.checking import ClusterError
 from quizkit.commands.exit_policy import input_errors
 from quizkit.commands.walk_options import walk_options
-from quizkit.diff.compare import CHANGES
-from quizkit.diff.output import FORMATS
-from quizkit.reporters import ReportSpecError
-from quizkit.reporters.text import COLOR_CHOICES
-from quizkit.settings.config import ConfigError
 
 
 @click.command("diff")
 @click.argument("old")
 @click.argument("new")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(api.DIFF_FORMATS), default="text",
+              show_default=True,
               help="Report format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the report to this file instead of stdout.")
 @click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
               help="Also write a report in FORMAT to PATH (repeatable; PATH - is stdout).")
-@click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
+@click.option("--color", type=click.Choice(api.COLOR_CHOICES), default="auto", show_default=True,
               help="Colour the text report: auto colours on a terminal unless NO_COLOR is set.")
 @click.option("--fail-on", metavar="KINDS",
               help=f"Exit 1 only for these kinds of change (comma-separated: "
-                   f"{','.join(CHANGES)}) [default: all].")
+                   f"{','.join(api.CHANGES)}) [default: all].")
 @click.option("--fail-if", multiple=True, metavar="EXPR",
               help="Exit 1 only when this threshold holds: TABLE.CHANGE OP NUMBER[%], e.g. "
                    "'packages.removed > 1%' (a percent of the table's old records; "
@@ -66,10 +58,10 @@ def diff_command(old: str, new: str, fmt: str, output: str | None, reports: tupl
                               scheduler=scheduler, exclude=exclude,
                               include_hidden=include_hidden,
                               notes=lambda line: click.echo(line, err=True))
-    except (ConfigError, ReportSpecError) as exc:
+    except (api.ConfigError, api.ReportSpecError) as exc:
         raise click.UsageError(str(exc)) from None
-    except ClusterError as exc:
-        exits.stop(str(exc), exits.USAGE)
-    except (DatabaseError, LoadError) as exc:  # a side that cannot be read
-        exits.stop(str(exc), exits.INPUT)
+    except api.ClusterError as exc:
+        api.exits.stop(str(exc), api.exits.USAGE)
+    except (api.DatabaseError, api.LoadError) as exc:  # a side that cannot be read
+        api.exits.stop(str(exc), api.exits.INPUT)
     sys.exit(result.exit_code)

@@ -7,7 +7,6 @@ from pathlib import Path
 import click
 
 from quizkit import api
-from quizkit.checks.documents import SkippedInputs
 from quizkit.commands.exit_policy import end_with, input_errors
 from quizkit.commands.rule_options import baseline_option, config_option
 from quizkit.commands.walk_options import stdin_option, walk_options
@@ -38,7 +37,7 @@ def infer_command(paths: tuple[str, ...], output: str | None, fmt: str,
     reports it, and makes the exit code 3 unless the --baseline holds its finding (the
     profile is still written from the rest).
     """
-    skipped = SkippedInputs()
+    skipped = api.SkippedInputs()
     with input_errors():
         seen = api.infer(paths, exclude=exclude, include_hidden=include_hidden,
                          stdin_format=stdin_format, format=fmt, output=output,

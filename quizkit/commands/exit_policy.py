@@ -9,10 +9,7 @@ from contextlib import contextmanager
 
 import click
 
-from quizkit.catalog import exits
-from quizkit.checks.input_report import InputReport
-from quizkit.inputs.sources import MissingPath
-from quizkit.inputs.walk import PatternError
+from quizkit import api
 
 
 @contextmanager
@@ -21,13 +18,13 @@ def input_errors() -> Iterator[None]:
     with one line."""
     try:
         yield
-    except MissingPath as exc:
-        exits.stop(exits.no_such_path(str(exc)), exits.USAGE)
-    except PatternError as exc:
-        exits.stop(str(exc), exits.USAGE)
+    except api.MissingPath as exc:
+        api.exits.stop(api.exits.no_such_path(str(exc)), api.exits.USAGE)
+    except api.PatternError as exc:
+        api.exits.stop(str(exc), api.exits.USAGE)
 
 
-def end_with(inputs: InputReport) -> None:
+def end_with(inputs: api.InputReport) -> None:
     """Report the inputs that could not be read on stderr, and exit as the policy says."""
     for line in inputs.lines():
         click.echo(line, err=True)

@@ -7,7 +7,6 @@ import click
 from quizkit import api
 from quizkit.commands.history_options import history_errors
 from quizkit.commands.rule_options import config_errors
-from quizkit.history.trends import FORMATS
 
 
 @click.command("history")
@@ -17,7 +16,7 @@ from quizkit.history.trends import FORMATS
               help="Only the runs of this dataset [default: every dataset].")
 @click.option("--last", type=click.IntRange(1), metavar="N",
               help="Only the N newest runs [default: all].")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text",
+@click.option("--format", "fmt", type=click.Choice(api.HISTORY_FORMATS), default="text",
               show_default=True, help="Output format (html: one page with a chart per metric).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write to this file (atomically) instead of stdout.")

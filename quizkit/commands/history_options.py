@@ -8,8 +8,7 @@ from contextlib import contextmanager
 
 import click
 
-from quizkit.catalog import exits
-from quizkit.history.history_store import HistoryError
+from quizkit import api
 
 
 def history_options(fn: Callable) -> Callable:
@@ -31,5 +30,5 @@ def history_errors() -> Iterator[None]:
     """A history that cannot be used: exit 2 with one line."""
     try:
         yield
-    except HistoryError as exc:
-        exits.stop(str(exc), exits.USAGE)
+    except api.HistoryError as exc:
+        api.exits.stop(str(exc), api.exits.USAGE)

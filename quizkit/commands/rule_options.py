@@ -12,9 +12,7 @@ from typing import Any
 
 import click
 
-from quizkit.catalog import exits
-from quizkit.reporters import ReportSpecError
-from quizkit.settings.config import ConfigError
+from quizkit import api
 
 
 def config_option(fn: Callable) -> Callable:
@@ -71,11 +69,11 @@ def rule_options(fn: Callable) -> Callable:
 
 @contextmanager
 def config_errors() -> Iterator[None]:
-    """Configuration problems (:class:`ConfigError`) and bad report specs become exit code 2."""
+    """Configuration problems (:class:`~quizkit.api.ConfigError`) and bad report specs: exit 2."""
     try:
         yield
-    except ReportSpecError as exc:
+    except api.ReportSpecError as exc:
         raise click.UsageError(str(exc)) from None
-    except ConfigError as exc:
+    except api.ConfigError as exc:
         click.echo(f"Error: {exc}", err=True)
-        sys.exit(exits.USAGE)
+        sys.exit(api.exits.USAGE)

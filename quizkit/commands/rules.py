@@ -9,13 +9,13 @@ from __future__ import annotations
 import click
 
 from quizkit import api
-from quizkit.catalog.rule_docs import FORMATS
 from quizkit.commands.rule_options import config_errors, config_option
 
 
 @click.command("rules")
 @click.argument("rule_id", required=False, metavar="[CODE-OR-NAME]")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(api.RULE_FORMATS), default="text",
+              show_default=True,
               help="Output format.")
 @config_option
 def rules(rule_id: str | None, fmt: str, config_file: object) -> None:

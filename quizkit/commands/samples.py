@@ -7,7 +7,6 @@ from pathlib import Path
 import click
 
 from quizkit import api
-from quizkit.inputs.bounds import MAX_JOBS, MAX_PACKAGES
 
 
 @click.group()
@@ -16,9 +15,9 @@ def samples() -> None:
 
 
 @samples.command()
-@click.option("--packages", type=click.IntRange(0, MAX_PACKAGES), default=100,
+@click.option("--packages", type=click.IntRange(0, api.MAX_PACKAGES), default=100,
               show_default=True,
-              help=f"Number of packages, at most {MAX_PACKAGES:,}; games, versions, users and "
+              help=f"Number of packages, at most {api.MAX_PACKAGES:,}; games, versions, users and "
                    "banners scale with it.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="The same seed always writes the same bytes.")
@@ -34,7 +33,7 @@ def samples() -> None:
               default="indented", show_default=True,
               help="Files indented by two spaces or compact (one line), or every document "
                    "one line of one JSON Lines file (batches/documents-0001.jsonl).")
-@click.option("--workers", type=click.IntRange(1, MAX_JOBS), default=None,
+@click.option("--workers", type=click.IntRange(1, api.MAX_JOBS), default=None,
               help="Worker processes (default: CPU count, up to 8). Output does not depend "
                    "on it.")
 @click.option("--force", is_flag=True,

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
-from quizkit.catalog import exits
-from quizkit.checks import runner
-from quizkit.checks.engine import WorkersError
-from quizkit.checks.quarantine import Quarantine
-from quizkit.cluster.checking import ClusterError, checking
+from quizkit import api
 from quizkit.commands.exit_policy import input_errors
 from quizkit.commands.history_options import history_errors, history_options
 from quizkit.commands.limit_options import limit_options
@@ -22,36 +17,27 @@ from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import config_errors, rule_options
 from quizkit.commands.wait_option import scheduler_address, wait_option
 from quizkit.commands.walk_options import stdin_option, walk_options
-from quizkit.history.history_store import series
-from quizkit.history.recording import begin
-from quizkit.inputs.bounds import MAX_JOBS
-from quizkit.inputs.limits import Limits
-from quizkit.inputs.waits import WaitTimeout
-from quizkit.model.entities import KIND_NAMES
-from quizkit.reporters import REPORTERS, parse_reports
-from quizkit.reporters.text import COLOR_CHOICES
-from quizkit.settings.config import SEVERITIES, resolve
 
 
 def validate_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Every option of ``validate`` (``check`` takes them all too)."""
     options = [
-        click.option("--kind", type=click.Choice(KIND_NAMES),
+        click.option("--kind", type=click.Choice(api.KIND_NAMES),
                      help="Force the document kind instead of detecting it from the "
                           "document's shape."),
-        click.option("--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text",
-                     show_default=True, help="Report format."),
+        click.option("--format", "fmt", type=click.Choice(sorted(api.REPORTERS)),
+                     default="text", show_default=True, help="Report format."),
         click.option("-o", "--output", type=click.Path(dir_okay=False),
                      help="Write the report to this file instead of stdout."),
-        click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
+        click.option("--fail-on", type=click.Choice(api.SEVERITIES), default=None,
                      help="Exit 1 when there are findings of this severity or worse "
                           "[default: the config's fail-on, else error]."),
         click.option("--profile", type=click.Path(dir_okay=False),
                      help="Enum profile (TOML, from `quizkit enums infer`): values outside it "
                           "are unknown-enum-value findings. Its [service] table names "
                           "validation levels and entities for --format service."),
-        click.option("-j", "--jobs", type=click.IntRange(1, MAX_JOBS), default=None,
-                     help=f"Worker processes, at most {MAX_JOBS} [default: the number of "
+        click.option("-j", "--jobs", type=click.IntRange(1, api.MAX_JOBS), default=None,
+                     help=f"Worker processes, at most {api.MAX_JOBS} [default: the number of "
                           "cores; 1 for stdin]."),
         click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
                      help="Also write a report in FORMAT to PATH (repeatable; PATH - is "
@@ -62,11 +48,11 @@ def validate_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--write-invalid", type=click.Path(dir_okay=False), metavar="FILE",
                      help="Write each line of the JSON Lines input with a finding at or above "
                           "--fail-on to this file, byte for byte."),
-        click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto",
+        click.option("--color", type=click.Choice(api.COLOR_CHOICES), default="auto",
                      show_default=True,
                      help="Colour the text report: auto colours on a terminal unless NO_COLOR "
                           "is set."),
-        click.option("--show", type=click.Choice(SEVERITIES), default="info",
+        click.option("--show", type=click.Choice(api.SEVERITIES), default="info",
                      show_default=True,
                      help="List findings of this severity or worse in the text report (the "
                           "rest are counted in its summary line; --fail-on is separate)."),
@@ -100,41 +86,32 @@ def run_command(run: Callable[..., Any], paths: tuple[str, ...], *, kind: str | 
                 write_invalid: str | None, color: str, show: str,
                 scheduler: str | None, cache_dir: str | None, no_cache: bool, quiet: bool,
                 verbose: bool, progress: bool | None, history: str | None,
-                dataset: str | None, limits: Limits,
+                dataset: str | None, max_file_size: int, max_decompressed_size: int,
+                max_depth: int, max_findings: int,
                 config_file: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
                 severity: tuple[str, ...], baseline_file: Path | None,
                 write_baseline: Path | None) -> NoReturn:
-    """Resolve the settings of :func:`validate_options`, ``run(paths, settings, ...)``
-    (:func:`quizkit.checks.runner.run`, or ``check``'s run) and exit with the run's code."""
+    """Resolve the settings of :func:`validate_options`, call ``run`` (``api.validate``, or
+    ``api.check`` with its own options) with them and exit with the run's code."""
     with config_errors(), history_errors():
-        settings = resolve(config_file, kind=kind, profile=profile, select=select,
-                           ignore=ignore, severity=severity, fail_on=fail_on, exclude=exclude,
-                           include_hidden=include_hidden, jobs=jobs, limits=limits,
-                           baseline=baseline_file,
-                           write_baseline=write_baseline, cache_dir=cache_dir)
-        recording = begin(history, dataset, paths, inputs=settings.files_read,
-                          outputs=[*(spec.path for spec in parse_reports(fmt, output, reports)),
-                                   settings.write_baseline, write_valid, write_invalid])
-        quarantine = Quarantine(write_valid, write_invalid, settings.fail_on) \
-            if write_valid or write_invalid else None
-        past = {} if run is runner.run or recording is None else \
-            {"past": partial(series, recording.location, recording.dataset)}
+        settings = api.settings(
+            config_file, kind=kind, profile=profile, select=select, ignore=ignore,
+            severity=severity, fail_on=fail_on, exclude=exclude, include_hidden=include_hidden,
+            jobs=jobs, max_file_size=max_file_size,
+            max_decompressed_size=max_decompressed_size, max_depth=max_depth,
+            max_findings=max_findings, baseline=baseline_file, write_baseline=write_baseline,
+            cache_dir=cache_dir)
         try:
             with input_errors():
                 done = run(
-                    paths, settings, format=fmt, output=output, reports=reports,
+                    paths, config=settings, format=fmt, output=output, reports=reports,
                     color=color, show=show, quiet=quiet, verbose=verbose, progress=progress,
-                    notes=lambda line: click.echo(line, err=True),
-                    cluster=partial(checking, scheduler) if scheduler else None,
-                    stdin_format=stdin_format, cache=not no_cache, quarantine=quarantine,
-                    **past)
-        except (ClusterError, WaitTimeout, WorkersError) as exc:
-            exits.stop(str(exc), exits.USAGE)
-        report = getattr(done, "report", done)
-        code = settings.exit_code(report)
-        if recording is not None:
-            recording.finish(report, code, getattr(done, "metrics", None))
-    sys.exit(code)
+                    notes=lambda line: click.echo(line, err=True), scheduler=scheduler,
+                    stdin_format=stdin_format, cache=not no_cache, history=history,
+                    dataset=dataset, write_valid=write_valid, write_invalid=write_invalid)
+        except (api.ClusterError, api.WaitTimeout, api.WorkersError) as exc:
+            api.exits.stop(str(exc), api.exits.USAGE)
+    sys.exit(settings.exit_code(getattr(done, "report", done)))
 
 
 @click.command()
@@ -147,4 +124,4 @@ def validate(paths: tuple[str, ...], **options: Any) -> None:
     configuration error, a path that does not exist; 3 an input could not be read or parsed
     (unless the --baseline holds its finding).
     """
-    run_command(runner.run, paths, **options)
+    run_command(api.validate, paths, **options)

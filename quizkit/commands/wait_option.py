@@ -9,9 +9,7 @@ from typing import Any
 
 import click
 
-from quizkit.catalog.display import printable
-from quizkit.cluster import scheduler_probe
-from quizkit.inputs import waits
+from quizkit import api
 
 
 class Seconds(click.ParamType):
@@ -24,7 +22,7 @@ class Seconds(click.ParamType):
         if isinstance(value, float):
             return value
         try:
-            return waits.parse(str(value))
+            return api.parse_seconds(str(value))
         except ValueError as exc:
             self.fail(str(exc), param, ctx)
 
@@ -36,22 +34,22 @@ def _set(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
     if value is None:
         return
     try:
-        seconds = waits.parse(value)
+        seconds = api.parse_seconds(value)
     except ValueError as exc:
         if ctx.get_parameter_source("wait_timeout") == click.core.ParameterSource.ENVIRONMENT:
-            raise click.UsageError(f"{waits.ENV}: {exc}", ctx=ctx) from None
+            raise click.UsageError(f"{api.WAIT_ENV}: {exc}", ctx=ctx) from None
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
-    os.environ[waits.ENV] = repr(seconds)  # read by every layer that waits (quizkit.inputs.waits)
+    os.environ[api.WAIT_ENV] = repr(seconds)  # read by every layer that waits
 
 
 def wait_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Adds ``--wait-timeout`` (also ``$QUIZKIT_WAIT_TIMEOUT``); the command gets no argument."""
     return click.option(
-        "--wait-timeout", envvar=waits.ENV, metavar="SECONDS", expose_value=False,
+        "--wait-timeout", envvar=api.WAIT_ENV, metavar="SECONDS", expose_value=False,
         callback=_set, is_eager=True,
         help=f"Give up waiting for a peer (the Dask scheduler, its first worker, object "
-             f"storage) after this many seconds: exit 2 [default: {waits.DEFAULT:g}; "
-             f"${waits.ENV}].")(fn)
+             f"storage) after this many seconds: exit 2 [default: {api.WAIT_DEFAULT:g}; "
+             f"${api.WAIT_ENV}].")(fn)
 
 
 def scheduler_address(ctx: click.Context, param: click.Parameter,
@@ -60,10 +58,10 @@ def scheduler_address(ctx: click.Context, param: click.Parameter,
     if value is None:
         return None
     try:
-        scheduler_probe.parse(value)
+        api.parse_scheduler(value)
     except ValueError as exc:
         source = ctx.get_parameter_source(param.name or "scheduler")
         where = "DASK_SCHEDULER_ADDRESS" if source == click.core.ParameterSource.ENVIRONMENT \
             else "--scheduler"
-        raise click.UsageError(f"{where} {printable(value)!r}: {exc}", ctx=ctx) from None
+        raise click.UsageError(f"{where} {api.printable(value)!r}: {exc}", ctx=ctx) from None
     return value

@@ -14,8 +14,7 @@ from typing import Any
 
 import click
 
-from quizkit.inputs.sources import STDIN_FORMATS
-from quizkit.inputs.walk import unmatched_lines
+from quizkit import api
 
 
 def walk_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -34,7 +33,7 @@ def walk_options(command: Callable[..., Any]) -> Callable[..., Any]:
 def stdin_option(command: Callable[..., Any]) -> Callable[..., Any]:
     """Add ``--stdin-format`` to a click command that reads ``-``."""
     return click.option(
-        "--stdin-format", type=click.Choice(sorted(STDIN_FORMATS)), default="auto",
+        "--stdin-format", type=click.Choice(sorted(api.STDIN_FORMATS)), default="auto",
         show_default=True,
         help="What - (stdin) holds: json (one document), jsonl (JSON Lines: one document "
         "per line), or auto: JSON Lines when the first of several lines is a whole JSON "
@@ -43,5 +42,5 @@ def stdin_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def warn_unmatched(patterns: list[str]) -> None:
     """The warnings for exclude patterns that matched nothing, on stderr."""
-    for line in unmatched_lines(patterns):
+    for line in api.unmatched_lines(patterns):
         click.echo(line, err=True)

@@ -24,9 +24,9 @@ from quizkit.analysis.dataset import open_dataset
 from quizkit.analysis.export import table_names
 from quizkit.analysis.load import load
 from quizkit.analysis.tables import BY_NAME
-from quizkit.checks.runner import settings
 from quizkit.diff.collect import BATCH_ROWS, store
 from quizkit.diff.records import MEASURES, TABLES
+from quizkit.settings.config import resolve
 
 #: Table → the column naming a row's parent (None: a top-level record).
 PARENTS = {"versions": "package_id", "rounds": "version_id", "themes": "version_id",
@@ -55,7 +55,7 @@ def _opened(path: str, work: str, side: int, exclude: Iterable[str],
         problems: list = []
     else:
         con = connect(os.path.join(work, f"side{side}.duckdb"))
-        s = settings(False, exclude=tuple(exclude), include_hidden=include_hidden)
+        s = resolve(False, exclude=tuple(exclude), include_hidden=include_hidden)
         loaded = load(con, [path], findings=False, settings=s)
         problems = [(sk.path, sk.reason) for sk in loaded.skipped]
     try:

@@ -70,13 +70,17 @@ CATEGORIES = Entity("categories", "category", id_field="categoryId", parent_fiel
 HISTORY = Entity("history", "history entry", parent_field="gameId")
 
 #: The fields every version has, whatever the view (the list views add the entity arrays).
-_VERSION_HEAD = ("id", "packageId", "createdAt", "updatedAt", "deletedAt", "published",
-                 "changes", "validation")
-_VERSION = (*_VERSION_HEAD, *(e.key for e in VERSION_ENTITIES))
+VERSION_HEAD = ("id", "packageId", "createdAt", "updatedAt", "deletedAt", "published",
+                "changes", "validation")
+_VERSION = (*VERSION_HEAD, *(e.key for e in VERSION_ENTITIES))
 
 #: Views of a version: "full" (package-full, entities carry versionId), "list" (version-list,
 #: version), "created" (version-created, no entity arrays), "game" (a game's pkg.versions).
 View = Literal["full", "list", "created", "game"]
+#: Which view of a version wins when several documents of one load hold it, first to last
+#: (after the later file and the later document): a package's full export, then a version
+#: as listed, then the version a creation returned (which has no entities).
+VERSION_PRECEDENCE: tuple[View, ...] = ("full", "list", "created")
 
 
 @dataclass(frozen=True)
@@ -172,6 +176,12 @@ BY_NAME: dict[str, Kind] = {k.name: k for k in KINDS}
 KIND_NAMES: tuple[str, ...] = tuple(k.name for k in KINDS)
 #: The kinds that hold versions.
 VERSION_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.versions is not None)
+#: The kinds whose versions carry entity arrays (a created version has none).
+ENTITY_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if k.version_entities)
+#: The kinds whose versions carry steps and round ids (a game's reduced view has neither).
+STEP_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS if STEPS in k.version_entities)
+#: Every top-level field of some kind, in the order of :data:`KINDS`.
+TOP_FIELDS: tuple[str, ...] = tuple(dict.fromkeys(f for k in KINDS for f in k.fields))
 #: Every field some kind's :attr:`Kind.shape` lists: the only fields recognition looks at.
 RECOGNISED: tuple[str, ...] = tuple(dict.fromkeys(f for k in KINDS for f in k.shape))
 
@@ -179,6 +189,20 @@ RECOGNISED: tuple[str, ...] = tuple(dict.fromkeys(f for k in KINDS for f in k.sh
 def kind(name: str) -> Kind:
     """The kind called ``name`` (KeyError for an unknown name)."""
     return BY_NAME[name]
+
+
+def kinds_of_view(view: View) -> tuple[str, ...]:
+    """The kinds whose versions are in ``view``."""
+    return tuple(k.name for k in KINDS if k.view == view)
+
+
+def outer_collections(k: Kind) -> tuple[tuple[tuple[str, ...], str, str], ...]:
+    """The arrays of a document of kind ``k`` whose records are unique by id, outside its
+    versions: (path to the array, id field, what a record is): its versions (when it holds
+    an array of them) and its own entities."""
+    versions = ((k.versions, "id", "version"),) if k.many_versions and k.versions is not None \
+        else ()
+    return (*versions, *(((e.key,), e.id_field, e.name) for e in k.entities))
 
 
 # --- where a document's versions are ------------------------------------------------------

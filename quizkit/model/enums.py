@@ -7,7 +7,7 @@ A profile is TOML::
     chatPlatform = ["telegram", "discord"]
 
 An enum the profile leaves out stays open. A run reads its profile once, with
-:func:`quizkit.checks.runner.read_profile_file` (the enums and the ``[service]`` names).
+:func:`quizkit.model.profiles.read_profile_file` (the enums and the ``[service]`` names).
 """
 
 from __future__ import annotations

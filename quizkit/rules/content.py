@@ -9,12 +9,17 @@ from typing import Any
 
 from quizkit.catalog.findings import Severity, json_text
 from quizkit.catalog.rule import Rule, rule
-from quizkit.model.entities import QUESTIONS, STEPS, THEMES, Entity
+from quizkit.model.entities import (
+    ENTITY_KINDS,
+    QUESTIONS,
+    STEP_KINDS,
+    STEPS,
+    THEMES,
+    VERSION_KINDS,
+    Entity,
+)
 from quizkit.rules.checks import Emit, RuleCheck, check
 from quizkit.rules.navigate import (
-    ENTITY_VIEWS,
-    STEP_VIEWS,
-    VERSION_VIEWS,
     DocumentFacts,
     VersionFacts,
     as_dict,
@@ -135,7 +140,7 @@ EMPTY_VERSION = rule(
 )
 
 
-@check(EMPTY_VERSION, *ENTITY_VIEWS)
+@check(EMPTY_VERSION, *ENTITY_KINDS)
 def empty_version(d: DocumentFacts, emit: Emit) -> None:
     for v in d.versions:
         rounds = v.version.get("rounds")
@@ -153,7 +158,7 @@ EMPTY_ROUND = rule(
     good='{"rounds": [{"id": "r1", ...}], "themes": [{"id": "t1", "roundId": "r1", ...}]}',
     group=GROUP,
 )
-empty_round = _empties_check(EMPTY_ROUND, THEMES, "round {id} has no themes", *STEP_VIEWS)
+empty_round = _empties_check(EMPTY_ROUND, THEMES, "round {id} has no themes", *STEP_KINDS)
 
 
 EMPTY_THEME = rule(
@@ -164,7 +169,7 @@ EMPTY_THEME = rule(
     good='{"themes": [{"id": "t1", ...}], "questions": [{"id": "q1", "themeId": "t1", ...}]}',
     group=GROUP,
 )
-empty_theme = _empties_check(EMPTY_THEME, QUESTIONS, "theme {id} has no questions", *ENTITY_VIEWS)
+empty_theme = _empties_check(EMPTY_THEME, QUESTIONS, "theme {id} has no questions", *ENTITY_KINDS)
 
 
 EMPTY_QUESTION = rule(
@@ -176,7 +181,7 @@ EMPTY_QUESTION = rule(
     good='{"questions": [{"id": "q1", ...}], "steps": [{"id": "s1", "questionId": "q1", ...}]}',
     group=GROUP,
 )
-empty_question = _empties_check(EMPTY_QUESTION, STEPS, "question {id} has no steps", *STEP_VIEWS)
+empty_question = _empties_check(EMPTY_QUESTION, STEPS, "question {id} has no steps", *STEP_KINDS)
 
 
 FRACTIONAL = rule(
@@ -253,7 +258,7 @@ DUPLICATE_PRICE = rule(
 )
 
 
-@check(DUPLICATE_PRICE, *ENTITY_VIEWS)
+@check(DUPLICATE_PRICE, *ENTITY_KINDS)
 def duplicate_price(d: DocumentFacts, emit: Emit) -> None:
     for v in d.versions:
         col = v.index.get("questions")
@@ -284,7 +289,7 @@ MEDIA_WITHOUT_SRC = rule(
 )
 
 
-@check(MEDIA_WITHOUT_SRC, *STEP_VIEWS)
+@check(MEDIA_WITHOUT_SRC, *STEP_KINDS)
 def media_without_src(d: DocumentFacts, emit: Emit) -> None:
     for v in d.versions:
         steps = v.index.get("steps")
@@ -308,7 +313,7 @@ EMPTY_VARIANT = rule(
 )
 
 
-@check(EMPTY_VARIANT, *STEP_VIEWS)
+@check(EMPTY_VARIANT, *STEP_KINDS)
 def empty_variant(d: DocumentFacts, emit: Emit) -> None:
     for v, i, j, variant, _seen in _variants(d):
         if not variant.strip():
@@ -325,7 +330,7 @@ DUPLICATE_VARIANT = rule(
 )
 
 
-@check(DUPLICATE_VARIANT, *STEP_VIEWS)
+@check(DUPLICATE_VARIANT, *STEP_KINDS)
 def duplicate_variant(d: DocumentFacts, emit: Emit) -> None:
     for v, i, j, variant, seen in _variants(d):
         if variant.strip() and seen:
@@ -353,7 +358,7 @@ UNKNOWN_VALIDATION_TARGET = rule(
 _COLLECTION = {"round": "rounds", "theme": "themes", "question": "questions", "step": "steps"}
 
 
-@check(UNKNOWN_VALIDATION_TARGET, *VERSION_VIEWS)
+@check(UNKNOWN_VALIDATION_TARGET, *VERSION_KINDS)
 def unknown_validation_target(d: DocumentFacts, emit: Emit) -> None:
     for v in d.versions:
         version, pkg_id = v.version, v.package_id
@@ -411,7 +416,7 @@ PUBLISHED_DELETED = rule(
 )
 
 
-@check(PUBLISHED_DELETED, *VERSION_VIEWS)
+@check(PUBLISHED_DELETED, *VERSION_KINDS)
 def published_deleted(d: DocumentFacts, emit: Emit) -> None:
     for v in d.versions:
         if v.version.get("published") is True and type(v.version.get("deletedAt")) is str:

@@ -92,13 +92,6 @@ class VersionFacts:
     index: VersionIndex
 
 
-#: Kinds by the versions they hold: every view; views with entity arrays; and those with
-#: steps and round ids (a game's reduced view has neither).
-VERSION_VIEWS = ("package-full", "version-list", "version", "version-created", "game")
-ENTITY_VIEWS = ("package-full", "version-list", "version", "game")
-STEP_VIEWS = ("package-full", "version-list", "version")
-
-
 @dataclass(frozen=True, slots=True)
 class DocumentFacts:
     """One document as every rule's check sees it: its kind, the parsed value, and its

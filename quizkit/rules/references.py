@@ -6,11 +6,17 @@ from operator import countOf, itemgetter
 
 from quizkit.catalog.findings import Severity, json_text
 from quizkit.catalog.rule import Rule, rule
-from quizkit.model.entities import COLLECTIONS, QUESTIONS, STEPS, THEMES, Entity
+from quizkit.model.entities import (
+    COLLECTIONS,
+    ENTITY_KINDS,
+    QUESTIONS,
+    STEP_KINDS,
+    STEPS,
+    THEMES,
+    Entity,
+)
 from quizkit.rules.checks import Emit, RuleCheck, check
 from quizkit.rules.navigate import (
-    ENTITY_VIEWS,
-    STEP_VIEWS,
     DocumentFacts,
     VersionFacts,
     as_dict,
@@ -88,7 +94,7 @@ UNKNOWN_ROUND = rule(
     good='{"rounds": [{"id": "r1", ...}], "themes": [{"id": "t1", "roundId": "r1", ...}]}',
     group=GROUP,
 )
-unknown_round = _dangling_check(UNKNOWN_ROUND, THEMES, *STEP_VIEWS)
+unknown_round = _dangling_check(UNKNOWN_ROUND, THEMES, *STEP_KINDS)
 
 
 UNKNOWN_THEME = rule(
@@ -100,7 +106,7 @@ UNKNOWN_THEME = rule(
     good='{"themes": [{"id": "t1", ...}], "questions": [{"id": "q1", "themeId": "t1", ...}]}',
     group=GROUP,
 )
-unknown_theme = _dangling_check(UNKNOWN_THEME, QUESTIONS, *ENTITY_VIEWS)
+unknown_theme = _dangling_check(UNKNOWN_THEME, QUESTIONS, *ENTITY_KINDS)
 
 
 UNKNOWN_QUESTION = rule(
@@ -112,7 +118,7 @@ UNKNOWN_QUESTION = rule(
     good='{"questions": [{"id": "q1", ...}], "steps": [{"id": "s1", "questionId": "q1", ...}]}',
     group=GROUP,
 )
-unknown_question = _dangling_check(UNKNOWN_QUESTION, STEPS, *STEP_VIEWS)
+unknown_question = _dangling_check(UNKNOWN_QUESTION, STEPS, *STEP_KINDS)
 
 
 PACKAGE_MISMATCH = rule(

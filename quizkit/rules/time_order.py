@@ -10,9 +10,9 @@ from typing import Any
 
 from quizkit.catalog.findings import Severity, json_text
 from quizkit.catalog.rule import rule
+from quizkit.model.entities import VERSION_KINDS
 from quizkit.rules.checks import Emit, check
 from quizkit.rules.navigate import (
-    VERSION_VIEWS,
     DocumentFacts,
     as_dict,
     as_list,
@@ -21,7 +21,7 @@ from quizkit.rules.navigate import (
 )
 
 #: The kinds whose records carry timestamps.
-TIMED = (*VERSION_VIEWS, "banner")
+TIMED = (*VERSION_KINDS, "banner")
 
 GROUP = "time"
 

@@ -7,9 +7,16 @@ from typing import Any
 
 from quizkit.catalog.findings import Severity, json_text
 from quizkit.catalog.rule import rule
-from quizkit.model.entities import COLLECTIONS, VERSION_ENTITIES
+from quizkit.model.entities import (
+    COLLECTIONS,
+    ENTITY_KINDS,
+    KINDS,
+    STEP_KINDS,
+    VERSION_ENTITIES,
+    outer_collections,
+)
 from quizkit.rules.checks import Emit, check
-from quizkit.rules.navigate import ENTITY_VIEWS, STEP_VIEWS, DocumentFacts, as_dict, as_list
+from quizkit.rules.navigate import DocumentFacts, as_dict, as_list
 
 GROUP = "uniqueness"
 
@@ -17,11 +24,7 @@ GROUP = "uniqueness"
 _PARENT = {e.key: e.parent_field for e in VERSION_ENTITIES}
 
 #: Collections outside versions whose ids are unique: (path to the array, id key, what).
-_OUTER_IDS: dict[str, tuple[tuple[tuple[str, ...], str, str], ...]] = {
-    "package-full": ((("versions",), "id", "version"), (("categories",), "categoryId", "category")),
-    "version-list": (((), "id", "version"),),
-    "game": ((("pkg", "versions"), "id", "version"), (("history",), "id", "history entry")),
-}
+_OUTER_IDS = {k.name: outer_collections(k) for k in KINDS if outer_collections(k)}
 
 
 def _array(doc: Any, path: tuple[str, ...]) -> list:
@@ -105,7 +108,7 @@ DUPLICATE_ID = rule(
 )
 
 
-@check(DUPLICATE_ID, *ENTITY_VIEWS)
+@check(DUPLICATE_ID, *ENTITY_KINDS)
 def duplicate_id(d: DocumentFacts, emit: Emit) -> None:
     for path, key, what in _OUTER_IDS.get(d.kind, ()):
         unique_ids(_array(d.doc, path), "".join(f"/{p}" for p in path), key, what, emit)
@@ -130,7 +133,7 @@ DUPLICATE_POSITION = rule(
 )
 
 
-@check(DUPLICATE_POSITION, *STEP_VIEWS)
+@check(DUPLICATE_POSITION, *STEP_KINDS)
 def duplicate_position(d: DocumentFacts, emit: Emit) -> None:
     for base, what, parent_key, parent, entries in _sibling_groups(d):
         seen: dict[int | float, int] = {}
@@ -154,7 +157,7 @@ POSITION_GAP = rule(
 )
 
 
-@check(POSITION_GAP, *STEP_VIEWS)
+@check(POSITION_GAP, *STEP_KINDS)
 def position_gap(d: DocumentFacts, emit: Emit) -> None:
     for base, what, parent_key, parent, entries in _sibling_groups(d):
         seen = {p for p, _ in entries}

@@ -20,9 +20,7 @@ re-graded: a file that was not checked must never pass silently.
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,7 +32,9 @@ from quizkit.inputs.bounds import MAX_JOBS
 from quizkit.inputs.configfiles import ConfigError, read_toml, type_name
 from quizkit.inputs.limits import Limits
 from quizkit.model.entities import KIND_NAMES
+from quizkit.model.profiles import LoadedProfile, read_profile_file
 from quizkit.rules import REGISTRY
+from quizkit.settings.path_ignores import PathIgnores
 from quizkit.settings.team_checks import TeamCheck, read_checks
 
 INPUT_PREFIX = "P"
@@ -79,6 +79,8 @@ class Settings:
     checks: tuple[TeamCheck, ...] = ()
     #: The config file the settings came from.
     source: Path | None = None
+    #: :attr:`profile` as :func:`resolve` read it (see :func:`profile_of`).
+    loaded_profile: LoadedProfile | None = field(default=None, compare=False, repr=False)
 
     @property
     def files_read(self) -> tuple[str | Path, ...]:
@@ -354,7 +356,17 @@ def resolve(config: ConfigSource = None, *, select: Rules | None = None,
                           "(rewrite the baseline with --write-baseline alone)")
     if changes:
         check(settings, cli=True)
+    if settings.profile is not None:  # read now: a bad profile fails before any walk
+        settings = replace(settings, loaded_profile=profile_of(settings))
     return settings
+
+
+def profile_of(s: Settings) -> LoadedProfile:
+    """The enum profile of ``s``: as :func:`resolve` read it, or read now for settings made
+    by hand."""
+    if s.loaded_profile is not None and s.loaded_profile.path == s.profile:
+        return s.loaded_profile
+    return read_profile_file(s.profile)
 
 
 # --- selectors ---------------------------------------------------------------------------------
@@ -409,61 +421,14 @@ def check(s: Settings, cli: bool = False) -> None:
         selectors(sel, where)
         parse_level(level, f"severity {level!r} for {sel!r} in {where}")
     for pattern, sels in s.per_path_ignores:
+        if pattern.strip().startswith("!"):
+            raise ConfigError(f"per-path-ignores {pattern!r} of {where}: negation ('!') is "
+                              "not supported; list the paths whose findings to ignore")
         for sel in sels:
             selectors(sel, f"per-path-ignores {pattern!r} of {where}")
 
 
 # --- applying settings to findings -------------------------------------------------------------
-
-_GLOB_CHARS = re.compile(r"[*?\[]")
-
-
-class PathIgnores:
-    """Per-path ignores, compiled once: path → the rule names ignored there.
-
-    Patterns without wildcards are looked up in a dict. The others are grouped by the literal
-    text before their first wildcard and by the rules they ignore; each group becomes one
-    regular expression, compiled the first time a path starts with that text. So 100,000
-    patterns cost a dict build, and a path is tried only against the groups it could match.
-    """
-
-    def __init__(self, patterns: Iterable[tuple[str, frozenset[str]]]) -> None:
-        self.literal: dict[str, frozenset[str]] = {}
-        groups: dict[str, dict[frozenset[str], list[str]]] = {}
-        for pattern, names in patterns:
-            wild = _GLOB_CHARS.search(pattern)
-            if wild is None:
-                self.literal[pattern] = self.literal.get(pattern, frozenset()) | names
-            else:
-                groups.setdefault(pattern[:wild.start()], {}).setdefault(names, []).append(
-                    pattern)
-        self.groups = groups
-        self.prefix_lengths = sorted({len(p) for p in groups})
-        self._compiled: dict[str, list[tuple[frozenset[str], re.Pattern[str]]]] = {}
-
-    def __bool__(self) -> bool:
-        return bool(self.literal or self.groups)
-
-    def _group(self, prefix: str) -> list[tuple[frozenset[str], re.Pattern[str]]]:
-        compiled = self._compiled.get(prefix)
-        if compiled is None:
-            compiled = self._compiled[prefix] = [
-                (names, re.compile("|".join(fnmatch.translate(p) for p in pats)))
-                for names, pats in self.groups[prefix].items()]
-        return compiled
-
-    def match(self, path: str) -> frozenset[str]:
-        hit = self.literal.get(path, frozenset())
-        for length in self.prefix_lengths:
-            if length > len(path):
-                break
-            prefix = path[:length]
-            if prefix in self.groups:
-                for names, regex in self._group(prefix):
-                    if not names <= hit and regex.match(path):
-                        hit = hit | names
-        return hit
-
 
 class Adjuster:
     """The engine's ``adjust`` hook for a :class:`Settings`: drop, re-grade or keep a finding."""

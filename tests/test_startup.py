@@ -1,0 +1,57 @@
+"""``quizkit validate`` starts light: the analysis side (DuckDB, PyArrow), the cluster's (Dask)
+and the charts (Altair) are imported only by the commands that use them.
+
+The program runs in a fresh interpreter, through its own entry point, and the modules loaded
+by the end of the run are read from ``sys.modules``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, SAMPLES
+
+HEAVY = ("duckdb", "pyarrow", "dask", "distributed", "altair")
+
+#: Runs ``quizkit ARGS...`` as the program does, then writes the heavy modules it loaded.
+RUNNER = """
+import json, sys
+out, args = sys.argv[1], sys.argv[2:]
+sys.argv = ["quizkit", *args]
+from quizkit.entry import main
+try:
+    main()
+except SystemExit:
+    pass
+with open(out, "w") as fh:
+    json.dump(sorted(m for m in {heavy!r} if m in sys.modules), fh)
+"""
+
+
+def heavy_modules_of(tmp_path: Path, *args: str) -> list[str]:
+    out = tmp_path / "modules.json"
+    done = subprocess.run([sys.executable, "-c", RUNNER.format(heavy=HEAVY), str(out), *args],
+                          cwd=ROOT, capture_output=True, timeout=300)
+    assert out.exists(), done.stderr.decode()
+    return json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("args", [
+    ("validate", "--no-cache", str(SAMPLES)),
+    ("validate", "--no-cache", "--format", "json", str(SAMPLES / "invalid")),
+    ("validate", "--profile", "no-such-profile.toml", str(SAMPLES)),
+    ("rules",),
+], ids=["validate", "validate-json", "validate-bad-profile", "rules"])
+def test_validate_imports_no_analysis_library(tmp_path: Path, args: tuple[str, ...]) -> None:
+    assert heavy_modules_of(tmp_path, *args) == []
+
+
+def test_the_check_sees_a_command_that_uses_duckdb(tmp_path: Path) -> None:
+    """The same runner reports DuckDB for a command that needs it: the check can fail."""
+    loaded = heavy_modules_of(tmp_path, "query", "SELECT 1", str(SAMPLES / "game.json"))
+    assert "duckdb" in loaded
