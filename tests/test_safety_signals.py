@@ -308,3 +308,19 @@ def test_a_stop_that_comes_inside_a_finaliser_still_stops_the_run() -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 130, done.stderr
     assert "Exception ignored" not in done.stderr
+
+
+def test_a_query_stopped_at_any_moment_of_its_start_ends_in_one_line(tmp_path: Path) -> None:
+    # a stop that comes while DuckDB prepares the statement: DuckDB swallowed the exception
+    # and ran the endless statement on; it must end the run all the same
+    db = tmp_path / "a.duckdb"
+    assert quizkit("load", SAMPLES / "game.json", "--db", db).returncode == 0
+    for step in range(16):
+        proc = _start("query", "SELECT count(*) FROM range(100000000000)", "--db", db)
+        try:
+            time.sleep(0.2 + 0.07 * step)
+            proc.send_signal(signal.SIGINT)
+            stdout, stderr = proc.communicate(timeout=60)  # the timeout: a hang
+        finally:
+            proc.kill()
+        assert (proc.returncode, stderr, stdout) == (130, "quizkit: interrupted\n", ""), step

@@ -25,6 +25,7 @@ import duckdb
 
 from quizkit.analysis.connect import one_line
 from quizkit.analysis.sections import Section
+from quizkit.outputs.interrupts import interrupting
 
 ALLOWED = {duckdb.StatementType.SELECT}
 #: Rows fetched from DuckDB and written at a time.
@@ -124,7 +125,8 @@ def stream(con: duckdb.DuckDBPyConnection, sql: str, *, limit: int | None = None
         timer.start()
     try:
         try:
-            cur = con.execute(sql)
+            with interrupting(con.interrupt):
+                cur = con.execute(sql)
             columns = [d[0] for d in cur.description] if cur.description else []
         except duckdb.Error as exc:
             raise _failure(exc, expired, timeout) from None

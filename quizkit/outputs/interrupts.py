@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from quizkit.catalog import exits
 
@@ -71,6 +72,9 @@ class StopSignals:
         self.outcome: Callable[[], str] | None = None
 
         self.installed = False
+        #: What stops the work under way besides the exception (:func:`interrupting`).
+        self.interrupters: list[Callable[[], None]] = []
+        self._previous_hook: Callable[[Any], None] = sys.unraisablehook
 
     def line(self, code: int) -> str:
         """The one line a run stopped with exit ``code`` ends with (without ``quizkit: ``)."""
@@ -82,6 +86,8 @@ class StopSignals:
         if threading.current_thread() is not threading.main_thread():
             return
         self.installed = True
+        self._previous_hook = sys.unraisablehook
+        sys.unraisablehook = self._unraisable
         signal.signal(signal.SIGINT, self._handle)
         if hasattr(signal, "sigwait"):
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
@@ -97,17 +103,47 @@ class StopSignals:
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         self._record(signum)
         if _unsafe_to_raise(frame):
-            # Raised here, the exception would be printed and dropped ("Exception ignored
-            # in ...": a finaliser, a callback of the import system) and the run would go on
-            # as if no signal had come, or it would stop an extension module half-way
-            # through its import (the interpreter aborts). Ask again in a moment.
+            # Raised inside an import, the exception could stop an extension module
+            # half-way through its initialisation (the interpreter aborts) or be dropped by
+            # the import system's callbacks. Ask again in a moment.
             again = threading.Timer(RETRY_SECONDS, self._again)
             again.daemon = True
             again.start()
             return
+        if frame is not None:
+            # A library may swallow the exception (DuckDB does, when the signal comes while
+            # it prepares a statement) and run on: if the main thread is still at the same
+            # line of the same frame a moment later, deliver the stop again.
+            watch = threading.Timer(STUCK_SECONDS, self._unstick, (frame, frame.f_lineno))
+            watch.daemon = True
+            watch.start()
         if signum == signal.SIGINT:
             raise KeyboardInterrupt
         raise Terminated
+
+    def _unstick(self, frame: FrameType, line: int) -> None:
+        main = threading.main_thread().ident
+        current = sys._current_frames().get(main) if main is not None else None
+        if current is not frame or current.f_lineno != line:
+            return
+        if self.interrupters:  # stop the work itself: a second exception could go astray
+            for interrupt in list(self.interrupters):
+                with contextlib.suppress(Exception):
+                    interrupt()
+        else:
+            self._again()
+
+    def _unraisable(self, unraisable: Any) -> None:
+        """Python dropped an exception it could not raise ("Exception ignored in ...": a
+        finaliser, a weak reference's callback): if it was the stop's, deliver the stop
+        again in a moment instead of losing it; anything else goes to the hook before."""
+        if isinstance(unraisable.exc_value, (KeyboardInterrupt, Terminated)) \
+                and self.signum is not None:
+            again = threading.Timer(RETRY_SECONDS, self._again)
+            again.daemon = True
+            again.start()
+            return
+        self._previous_hook(unraisable)
 
     def _again(self) -> None:
         """Deliver the stop once more to the main thread (ignored once the run is ending)."""
@@ -136,17 +172,37 @@ class StopSignals:
 
 #: Seconds before a stop that came at a moment unsafe to raise in is delivered again.
 RETRY_SECONDS = 0.02
+#: Seconds after which a stop whose exception went nowhere is delivered again.
+STUCK_SECONDS = 0.5
 
 
 def _unsafe_to_raise(frame: FrameType | None) -> bool:
-    """Is the main thread inside an import or a finaliser, where an exception raised by a
-    signal handler is dropped or breaks the import?"""
+    """Is the main thread inside an import, where an exception raised by a signal handler
+    breaks the import or is dropped?"""
     while frame is not None:
-        code = frame.f_code
-        if code.co_filename.startswith("<frozen importlib") or code.co_name == "__del__":
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
             return True
         frame = frame.f_back
     return False
+
+
+@contextlib.contextmanager
+def interrupting(stop: Callable[[], None]) -> Iterator[None]:
+    """While the block runs, a stop whose exception went nowhere also calls ``stop`` (a
+    DuckDB connection's ``interrupt``: DuckDB swallows the exception when the signal comes
+    while it prepares a statement, then runs the statement to its end). A stop that came
+    before the block ends the run here."""
+    owner = getattr(signal.getsignal(signal.SIGINT), "__self__", None)
+    if not isinstance(owner, StopSignals):  # run in-process (tests, the API): nothing to add
+        yield
+        return
+    if owner.signum is not None:
+        raise KeyboardInterrupt
+    owner.interrupters.append(stop)
+    try:
+        yield
+    finally:
+        owner.interrupters.remove(stop)
 
 
 #: The signals that stop a run.
