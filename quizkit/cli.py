@@ -30,6 +30,7 @@ EXIT_PIPE = exits.PIPE
 #: Command name → ``module:attribute`` of its click command.
 COMMANDS = {
     "validate": "quizkit.commands.validate:validate",
+    "check": "quizkit.commands.check:check",
     "schema": "quizkit.commands.schema:schema",
     "enums": "quizkit.commands.enum_commands:enums",
     "samples": "quizkit.commands.samples:samples",

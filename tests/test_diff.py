@@ -202,6 +202,26 @@ def test_an_unreadable_input_exits_3_and_the_rest_is_compared(corpus: dict,
     assert report["summary"]["packages"]["removed"] == 1
 
 
+def test_files_unchanged_but_unreadable_are_reported_on_both_sides(corpus: dict,
+                                                                   tmp_path: Path) -> None:
+    old, new = tmp_path / "old", tmp_path / "new"
+    shutil.copytree(corpus["old"], old)
+    (old / "packages" / "broken.json").write_text('{"id": "x", ', encoding="utf-8")
+    user = next((old / "users").glob("*.json")).read_text(encoding="utf-8")
+    (old / "users" / "more.jsonl").write_text(
+        json.dumps(json.loads(user)) + "\n{oops\n", encoding="utf-8")
+    shutil.copytree(old, new)  # the same bytes on both sides
+    done = run_script("diff", str(old), str(new), "--format", "json")
+    assert done.returncode == 3, done.stderr
+    report = json.loads(done.stdout)
+    unreadable = sorted((u["side"], Path(u["path"].split(":")[0]).name)
+                        for u in report["unreadable"])
+    assert unreadable == [(side, name) for side in ("new", "old")
+                          for name in ("broken.json", "more.jsonl")]
+    assert report["changes"] == []
+    assert all(c["unchanged"] for c in report["summary"].values() if any(c.values()))
+
+
 def test_every_format_parses(corpus: dict, tmp_path: Path) -> None:
     out = {f: tmp_path / f"diff.{f}" for f in ("json", "jsonl", "markdown", "html")}
     done = run_script("diff", str(corpus["old"]), str(corpus["new"]), "-o", str(out["json"]),

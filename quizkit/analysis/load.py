@@ -170,7 +170,9 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
          memory_limit: str | None = None, threads: int | None = None,
          on_batch: OnBatch | None = None, runner: Runner | None = None,
          batch_bytes: int = BATCH_BYTES, on_commit: Callable[[], None] | None = None,
-         seal: bool = False) -> LoadResult:
+         seal: bool = False,
+         before_commit: Callable[[duckdb.DuckDBPyConnection], None] | None = None
+         ) -> LoadResult:
     """Load the export files under ``paths`` into the tables of ``con``.
 
     ``settings`` (rule selection, severities, per-path ignores, profile, limits) shape the
@@ -185,7 +187,8 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
     signals held back (:func:`quizkit.outputs.interrupts.held_back`): a stop after it leaves the
     database loaded, a stop before it leaves it as it was. ``seal`` turns the connection's
     file and network access off once the inputs are read, for good (a connection closed
-    after this load).
+    after this load). ``before_commit(con)`` runs in the load's transaction, over the
+    tables as they will be committed (the team's checks: their findings).
     Raises :class:`quizkit.analysis.files.InputError` for a path that does not exist,
     :class:`LoadError` when the load fails, :class:`DatabaseError` for an unusable database.
     """
@@ -204,7 +207,7 @@ def load(con: duckdb.DuckDBPyConnection, paths: Sequence[str | os.PathLike[str]]
         if seal:  # the inputs are read: the rest is the database's own work
             lock_down(con)
         replace(con, validated=[i.name for i in inputs], rows=result.rows, tick=clock.tick,
-                on_commit=on_commit)
+                on_commit=on_commit, before_commit=before_commit)
         (result.files, result.documents, result.unknown_documents,
          result.unknown_lines) = tally(con)
     return result

@@ -39,11 +39,13 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def replace(con: duckdb.DuckDBPyConnection, *, validated: list[str], rows: dict[str, int],
-            tick: Tick, on_commit: Callable[[], None] | None) -> None:
+            tick: Tick, on_commit: Callable[[], None] | None,
+            before_commit: Callable[[duckdb.DuckDBPyConnection], None] | None = None) -> None:
     """In one transaction: the rows the staged load replaces (those of its files, of the files
     ``validated``, and of the records it loads again) deleted, the new ones inserted (their
-    count in ``rows``), committed. ``on_commit()`` runs with the commit, stop signals held
-    back; anything that fails or stops it before rolls everything back."""
+    count in ``rows``), ``before_commit(con)`` (the team's checks over the tables as they
+    will be), committed. ``on_commit()`` runs with the commit, stop signals held back;
+    anything that fails or stops it before rolls everything back."""
     loaded = "file IN (SELECT file FROM new_files)"
     run(con, "BEGIN TRANSACTION")
     try:
@@ -59,6 +61,9 @@ def replace(con: duckdb.DuckDBPyConnection, *, validated: list[str], rows: dict[
         run(con, f"DELETE FROM files WHERE {loaded}")
         ((rows["files"],),) = run(con, "INSERT INTO files BY NAME SELECT * FROM new_files")
         tick("write:findings,files")
+        if before_commit is not None:
+            before_commit(con)
+            tick("checks")
         pause_at("replace")
         with held_back():  # the commit and its note are one step for a stop signal
             run(con, "COMMIT")

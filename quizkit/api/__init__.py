@@ -34,11 +34,13 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what __getattr__ gives, for type checkers and editors
+    from quizkit.analysis.check_run import CheckResult
     from quizkit.analysis.load import LoadResult
     from quizkit.api.comparing import diff
     from quizkit.api.database import Answer, Charts, Exported, charts, export, load, query, summary
     from quizkit.api.reference import export_schemas, generate, rules, schema, schemas
     from quizkit.api.run_history import history
+    from quizkit.api.team_checking import check
     from quizkit.api.validating import infer, schema_book, settings, validate
     from quizkit.diff.result import DiffResult
     from quizkit.history.trends import HistoryView
@@ -49,6 +51,8 @@ if TYPE_CHECKING:  # what __getattr__ gives, for type checkers and editors
 #: The functions and results of the API, by the module that defines them.
 _API: dict[str, tuple[str, ...]] = {
     "quizkit.api.validating": ("validate", "infer", "settings", "schema_book"),
+    "quizkit.api.team_checking": ("check",),
+    "quizkit.analysis.check_run": ("CheckResult", "FAILURES_LIMIT"),
     "quizkit.api.database": ("load", "summary", "charts", "query", "export", "Answer",
                              "Charts", "Exported"),
     "quizkit.api.comparing": ("diff",),
@@ -117,8 +121,9 @@ _WHERE: dict[str, str] = {
     **_RENAMED,
 }
 
-__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigError",
-           "DiffResult", "Exported", "HistoryView", "LoadResult", "charts", "diff",
+__all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "CheckResult",
+           "ConfigError", "DiffResult", "Exported", "HistoryView", "LoadResult", "charts",
+           "check", "diff",
            "editor_settings", "export", "export_schemas", "generate", "history", "infer", "load",
            "query", "read_profile_file", "rules", "schema", "schema_book", "schemas", "settings",
            "summary", "validate"]
@@ -127,6 +132,8 @@ __all__ = ["CLI_ONLY", "CLI_RENAMES", "COMMANDS", "Answer", "Charts", "ConfigErr
 CLI_RENAMES: dict[tuple[str, str], str] = {
     ("validate", "report"): "reports",
     ("validate", "no_cache"): "cache",
+    ("check", "report"): "reports",
+    ("check", "no_cache"): "cache",
     ("diff", "report"): "reports",
     ("rules", "rule_id"): "rule",
     ("schema list", "all"): "records",
@@ -139,13 +146,15 @@ CLI_ONLY: dict[tuple[str, str], str] = {
     ("load", "progress"): "the CLI's progress line; the API reports each batch to on_batch",
     ("export", "quiet"): "only silences the list of files the command prints",
     **{(name, "isolated"): "config=False"
-       for name in ("validate", "load", "query", "enums infer", "summary all", "summary charts",
+       for name in ("validate", "check", "rules", "load", "query", "enums infer",
+                    "summary all", "summary charts",
                     "summary overview", "summary sizes", "summary starts")},
 }
 
 #: Each CLI command → the name of its API function (:data:`COMMANDS` holds the functions).
 _COMMAND_FUNCTIONS: dict[str, str] = {
-    "validate": "validate", "diff": "diff", "load": "load", "query": "query",
+    "validate": "validate", "check": "check", "diff": "diff", "load": "load",
+    "query": "query",
     "export": "export", "summary sizes": "summary", "summary starts": "summary",
     "summary overview": "summary", "summary all": "summary", "summary charts": "charts",
     "enums infer": "infer", "rules": "rules", "samples generate": "generate",

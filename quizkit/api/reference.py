@@ -10,7 +10,7 @@ from quizkit.catalog import rule_docs
 from quizkit.generate import Summary, generate_corpus
 from quizkit.model.schema_files import schema_list, schema_named, write_schemas
 from quizkit.rules import REGISTRY
-from quizkit.settings.config import ConfigError
+from quizkit.settings.config import ConfigError, ConfigSource, resolve
 
 
 def schemas(*, records: bool = False) -> list[tuple[str, str, str]]:
@@ -32,14 +32,17 @@ def export_schemas(out: str | os.PathLike[str], *,
     return write_schemas(out, profile)
 
 
-def rules(rule: str | None = None, *, format: str = "text") -> str:
-    """The rule catalog, or one rule explained, as text, JSON or Markdown (``quizkit rules``)."""
+def rules(rule: str | None = None, *, format: str = "text", config: ConfigSource = None) -> str:
+    """The rule catalog, or one rule explained, as text, JSON or Markdown (``quizkit rules``),
+    with the team's checks of the configuration (``config`` as for ``validate``)."""
     if format not in rule_docs.FORMATS:
         raise ConfigError(f"unknown format {format!r} (use {', '.join(rule_docs.FORMATS)})")
+    team = resolve(config).team_rules
     if rule is None:
-        return rule_docs.render(REGISTRY.rules, format)
+        return rule_docs.render([*REGISTRY.rules, *team], format)
+    found = [r for r in team if rule in (r.name, r.code, r.code.lower())]
     try:
-        return rule_docs.render_one(REGISTRY.get(rule), format)
+        return rule_docs.render_one(found[0] if found else REGISTRY.get(rule), format)
     except KeyError:
         raise ConfigError(f"no rule {rule!r} (see `quizkit rules`)") from None
 

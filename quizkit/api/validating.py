@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
+from typing import Any
 
 from quizkit.catalog.findings import Report
 from quizkit.checks import input_report
@@ -18,6 +19,7 @@ from quizkit.checks.quarantine import Quarantine
 from quizkit.checks.runner import Notes, Size, expand_paths, limits_of, path_list
 from quizkit.checks.runner import run as run_validation
 from quizkit.cluster.checking import checking
+from quizkit.history.history_store import series
 from quizkit.history.recording import begin
 from quizkit.model.profiles import read_profile_file
 from quizkit.model.schemas import SchemaBook
@@ -71,7 +73,8 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
              cache: bool | None = None, history: str | os.PathLike[str] | None = None,
              dataset: str | None = None,
              write_valid: str | os.PathLike[str] | None = None,
-             write_invalid: str | os.PathLike[str] | None = None) -> Report:
+             write_invalid: str | os.PathLike[str] | None = None,
+             run: Callable[..., Any] = run_validation) -> Report:
     """Validate files, directories or ``s3://`` URLs (``-`` reads stdin) and return the
     :class:`Report`. ``scheduler`` (``tcp://host:8786``) checks the files on that Dask
     cluster (:mod:`quizkit.cluster.checking`; the cross-file checks still run here).
@@ -102,6 +105,10 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
     :class:`~quizkit.history.history_store.HistoryError` before the run.
     ``write_valid`` and ``write_invalid`` split JSON Lines input: each line, byte for byte, to
     the one or the other (invalid: a finding at or above ``fail_on`` on its record).
+
+    ``run`` is what runs with the resolved settings (:func:`quizkit.checks.runner.run`;
+    :func:`quizkit.api.team_checking.check` gives the run of ``quizkit check``, which also takes
+    its options, reads the history of its change checks and records its metrics).
     """
     s = settings(config, kind=kind, profile=profile, select=select, ignore=ignore,
                  severity=severity, fail_on=fail_on, exclude=exclude,
@@ -115,14 +122,18 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
                                s.write_baseline, write_valid, write_invalid])
     quarantine = Quarantine(write_valid, write_invalid, s.fail_on) \
         if write_valid is not None or write_invalid is not None else None
-    report = run_validation(
+    past = {} if run is run_validation or recording is None else \
+        {"past": partial(series, recording.location, recording.dataset)}
+    done = run(
         paths, s, format=format, output=output, reports=reports, color=color, show=show,
         quiet=quiet, verbose=verbose, progress=progress, reporter=reporter, notes=notes,
         cluster=partial(checking, scheduler) if scheduler else None,
-        stdin_format=stdin_format, schemas=schemas, cache=cache, quarantine=quarantine)
+        stdin_format=stdin_format, schemas=schemas, cache=cache, quarantine=quarantine,
+        **past)
     if recording is not None:
-        recording.finish(report, s.exit_code(report))
-    return report
+        report = getattr(done, "report", done)
+        recording.finish(report, s.exit_code(report), getattr(done, "metrics", None))
+    return done
 
 
 def schema_book(profile: str | os.PathLike[str] | None = None) -> SchemaBook:

@@ -79,7 +79,7 @@ def iter_documents(sources: Iterable[Source], skipped: SkippedInputs | None = No
         count = 0
         for record, chunk in units:
             count += 1
-            doc, problems = intake.parse(chunk)
+            doc, problems = intake.value(chunk)
             if doc is intake.UNREAD:
                 where = source.display if record is None else f"{source.display}:{record}"
                 reason = problems[0].message if problems else "not JSON"

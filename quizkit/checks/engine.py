@@ -412,7 +412,8 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
         adjust: Adjust | None = None,
         on_file: Callable[[FileResult], None] | None = None,
         check_many: CheckMany | None = None, schemas: SchemaBook | None = None,
-        cache: cache_store.ResultCache | None = None) -> Report:
+        cache: cache_store.ResultCache | None = None,
+        extra: Iterable[Finding] = ()) -> Report:
     """Check every source and return the report.
 
     ``reporter`` receives each finding as soon as its file is done (in input order).
@@ -421,7 +422,8 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
     files elsewhere (``quizkit.cluster.checking``); the cross-file checks still run here.
     ``schemas``: the compiled schemas of ``options.profile`` (default: a book made for this
     run; pass one to reuse what it compiled). ``cache``: outcomes of unchanged inputs are
-    taken from it, the others kept in it.
+    taken from it, the others kept in it. ``extra``: findings made outside the pass (a team's
+    checks over the tables), placed in their inputs and reported after the others.
     """
     options = options or Options()
     if schemas is None:
@@ -467,6 +469,12 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
         reread.close(origin for _source, origin in origins.values())
     for finding in sorted(late, key=Finding.sort_key):
         deliver(finding)
+    extra = list(extra)
+    if extra:
+        reread.place_read(extra, {s.display: s for s in sources}, options.limits,
+                          options.snippet_lines)
+        for finding in sorted(extra, key=Finding.sort_key):
+            deliver(finding)
     if reporter is not None:
         reporter.finish(report)
     return report

@@ -19,7 +19,7 @@ position, never a wrong one.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -144,15 +144,37 @@ def place(findings: Sequence[Finding], origins: Origins, limits: Limits,
             for f in group:
                 f.message += CHANGED_NOTE
             continue
-        read = _Input(data, origin)
-        texts: dict[int | None, DocumentText] = {}
-        for f in group:
-            text = texts.get(f.record)
-            if text is None:
-                text = texts[f.record] = read.document_text(f.record)
-            f.line, f.column = text.position(f.pointer)
-        if snippet_lines:
-            snippets.attach_file(group, read.text, snippet_lines)
+        _place_group(group, data, origin, snippet_lines)
+
+
+def _place_group(group: list[Finding], data: bytes, origin: Origin, snippet_lines: int) -> None:
+    read = _Input(data, origin)
+    texts: dict[int | None, DocumentText] = {}
+    for f in group:
+        text = texts.get(f.record)
+        if text is None:
+            text = texts[f.record] = read.document_text(f.record)
+        f.line, f.column = text.position(f.pointer)
+    if snippet_lines:
+        snippets.attach_file(group, read.text, snippet_lines)
+
+
+def place_read(findings: Sequence[Finding], sources: Mapping[str, Source], limits: Limits,
+               snippet_lines: int = 0) -> None:
+    """Line, column (and source lines) of findings made outside the pass (a team's checks
+    over the tables), each input in ``sources`` (by the name reports give it) read once
+    now; an input that cannot be read leaves its findings without a position."""
+    by_path: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.line is None and f.path in sources and not sources[f.path].is_stdin:
+            by_path.setdefault(f.path, []).append(f)
+    for path, group in by_path.items():
+        source = sources[path]
+        try:
+            data = source.read(limits.max_decompressed, limits.max_file_size)
+        except ReadError:
+            continue
+        _place_group(group, data, Origin(source.holds_lines(data), False, b""), snippet_lines)
 
 
 def _value_at(doc: Any, pointer: str) -> Any:
@@ -213,4 +235,4 @@ def settle(facts: list[Located], origins: Origins, limits: Limits) -> None:
 
 
 __all__ = ["CHANGED_NOTE", "Origin", "Origins", "close", "origin_of", "origin_of_stamp", "place",
-           "read_again", "settle"]
+           "place_read", "read_again", "settle"]

@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager, ExitStack, nullcontext
 from quizkit.cache import ResultCache
 from quizkit.cache import choose as choose_cache_dir
 from quizkit.catalog.display import printable
-from quizkit.catalog.findings import Report
+from quizkit.catalog.findings import Finding, Report
 from quizkit.checks import engine
 from quizkit.checks.baseline import Baseline, Recorder
 from quizkit.checks.quarantine import Quarantine
@@ -112,7 +112,8 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
         cluster: ClusterOpener | None = None, stdin_format: str = "auto",
         schemas: SchemaBook | None = None,
         check_many: engine.CheckMany | None = None, cache: bool | None = None,
-        sources: list[Source] | None = None, quarantine: Quarantine | None = None) -> Report:
+        sources: list[Source] | None = None, quarantine: Quarantine | None = None,
+        extra: Iterable[Finding] = ()) -> Report:
     """Validate ``paths`` with resolved settings (what :func:`validate` does after resolving);
     ``schemas``: compiled for the settings' profile (default: made for this run).
 
@@ -122,7 +123,9 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     default place), ``None`` only when the settings name a directory, ``False`` never; a
     run on a cluster is not cached. ``sources``: the inputs already walked (by ``load``,
     which reads the same files), instead of ``paths``. ``quarantine`` writes each line of
-    the JSON Lines inputs to its valid or invalid file at the end of the run.
+    the JSON Lines inputs to its valid or invalid file at the end of the run. ``extra``:
+    findings made outside the pass (a team's checks), reported with the others, through the
+    same settings and baseline.
     """
     if sources is None:
         sources = expand_paths(paths, s.exclude, s.include_hidden, stdin_format, notes)
@@ -149,7 +152,7 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     progress_line = ProgressLine.for_run(len(sources), quiet=quiet, verbose=verbose,
                                      force=progress)
     view = ReportOptions(color=color, show=config_mod.parse_level(show, f"show level {show!r}"),
-                         config=s.source)
+                         config=s.source, rules=s.team_rules)
     if verbose and notes is not None:
         notes(f"config: {printable(str(s.source)) if s.source else 'none'}")
     opened = open_reporters(format, output, reports, options=view, progress=progress_line) \
@@ -168,7 +171,7 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
             stack.enter_context(quarantine.opened())
         report = engine.run(sources, options, reporter=target, jobs=s.jobs, adjust=adjust,
                             on_file=progress_line.on_file, check_many=check_many,
-                            schemas=schemas, cache=results)
+                            schemas=schemas, cache=results, extra=extra)
         if quarantine is not None:
             quarantine.write(sources, s.limits)
     if verbose and results is not None:

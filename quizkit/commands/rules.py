@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from quizkit import api
-from quizkit.commands.rule_options import config_errors
+from quizkit.commands.rule_options import config_errors, config_option
 
 
 @click.command("rules")
@@ -17,8 +17,10 @@ from quizkit.commands.rule_options import config_errors
 @click.option("--format", "fmt", type=click.Choice(api.RULE_FORMATS), default="text",
               show_default=True,
               help="Output format.")
-def rules(rule_id: str | None, fmt: str) -> None:
-    """List the rule catalog, or explain one rule (by code or name)."""
+@config_option
+def rules(rule_id: str | None, fmt: str, config_file: object) -> None:
+    """List the rule catalog and the configuration's own checks, or explain one rule (by
+    code or name)."""
     with config_errors():
-        text = api.rules(rule_id, format=fmt)
+        text = api.rules(rule_id, format=fmt, config=config_file)
     click.echo(text, nl=False)

@@ -19,9 +19,13 @@ from quizkit.diff.records import MEASURES, TABLES
 #: The kinds of change, as reports name them.
 CHANGES = ("added", "removed", "changed", "moved")
 
+#: Most keys are held once a side: only the others are ranked.
 _WINNERS = """
 CREATE TABLE winners AS
-SELECT * FROM records
+WITH held_more AS (SELECT side, tbl, key FROM records GROUP BY ALL HAVING count(*) > 1)
+SELECT * FROM records ANTI JOIN held_more USING (side, tbl, key)
+UNION ALL
+SELECT * FROM (SELECT * FROM records SEMI JOIN held_more USING (side, tbl, key))
 QUALIFY row_number() OVER (PARTITION BY side, tbl, key
                            ORDER BY rank, file DESC, doc_no DESC, pointer DESC) = 1
 """

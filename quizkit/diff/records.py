@@ -15,8 +15,6 @@ the file whose path sorts last, then the later document.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 #: The tables a diff compares, in the order reports list them.
@@ -40,18 +38,12 @@ _SIZE_KEYS = {"size_text": "text", "size_images": "images", "size_audio": "audio
               "size_video": "video"}
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One record of one document: its table and key, where it sits, and its own body."""
-
-    table: str
-    key: str
-    pointer: str
-    body: Any
-    rank: int
-    parent: str | None = None
-    index: int | None = None
-    measures: tuple[int | None, ...] | None = None
+#: One record of one document: (table, key, pointer, body, rank, parent, index, measures).
+#: ``parent`` and ``index`` (the parent's key and the place in its array) are ``None`` for a
+#: top-level record, ``measures`` (:data:`MEASURES`) for all but a package. A plain tuple:
+#: a diff makes one per record of both exports, and a class would cost a fifth of its time.
+Record = tuple[str, str, str, Any, int, "str | None", "int | None",
+               "tuple[int | None, ...] | None"]
 
 
 def _without(value: dict, keys: tuple[str, ...]) -> dict:
@@ -60,12 +52,15 @@ def _without(value: dict, keys: tuple[str, ...]) -> dict:
 
 def _key(value: Any) -> str | None:
     """A record's id as text; ``None`` when it has none (a record without an id is not one)."""
-    if not isinstance(value, dict):
+    if type(value) is not dict:
         return None
     key = value.get("id")
-    if isinstance(key, bool) or not isinstance(key, (str, int)):
-        return None
-    return str(key)
+    kind = type(key)
+    if kind is str:
+        return key
+    if kind is int:  # not a bool: its type is bool
+        return str(key)
+    return None
 
 
 def _number(value: Any) -> int | None:
@@ -82,79 +77,96 @@ def _measures(doc: dict) -> tuple[int | None, ...]:
 
 
 def _array(value: Any, name: str) -> list:
-    found = value.get(name) if isinstance(value, dict) else None
-    return found if isinstance(found, list) else []
+    found = value.get(name) if type(value) is dict else None
+    return found if type(found) is list else []
 
 
-def records(kind: str, doc: Any, anonymous: str = "") -> Iterator[Record]:
-    """The records of one document of ``kind``; ``anonymous`` keys a record that has no id
-    of its own (a ``banner-create`` request: its file and pointer). Each entity's ``versionId``
-    is taken out of ``doc`` (read for its records only)."""
+def records(kind: str, doc: Any, anonymous: str = "", prefix: str = "") -> list[Record]:
+    """The records of one document of ``kind``, their pointers after ``prefix`` (the
+    document's place in a file that holds several); ``anonymous`` keys a record that has no
+    id of its own (a ``banner-create`` request: its file and pointer). Each entity's
+    ``versionId`` is taken out of ``doc`` (read for its records only)."""
     rank = RANK.get(kind, 3)
+    out: list[Record] = []
     if kind == "package-full" and isinstance(doc, dict):
-        yield from _package(doc, rank)
+        _package(out, doc, prefix, rank)
     elif kind == "version-list" and isinstance(doc, list):
         for i, version in enumerate(doc):
-            yield from _version(version, f"/{i}", rank, None, None)
+            _version(out, version, f"{prefix}/{i}", rank, None, None)
     elif kind == "version":
-        yield from _version(doc, "", rank, None, None)
+        _version(out, doc, prefix, rank, None, None)
     elif kind == "version-created" and isinstance(doc, dict):
-        yield from _version(doc.get("version"), "/version", rank, None, None)
+        _version(out, doc.get("version"), f"{prefix}/version", rank, None, None)
     elif kind == "game":
-        yield from _game(doc, rank)
+        _game(out, doc, prefix, rank)
     elif kind == "user-self" and isinstance(doc, dict):
         key = _key(doc.get("user"))
         if key is not None:
-            yield Record("users", key, "", doc, rank)
+            out.append(("users", key, prefix, doc, rank, None, None, None))
     elif kind == "banner":
         key = _key(doc)
         if key is not None:
-            yield Record("banners", key, "", doc, rank)
+            out.append(("banners", key, prefix, doc, rank, None, None, None))
     elif kind == "banner-create" and anonymous:
-        yield Record("banners", anonymous, "", doc, rank)
+        out.append(("banners", anonymous, prefix, doc, rank, None, None, None))
+    return out
 
 
-def _package(doc: dict, rank: int) -> Iterator[Record]:
+def _package(out: list[Record], doc: dict, pointer: str, rank: int) -> None:
     key = _key(doc)
     if key is None:
         return
     body = _without(doc, ("versions", "categories", "user"))
-    yield Record("packages", key, "", body, rank, measures=_measures(doc))
+    out.append(("packages", key, pointer, body, rank, None, None, _measures(doc)))
     for i, version in enumerate(_array(doc, "versions")):
-        yield from _version(version, f"/versions/{i}", rank, key, i)
+        _version(out, version, f"{pointer}/versions/{i}", rank, key, i)
     for i, category in enumerate(_array(doc, "categories")):
         cat = category.get("categoryId") if isinstance(category, dict) else None
         if isinstance(cat, str):
-            yield Record("categories", f"{key}/{cat}", f"/categories/{i}", category, rank,
-                         key, i)
+            out.append(("categories", f"{key}/{cat}", f"{pointer}/categories/{i}", category,
+                        rank, key, i, None))
     author = _key(doc.get("user"))
     if author is not None:
-        yield Record("users", author, "/user", doc["user"], rank + 1)
+        out.append(("users", author, f"{pointer}/user", doc["user"], rank + 1, None, None,
+                    None))
 
 
-def _version(version: Any, pointer: str, rank: int, parent: str | None,
-             index: int | None) -> Iterator[Record]:
+def _version(out: list[Record], version: Any, pointer: str, rank: int, parent: str | None,
+             index: int | None) -> None:
     key = _key(version)
     if key is None:
         return
-    yield Record("versions", key, pointer, _without(version, ENTITIES), rank, parent, index)
+    out.append(("versions", key, pointer, _without(version, ENTITIES), rank, parent, index,
+                None))
+    parent_id = PARENT_ID[0]
     for table in ENTITIES:
-        for i, entity in enumerate(_array(version, table)):
-            entity_key = _key(entity)
-            if entity_key is not None:
-                entity.pop(PARENT_ID[0], None)  # the document is read for its records only
-                yield Record(table, entity_key, f"{pointer}/{table}/{i}", entity, rank, key, i)
+        entities = version.get(table)
+        if type(entities) is not list:
+            continue
+        at = f"{pointer}/{table}/"
+        for i, entity in enumerate(entities):
+            if type(entity) is not dict:
+                continue
+            entity_key = entity.get("id")
+            kind = type(entity_key)
+            if kind is int:
+                entity_key = str(entity_key)
+            elif kind is not str:
+                continue
+            entity.pop(parent_id, None)  # the document is read for its records only
+            out.append((table, entity_key, f"{at}{i}", entity, rank, key, i, None))
 
 
-def _game(doc: Any, rank: int) -> Iterator[Record]:
+def _game(out: list[Record], doc: Any, pointer: str, rank: int) -> None:
     key = _key(doc)
     if key is None:
         return
-    yield Record("games", key, "", _without(doc, ("history",)), rank)
+    out.append(("games", key, pointer, _without(doc, ("history",)), rank, None, None, None))
     for i, entry in enumerate(_array(doc, "history")):
         entry_key = _key(entry)
         if entry_key is not None:
-            yield Record("game_history", entry_key, f"/history/{i}", entry, rank, key, i)
+            out.append(("game_history", entry_key, f"{pointer}/history/{i}", entry, rank, key,
+                        i, None))
 
 
 def body_at(doc: Any, table: str, pointer: str) -> Any:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Iterable
 from contextlib import ExitStack
@@ -65,7 +64,9 @@ def diff(old: str, new: str, *, exclude: Iterable[str] = (), include_hidden: boo
     with ExitStack() as stack:
         work = stack.enter_context(tempfile.TemporaryDirectory(prefix="quizkit-diff-"))
         client = stack.enter_context(cluster.connect(scheduler)) if scheduler else None
-        con = connect(os.path.join(work, "diff.duckdb"))
+        # In memory: nothing here is kept, and DuckDB spills to ``configured``'s directory
+        # beyond the memory limit (a database file would write every row once more).
+        con = connect()
         try:
             with configured(con, memory_limit=memory_limit, threads=threads):
                 # Every ordering the reports need is asked for; DuckDB may spare memory.
@@ -85,17 +86,30 @@ def _read_sides(con: duckdb.DuckDBPyConnection, paths: tuple[str, str],
                 exclude: Iterable[str], include_hidden: bool, work: str, notes: Notes | None,
                 jobs: int | None, client: Any) -> list[tuple[str, str, str]]:
     """Both sides into ``records``; the inputs that could not be read, per side."""
+    names = ("old", "new")
     unreadable = []
-    table_sides = [tables.is_tables(p) for p in paths]
-    for side, path in enumerate(paths):
-        name = ("old", "new")[side]
-        if any(table_sides):
+    if any(tables.is_tables(p) for p in paths):
+        for side, path in enumerate(paths):
             problems = tables.collect(con, side, path, work, exclude=exclude,
                                       include_hidden=include_hidden)
-            unreadable += [(name, p, r) for p, r in problems]
-            continue
-        skipped = SkippedInputs()
-        sources = expand_paths([path], exclude, include_hidden, notes=notes)
-        collect.collect(con, side, sources, skipped, work, jobs, client)
-        unreadable += [(name, p, r) for p, r in skipped.failed()]
+            unreadable += [(names[side], p, r) for p, r in problems]
+        return unreadable
+    old, new = (expand_paths([p], exclude, include_hidden, notes=notes) for p in paths)
+    same = collect.unchanged(new, old)
+    skipped = (SkippedInputs(), SkippedInputs())
+    collect.collect(con, [(0, old, skipped[0], frozenset()),
+                          (1, new, skipped[1], {n for _, n in same})], work, jobs, client)
+    # A file unchanged but not read without a failure on the old side is read on the new.
+    failed = {name for f, _ in skipped[0].failed() for name in (f, f.rpartition(":")[0])}
+    again = {n for o, n in same if o in failed}
+    collect.copy_rows(con, [(o, n) for o, n in same if n not in again])
+    if again:
+        collect.collect(con, [(1, new, skipped[1], {s.display for s in new} - again)], work,
+                        jobs, client)
+        order = {s.display: i for i, s in enumerate(new)}
+        for failures in (skipped[1].unreadable, skipped[1].unparseable):
+            failures.sort(key=lambda f: order.get(f[0], order.get(f[0].rpartition(":")[0],
+                                                                  len(order))))
+    for side, side_skipped in enumerate(skipped):
+        unreadable += [(names[side], p, r) for p, r in side_skipped.failed()]
     return unreadable

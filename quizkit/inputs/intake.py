@@ -126,6 +126,18 @@ def parse(chunk: bytes, max_depth: int = PARSER_MAX_DEPTH) -> tuple[Any, list[Pr
     return doc, problems
 
 
+def value(chunk: bytes) -> tuple[Any, list[Problem]]:
+    """As :func:`parse` without the write-back test, for commands that want a document's
+    value and report no input warnings: the same value (or :data:`UNREAD` with the problem)
+    at about half the cost."""
+    if len(chunk) < PIECEWISE_AT:
+        try:
+            return orjson.loads(chunk), []
+        except orjson.JSONDecodeError:
+            pass  # parse explains it
+    return parse(chunk)
+
+
 def parse_text(chunk: bytes, max_depth: int = PARSER_MAX_DEPTH
                ) -> tuple[Any, list[Problem], bool]:
     """As :func:`parse`, and whether ``chunk`` is exactly what orjson writes indented by two

@@ -38,6 +38,8 @@ class ReportOptions:
     show: Severity = Severity.INFO
     #: Text: the config file of the run, named at the head of the report (``None``: none).
     config: Path | None = None
+    #: The run's own rules beside the catalog: the team's checks of the configuration.
+    rules: tuple[Rule, ...] = ()
     #: The paths of this run made relative to ``root`` (see :meth:`relative`), kept here, with
     #: the run, rather than in a module-level cache.
     relatives: dict[str, tuple[str, bool]] = field(default_factory=dict, repr=False,

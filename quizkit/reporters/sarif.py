@@ -101,7 +101,7 @@ class SarifReporter(Reporter):
 
     def log(self, report: Report) -> dict:
         """The whole SARIF log as a dict."""
-        rules = list(REGISTRY.rules)
+        rules = [*REGISTRY.rules, *self.options.rules]
         index = {r.code: i for i, r in enumerate(rules)}
         findings, dropped = self._limit(report.findings)
         results = []

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from quizkit.catalog.findings import Adjust, Finding, Report, Severity
+from quizkit.catalog.rule import Rule
 from quizkit.inputs.bounds import MAX_JOBS
 from quizkit.inputs.configfiles import ConfigError, read_toml, type_name
 from quizkit.inputs.limits import Limits
@@ -34,6 +35,7 @@ from quizkit.model.entities import KIND_NAMES
 from quizkit.model.profiles import LoadedProfile, read_profile_file
 from quizkit.rules import REGISTRY
 from quizkit.settings.path_ignores import PathIgnores
+from quizkit.settings.team_checks import TeamCheck, read_checks
 
 INPUT_PREFIX = "P"
 CONFIG_NAMES = ("quizkit.toml", "pyproject.toml")
@@ -73,6 +75,8 @@ class Settings:
     #: The result cache's directory (a config file's is relative to the file; ``None``: the
     #: default, see quizkit.cache.location).
     cache_dir: str | None = None
+    #: The team's own checks (``[[checks]]``, quizkit.settings.team_checks).
+    checks: tuple[TeamCheck, ...] = ()
     #: The config file the settings came from.
     source: Path | None = None
     #: :attr:`profile` as :func:`resolve` read it (see :func:`profile_of`).
@@ -91,6 +95,11 @@ class Settings:
     def root(self) -> Path | None:
         """The directory per-path patterns are relative to (the config file's)."""
         return self.source.parent.resolve() if self.source else None
+
+    @property
+    def team_rules(self) -> tuple[Rule, ...]:
+        """The team's checks as catalog rules, for selectors and reports."""
+        return tuple(c.rule for c in self.checks)
 
     def adjuster(self) -> Adjuster:
         return Adjuster(self)
@@ -224,6 +233,7 @@ KEYS: dict[str, tuple[str, Callable[..., Any]]] = {
     "include-hidden": ("include_hidden", _bool),
     "profile": ("profile", None),  # a path: relative to the file, see settings_from_table
     "cache-dir": ("cache_dir", None),
+    "checks": ("checks", read_checks),
 }
 
 
@@ -364,8 +374,9 @@ def profile_of(s: Settings) -> LoadedProfile:
 class Selectors:
     """Rule selectors → rule names, each selector resolved once (per run or per check)."""
 
-    def __init__(self) -> None:
-        self.rules = REGISTRY.rules
+    def __init__(self, team: Iterable[Rule] = ()) -> None:
+        self.team = {key: r for r in team for key in (r.code, r.name)}
+        self.rules = (*REGISTRY.rules, *self.team.values())
         self.all = frozenset(r.name for r in self.rules)
         self._known: dict[str, frozenset[str]] = {}
 
@@ -384,6 +395,8 @@ class Selectors:
             return frozenset({REGISTRY.get(key).name})
         except KeyError:
             pass
+        if key.upper() in self.team or key in self.team:
+            return frozenset({self.team.get(key.upper(), self.team.get(key)).name})  # type: ignore[union-attr]
         if key[:1].isalpha() and key.isalnum():
             hits = frozenset(r.name for r in self.rules if r.code.startswith(key.upper()))
             if hits:
@@ -402,7 +415,7 @@ def resolve_selector(selector: str, where: str) -> frozenset[str]:
 def check(s: Settings, cli: bool = False) -> None:
     """Check every rule and level named, so that a typo is an error rather than a no-op."""
     where = s.where + (" or the command line" if cli and s.source else "")
-    selectors = Selectors()
+    selectors = Selectors(s.team_rules)
     selectors.union((*(s.select or ()), *s.ignore), where)
     for sel, level in s.severity:
         selectors(sel, where)
@@ -421,7 +434,7 @@ class Adjuster:
     """The engine's ``adjust`` hook for a :class:`Settings`: drop, re-grade or keep a finding."""
 
     def __init__(self, s: Settings) -> None:
-        selectors = Selectors()
+        selectors = Selectors(s.team_rules)
         enabled = set(selectors.all)
         if s.select is not None:
             enabled = set(selectors.union(s.select, s.where))

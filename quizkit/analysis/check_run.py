@@ -1,0 +1,206 @@
+"""One ``quizkit check`` run: the document rules of ``validate`` and the team's checks over
+the tables, in one report.
+
+The team's checks are tried on the empty tables first (:func:`~quizkit.analysis.team_sql.preflight`:
+bad SQL is exit 2 before any export is read). The exports are then loaded into an in-memory
+database by the one load path (:func:`quizkit.analysis.load.load`; or a ``--db`` file or
+``--parquet`` dataset is read as it is), the checks run over it, fenced, and their findings
+go into ``validate``'s run (:func:`quizkit.checks.runner.run`, ``extra``), so the
+configuration's select, ignore and severities, the baseline, every report format and the
+exit code treat them as any finding. Without an active team check nothing is loaded: the run
+is ``validate``'s.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from quizkit.analysis.connect import connect, run
+from quizkit.analysis.load import LoadResult
+from quizkit.analysis.open_tables import open_tables
+from quizkit.analysis.team_sql import Failures, Outcome, Past, RowPlace, preflight, row_counts
+from quizkit.analysis.team_sql import run_checks as run_team_checks
+from quizkit.catalog.findings import Report
+from quizkit.checks import runner
+from quizkit.inputs import remote
+from quizkit.inputs.sources import Source
+from quizkit.outputs.writer import (
+    check_directory,
+    make_directory,
+    refuse_inputs,
+    written_together,
+)
+from quizkit.reporters import parse_reports
+from quizkit.settings.config import ConfigError, Settings
+from quizkit.settings.team_checks import TeamCheck
+
+#: Failing rows kept per ``sql`` check by ``--store-failures`` unless told.
+FAILURES_LIMIT = 1000
+_MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
+
+
+@dataclass
+class CheckResult:
+    """What ``check`` gave: the report, the team checks' outcome (metric values, notes),
+    the rows per table, what was loaded (files read straight) and the failures stored
+    (code, file, rows written, rows in all)."""
+
+    report: Report
+    outcome: Outcome = field(default_factory=Outcome)
+    rows: dict[str, float] = field(default_factory=dict)
+    loaded: LoadResult | None = None
+    stored: list[tuple[str, Path, int, int]] = field(default_factory=list)
+
+    @property
+    def metrics(self) -> dict[str, float]:
+        """Every metric check's value by its name, and ``rows.<table>`` (the run history's)."""
+        return {**self.outcome.metrics, **self.rows}
+
+
+def active_checks(s: Settings) -> list[TeamCheck]:
+    """The team's checks the settings' select and ignore leave on."""
+    disabled = s.adjuster().disabled
+    return [c for c in s.checks if c.name not in disabled]
+
+
+def run_check(paths: Sequence[str], s: Settings, *, db: str | os.PathLike[str] | None = None,
+              parquet: str | os.PathLike[str] | None = None,
+              store_failures: str | os.PathLike[str] | None = None,
+              failures_limit: int = FAILURES_LIMIT, past: Past | None = None,
+              notes: Callable[[str], None] | None = None, stdin_format: str = "auto",
+              **options: object) -> CheckResult:
+    """Check ``paths`` (or the tables of ``db`` or of the dataset ``parquet``) with the
+    document rules and the team's checks of ``s``; ``options`` are :func:`runner.run`'s
+    (format, output, reports, ...). ``past(name, runs)``: a metric's history, newest first
+    (change checks)."""
+    if sum(map(bool, (paths, db, parquet))) != 1:
+        raise ConfigError("give export files, --db FILE or --parquet DIR (one of them)")
+    if isinstance(failures_limit, bool) or not isinstance(failures_limit, int) \
+            or failures_limit < 0:
+        raise ConfigError(f"failures_limit must be a whole number of 0 or more, "
+                          f"got {failures_limit!r}")
+    say = notes or (lambda _line: None)
+    checks = active_checks(s)
+    preflight(checks)
+    sources: list[Source] = runner.expand_paths(paths, s.exclude, s.include_hidden,
+                                                stdin_format, notes) if paths else []
+    targets = [Path(store_failures, f"{c.code}.parquet") for c in checks
+               if c.sql is not None] if store_failures is not None else []
+    reports = [spec.path for spec in parse_reports(
+        options.get("format"), options.get("output"),  # type: ignore[arg-type]
+        options.get("reports", ()))]  # type: ignore[arg-type]
+    refuse_inputs(reports, [db], read_trees=[parquet])  # the files' own: in runner.run
+    if store_failures is not None:
+        check_directory(store_failures)
+        refuse_inputs(targets, [*(src.path for src in sources), db, *s.files_read],
+                      read_trees=[parquet])
+    result = CheckResult(Report())
+    if checks:
+        if any(src.is_stdin for src in sources):
+            raise ConfigError("the team's checks read the tables of files: give paths, "
+                              "not - (standard input)")
+        place = RowPlace(_names(sources), _where(paths, db, parquet))
+        findings = any(_MENTIONS_FINDINGS.search(c.query) for c in checks)
+        with open_tables(paths, db, parquet, findings=findings,
+                         settings=s) as (con, loaded):
+            result.loaded = loaded
+            result.outcome = run_team_checks(
+                con, checks, place, past=past,
+                keep=failures_limit if store_failures is not None else 0)
+            result.rows = row_counts(con)
+        for line in result.outcome.notes:
+            say(line)
+    if store_failures is not None:
+        result.stored = write_failures(store_failures, result.outcome.failures)
+        for code, target, kept, total in result.stored:
+            say(f"store-failures: {code}: {kept:,} of {total:,} failing rows in {target}")
+    result.report = runner.run(paths, s, sources=sources, extra=result.outcome.findings,
+                               notes=notes, **options)  # type: ignore[arg-type]
+    return result
+
+
+def _names(sources: Sequence[Source]) -> dict[str, str]:
+    """The tables' ``file`` (absolute path, or URL) → the name reports give the input."""
+    return {(src.path if remote.is_url(src.path) else os.path.abspath(src.path)): src.display
+            for src in sources}
+
+
+def _where(paths: Sequence[str], db: str | os.PathLike[str] | None,
+           parquet: str | os.PathLike[str] | None) -> str:
+    """What a finding about no one file is placed at: the database, the dataset, the one
+    path checked, or the folder the paths share."""
+    if db or parquet:
+        return os.fspath(db or parquet)  # type: ignore[arg-type]
+    if len(paths) == 1:
+        return paths[0]
+    try:
+        return os.path.commonpath([os.path.abspath(p) for p in paths])
+    except ValueError:  # paths on several drives, or URLs and files
+        return paths[0]
+
+
+#: The findings of the team's checks in the findings table (their codes are the team's only).
+TEAM_FINDINGS = "regexp_full_match(code, 'X[0-9]+')"
+
+
+def findings_into_table(s: Settings, db: str | os.PathLike[str]
+                        ) -> Callable[[duckdb.DuckDBPyConnection], None] | None:
+    """What ``load --db`` runs before it commits when the configuration has team checks:
+    the checks over the whole database, their findings in place of those of the last load
+    (``None``: no active check). The checks are tried on the empty tables first."""
+    checks = active_checks(s)
+    if not checks:
+        return None
+    preflight(checks)
+
+    def store(con: duckdb.DuckDBPyConnection) -> None:
+        outcome = run_team_checks(con, checks, RowPlace({}, os.fspath(db)))
+        adjust = s.adjuster()
+        kept = [f for f in map(adjust, outcome.findings) if f is not None]
+        run(con, f"DELETE FROM findings WHERE {TEAM_FINDINGS}")
+        if kept:
+            con.executemany(
+                "INSERT INTO findings (file, record, pointer, line, col, rule, code, severity, "
+                "message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(f.path, f.record, f.pointer, f.line, f.column, f.rule, f.code,
+                  str(f.severity), f.message) for f in kept])
+
+    return store
+
+
+def write_failures(directory: str | os.PathLike[str], failures: dict[str, Failures]
+                   ) -> list[tuple[str, Path, int, int]]:
+    """``DIR/CODE.parquet`` for each ``sql`` check: the failing rows kept (all written at
+    once, atomically, through the output layer). (code, file, rows written, rows in all)."""
+    out = make_directory(directory)
+    stored = []
+    with written_together() as together:
+        for code, failed in failures.items():
+            target = out / f"{code}.parquet"
+            con = connect(None)
+            try:
+                columns = ", ".join(f'"{_unique(c, i, failed.columns)}" {t}'
+                                    for i, (c, t) in enumerate(zip(failed.columns,
+                                                                   failed.types, strict=True)))
+                run(con, f"CREATE TABLE failures ({columns})")
+                if failed.rows:
+                    marks = ", ".join("?" * len(failed.columns))
+                    con.executemany(f"INSERT INTO failures VALUES ({marks})", failed.rows)
+                con.table("failures").write_parquet(together.name_for(target))
+            finally:
+                con.close()
+            stored.append((code, target, len(failed.rows), failed.total))
+    return stored
+
+
+def _unique(column: str, index: int, columns: Sequence[str]) -> str:
+    """A column name for the failures file: as the query named it (``"`` doubled), made
+    unique by its position when the query gives it twice."""
+    name = column if columns.index(column) == index else f"{column}_{index + 1}"
+    return name.replace('"', '""')

@@ -1,0 +1,271 @@
+"""A team's checks (``[[checks]]``) run over quizkit's tables, fenced in.
+
+A check's SQL reads quizkit's tables and nothing else. It must be one ``SELECT`` (``COPY``,
+``ATTACH``, ``INSTALL``, ``SET``, ``PRAGMA``, ``CALL`` and every statement that writes are
+refused by their type, before they run), and it runs in a connection whose file and network
+access is off (:func:`~quizkit.analysis.connect.lock_down`: ``read_text('/etc/passwd')``,
+``read_csv``, ``glob`` fail) and whose configuration is locked, so no statement can turn
+either back on.
+
+Each check is first run against the empty tables (:func:`preflight`): bad SQL, a refused
+statement or function, a message naming a column the query does not give, or a metric of
+several columns fails in milliseconds, before any export is read. A check that fails is a
+:class:`CheckSQLError`: one line naming the check's code and DuckDB's reason (exit 2).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from quizkit.analysis.connect import connect, lock_down, one_line, run
+from quizkit.analysis.tables import TABLES
+from quizkit.catalog.findings import Finding, Severity, cut, json_text
+from quizkit.settings.config import ConfigError
+from quizkit.settings.team_checks import Limit, TeamCheck
+
+#: Past values of a metric, newest first: ``(name, runs) -> values`` ([] without history).
+Past = Callable[[str, int], list[float]]
+
+
+class CheckSQLError(ConfigError):
+    """A check's SQL is refused or fails (one line naming the check; exit 2)."""
+
+
+def _refused(check: TeamCheck, reason: str) -> CheckSQLError:
+    return CheckSQLError(f"check {check.code} ({check.name}): {reason}")
+
+
+def fence(con: duckdb.DuckDBPyConnection) -> None:
+    """No file or network access, and no setting changed, from here on on ``con``."""
+    lock_down(con)
+    run(con, "SET lock_configuration = true")
+
+
+def select_only(con: duckdb.DuckDBPyConnection, check: TeamCheck) -> str:
+    """The check's one ``SELECT`` statement; anything else is refused."""
+    try:
+        statements = con.extract_statements(check.query)
+    except duckdb.Error as exc:
+        raise _refused(check, one_line(exc)) from None
+    if len(statements) != 1:
+        raise _refused(check, f"{len(statements)} statements; a check is one SELECT")
+    kind = str(statements[0].type).rsplit(".", 1)[-1]
+    if kind != "SELECT":
+        raise _refused(check, f"{kind} statement refused; a check's SQL is one SELECT over "
+                              "quizkit's tables")
+    return check.query
+
+
+def _columns(cur: duckdb.DuckDBPyConnection) -> list[str]:
+    return [d[0] for d in cur.description or ()]
+
+
+def _shape(check: TeamCheck, columns: Sequence[str]) -> None:
+    if check.metric is not None and len(columns) != 1:
+        raise _refused(check, f"a metric gives one number, this query gives {len(columns)} "
+                              "columns")
+    missing = [f for f in check.fields if f not in columns]
+    if missing:
+        raise _refused(check, f"the message names {{{missing[0]}}}, which the query does not "
+                              f"give (columns: {', '.join(columns)})")
+
+
+def preflight(checks: Sequence[TeamCheck]) -> None:
+    """Every check run against quizkit's empty tables, fenced: refused or failing SQL and
+    wrong shapes are known before any export is read."""
+    if not checks:
+        return
+    con = connect(None)
+    try:
+        for table in TABLES:
+            run(con, table.ddl())
+        fence(con)
+        for check in checks:
+            try:
+                cur = con.execute(select_only(con, check))
+                columns = _columns(cur)
+                cur.fetchall()
+            except duckdb.Error as exc:
+                raise _refused(check, one_line(exc)) from None
+            _shape(check, columns)
+    finally:
+        con.close()
+
+
+@dataclass
+class Failures:
+    """Failing rows of one ``sql`` check: the first ``limit`` of them, and how many in all."""
+
+    columns: list[str]
+    types: list[str]
+    rows: list[tuple]
+    total: int
+
+
+@dataclass
+class Outcome:
+    """What the team's checks gave: findings, each metric's value, notes for the user."""
+
+    findings: list[Finding] = field(default_factory=list)
+    metrics: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    failures: dict[str, Failures] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RowPlace:
+    """Where a row's finding goes: the inputs by absolute path (as the report names them),
+    and the name of what was checked, for findings without a file."""
+
+    files: Mapping[str, str]
+    where: str
+
+
+def run_checks(con: duckdb.DuckDBPyConnection, checks: Sequence[TeamCheck], place: RowPlace, *,
+               past: Past | None = None, keep: int = 0) -> Outcome:
+    """Run ``checks`` over the tables of ``con`` (fenced here, for good). ``past`` gives
+    the history of a metric (change checks); ``keep``: failing rows kept per ``sql`` check
+    (``Outcome.failures``; 0 keeps none)."""
+    fence(con)
+    out = Outcome()
+    for check in checks:
+        try:
+            cur = con.execute(select_only(con, check))
+            columns = _columns(cur)
+            _shape(check, columns)
+            if check.sql is not None:
+                _rows(check, cur, columns, place, out, keep)
+            else:
+                _metric(check, cur.fetchall(), place, out, past)
+        except duckdb.Error as exc:
+            raise _refused(check, one_line(exc)) from None
+    return out
+
+
+def row_counts(con: duckdb.DuckDBPyConnection) -> dict[str, float]:
+    """``rows.<table>``: the rows of each of quizkit's tables (for the run history)."""
+    return {f"rows.{t.name}": float(run(con, f'SELECT count(*) FROM "{t.name}"')[0][0])
+            for t in TABLES if t.name != "quizkit_meta"}
+
+
+#: Failing rows fetched from DuckDB at once.
+BATCH = 10_000
+
+
+def _rows(check: TeamCheck, cur: duckdb.DuckDBPyConnection, columns: list[str],
+          place: RowPlace, out: Outcome, keep: int) -> None:
+    index = {c: i for i, c in enumerate(columns)}
+    kept: list[tuple] = []
+    total = 0
+    while batch := cur.fetchmany(BATCH):
+        for row in batch:
+            out.findings.append(_row_finding(check, row, index, place))
+        if len(kept) < keep:
+            kept += batch[:keep - len(kept)]
+        total += len(batch)
+    if keep:
+        types = [str(d[1]) for d in cur.description or ()]
+        out.failures[check.code] = Failures(columns, types, kept, total)
+
+
+def _text(value: Any) -> str:
+    """A column's value in a message: text as it is, a date-time in ISO form, else JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    return json_text(value)
+
+
+def _row_finding(check: TeamCheck, row: tuple, index: Mapping[str, int],
+                 place: RowPlace) -> Finding:
+    values = {c: row[i] for c, i in index.items()}
+    if check.message:
+        message = check.message.format_map({c: cut(_text(v)) for c, v in values.items()})
+    else:
+        message = ", ".join(f"{c} {cut(_text(v))}" for c, v in values.items()
+                            if c not in ("file", "record", "pointer"))
+        message = f"{check.description or check.name}: {message}" if message else \
+            check.description or check.name
+    file = values.get("file")
+    path = place.where
+    if isinstance(file, str) and file:
+        path = place.files.get(file) or place.files.get(os.path.abspath(file)) or file
+    record = values.get("record")
+    pointer = values.get("pointer")
+    return Finding(path, pointer if isinstance(pointer, str) and path != place.where else "",
+                   check.name, check.severity, message,
+                   record=record if isinstance(record, int) and path != place.where else None,
+                   code=check.code)
+
+
+def _metric(check: TeamCheck, rows: list[tuple], place: RowPlace, out: Outcome,
+            past: Past | None) -> None:
+    if len(rows) != 1:
+        raise _refused(check, f"a metric gives one row, this query gave {len(rows)}")
+    value = rows[0][0]
+    if value is None:
+        out.notes.append(f"check {check.code} ({check.name}): the metric is NULL; "
+                         "nothing to compare")
+        return
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise _refused(check, f"a metric gives a number, this query gave "
+                              f"{json_text(str(value))}") from None
+    out.metrics[check.name] = number
+    compared, delta, what = number, 0.0, f"{check.name} is {_number(number)}"
+    if check.change is not None:
+        history = past(check.name, check.runs) if past is not None else []
+        if not history:
+            out.notes.append(f"check {check.code} ({check.name}): no run history of this "
+                             "dataset yet; the change is compared from the next run on")
+            return
+        base = sum(history) / len(history)
+        since = "the last run" if check.change == "last" else \
+            f"the mean of the last {len(history)} runs"
+        delta, pct = number - base, _percent(number, base)
+        what = (f"{check.name} is {_number(number)}, {_signed(delta)} ({pct:+.1f}%) from "
+                f"{_number(base)}, {since}")
+        compared = pct
+    level, crossed = _worst(check, compared, delta)
+    if level is None or crossed is None:
+        return
+    label = "error" if level is Severity.ERROR else "warning"
+    out.findings.append(Finding(place.where, "", check.name, level,
+                                f"{what} ({label} if {crossed.text})", code=check.code))
+
+
+def _worst(check: TeamCheck, pct_or_value: float, delta: float
+           ) -> tuple[Severity | None, Limit | None]:
+    """The worst threshold crossed: a percent threshold compares the change in percent, an
+    absolute one on a change check the change itself."""
+    for level, threshold in ((Severity.ERROR, check.error_if),
+                             (Severity.WARNING, check.warn_if)):
+        if threshold is None:
+            continue
+        x = pct_or_value if threshold.percent or check.change is None else delta
+        if not math.isnan(x) and threshold.crossed(x):
+            return level, threshold
+    return None, None
+
+
+def _percent(value: float, base: float) -> float:
+    if base == 0:
+        return 0.0 if value == 0 else math.copysign(math.inf, value)
+    return (value - base) / abs(base) * 100
+
+
+def _number(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:,.6g}"
+
+
+def _signed(x: float) -> str:
+    return ("+" if x >= 0 else "-") + _number(abs(x))
