@@ -48,6 +48,18 @@ HOSTILE: dict[tuple[str, ...], list[list[str]]] = {
         [GAME, "--baseline", "{json}"], [GAME, "--config", "{zero}"],
         [GAME, "--profile", "{dir}"], [GAME, "-o", GAME], [GAME, "--report", "nope:{out}"],
         [GAME, "--jobs", "0"], [GAME, "--kind", "banana"],
+        [GAME, "--write-valid", "{out}"], [GAME, "--history", "{json}"],
+    ],
+    ("check",): [
+        ["{zero}"], ["{missing}"], [GAME, "--db", "{json}"], [GAME, "-o", GAME],
+        [GAME, "--store-failures", "{file}"], [GAME, "--history", "{json}"],
+        [GAME, "--config", "{zero}"], [GAME, "--failures-limit", "-1"],
+        ["--db", "{json}"], ["--parquet", "{file}"],
+    ],
+    ("history",): [
+        ["--history", "{missing}"], ["--history", "{json}"], ["--history", "{zero}"],
+        ["--history", "{file}"], ["--history", "{dir}", "--format", "xml"],
+        ["--history", "{json}", "--last", "-1"],
     ],
     ("load",): [
         [GAME, "--db", "{dir}"], [GAME, "--db", "{json}"], [GAME, "--db", "{full}"],

@@ -101,7 +101,7 @@ def run_check(paths: Sequence[str], s: Settings, *, db: str | os.PathLike[str] |
         refuse_inputs(targets, [*(src.path for src in sources), db, *s.files_read],
                       read_trees=[parquet])
     result = CheckResult(Report())
-    if checks:
+    if checks or db or parquet:  # a --db or --parquet is opened (and refused) even with no check
         if any(src.is_stdin for src in sources):
             raise ConfigError("the team's checks read the tables of files: give paths, "
                               "not - (standard input)")
