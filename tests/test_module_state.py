@@ -38,6 +38,10 @@ ALLOWED: dict[tuple[str, str], str] = {
                                     "output once, before any command runs "
                                     "(quizkit.outputs.writer.standard_output): the process's own "
                                     "setting, made by the process's own start",
+    ("quizkit/outputs/interrupts.py", "unraisablehook"): "a run's stop signals own the "
+                                    "process's hook for dropped exceptions, as they own its "
+                                    "signal handlers: a stop exception Python drops is "
+                                    "delivered again, never lost",
 }
 
 CACHES = {"cache", "lru_cache"}

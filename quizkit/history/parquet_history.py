@@ -140,7 +140,10 @@ def _table(folder: _Folder, table: str, run_id: str) -> list[tuple]:
     _, pq = _arrow()
     name = f"{table}/{run_id}{SUFFIX}"
     try:
-        data = pq.read_table(io.BytesIO(folder.read(table, run_id + SUFFIX)))
+        # One thread: a pool thread of pyarrow still running as the process exits (a
+        # refused history exits at once) aborts it ("terminate called ...").
+        data = pq.read_table(io.BytesIO(folder.read(table, run_id + SUFFIX)),
+                             use_threads=False)
     except HistoryError:
         raise
     except Exception as exc:  # pyarrow raises several kinds for a file that is no Parquet
