@@ -14,7 +14,6 @@ is ``validate``'s.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +22,7 @@ import duckdb
 
 from quizkit.analysis.connect import connect, run
 from quizkit.analysis.load import LoadResult
-from quizkit.analysis.open_tables import open_tables
+from quizkit.analysis.open_tables import open_tables, reads_findings
 from quizkit.analysis.team_sql import Failures, Outcome, Past, RowPlace, preflight, row_counts
 from quizkit.analysis.team_sql import run_checks as run_team_checks
 from quizkit.catalog.findings import Report
@@ -42,7 +41,6 @@ from quizkit.settings.team_checks import TeamCheck
 
 #: Failing rows kept per ``sql`` check by ``--store-failures`` unless told.
 FAILURES_LIMIT = 1000
-_MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
 
 
 @dataclass
@@ -106,7 +104,7 @@ def run_check(paths: Sequence[str], s: Settings, *, db: str | os.PathLike[str] |
             raise ConfigError("the team's checks read the tables of files: give paths, "
                               "not - (standard input)")
         place = RowPlace(_names(sources), _where(paths, db, parquet))
-        findings = any(_MENTIONS_FINDINGS.search(c.query) for c in checks)
+        findings = any(reads_findings(c.query) for c in checks)
         with open_tables(paths, db, parquet, findings=findings,
                          settings=s) as (con, loaded):
             result.loaded = loaded

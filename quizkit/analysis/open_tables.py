@@ -4,6 +4,7 @@ memory; and the report of the inputs a load could not read, named as ``validate`
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -16,6 +17,14 @@ from quizkit.analysis.load_inputs import name_of
 from quizkit.checks import input_report
 from quizkit.inputs.sources import Source
 from quizkit.settings.config import ConfigError, Settings
+
+_MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
+
+
+def reads_findings(sql: str) -> bool:
+    """Whether ``sql`` may read the ``findings`` table: files loaded for it are then also
+    validated (slower), as the table would otherwise be empty."""
+    return bool(_MENTIONS_FINDINGS.search(sql))
 
 
 def with_inputs(result: LoadResult, paths: Sequence[str], s: Settings) -> LoadResult:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +14,7 @@ from quizkit.analysis.check_run import findings_into_table
 from quizkit.analysis.connect import DatabaseError, connect, lock_down, one_line
 from quizkit.analysis.export import export_parquet, export_targets, foreign_tables
 from quizkit.analysis.load import LoadResult, OnBatch, load_parquet, load_paths
-from quizkit.analysis.open_tables import open_tables, with_inputs
+from quizkit.analysis.open_tables import open_tables, reads_findings, with_inputs
 from quizkit.analysis.query import query as run_query
 from quizkit.analysis.query import stream
 from quizkit.analysis.sections import Section
@@ -226,7 +225,7 @@ def query(sql: str, paths: Iterable[str] | str = (), *,
     """
     paths = path_list(paths)
     s = _reading(paths, config, baseline)
-    findings = bool(paths) and bool(_MENTIONS_FINDINGS.search(sql))
+    findings = bool(paths) and reads_findings(sql)
     with open_tables(paths, db, parquet, findings=findings, settings=s) as (con, result):
         if result is not None and loaded is not None:
             loaded(result)
@@ -238,8 +237,6 @@ def query(sql: str, paths: Iterable[str] | str = (), *,
         section = run_query(con, sql, limit=limit, timeout=timeout)
     return Answer([section], render([section], format, single=True), result)
 
-
-_MENTIONS_FINDINGS = re.compile(r"\bfindings\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

@@ -106,17 +106,13 @@ class StopSignals:
             # Raised inside an import, the exception could stop an extension module
             # half-way through its initialisation (the interpreter aborts) or be dropped by
             # the import system's callbacks. Ask again in a moment.
-            again = threading.Timer(RETRY_SECONDS, self._again)
-            again.daemon = True
-            again.start()
+            _later(RETRY_SECONDS, self._again)
             return
         if frame is not None:
             # A library may swallow the exception (DuckDB does, when the signal comes while
             # it prepares a statement) and run on: if the main thread is still at the same
             # line of the same frame a moment later, deliver the stop again.
-            watch = threading.Timer(STUCK_SECONDS, self._unstick, (frame, frame.f_lineno))
-            watch.daemon = True
-            watch.start()
+            _later(STUCK_SECONDS, self._unstick, frame, frame.f_lineno)
         if signum == signal.SIGINT:
             raise KeyboardInterrupt
         raise Terminated
@@ -139,9 +135,7 @@ class StopSignals:
         again in a moment instead of losing it; anything else goes to the hook before."""
         if isinstance(unraisable.exc_value, (KeyboardInterrupt, Terminated)) \
                 and self.signum is not None:
-            again = threading.Timer(RETRY_SECONDS, self._again)
-            again.daemon = True
-            again.start()
+            _later(RETRY_SECONDS, self._again)
             return
         self._previous_hook(unraisable)
 
@@ -174,6 +168,14 @@ class StopSignals:
 RETRY_SECONDS = 0.02
 #: Seconds after which a stop whose exception went nowhere is delivered again.
 STUCK_SECONDS = 0.5
+
+
+def _later(seconds: float, action: Callable[..., None], *args: object) -> None:
+    """Run ``action(*args)`` on a thread of its own in ``seconds`` (it never holds up an
+    exit)."""
+    timer = threading.Timer(seconds, action, args)
+    timer.daemon = True
+    timer.start()
 
 
 def _unsafe_to_raise(frame: FrameType | None) -> bool:
