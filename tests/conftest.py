@@ -6,9 +6,13 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
+import select
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +99,84 @@ def run_script(*args: str, cwd: Path | None = None, input: bytes | None = None,
     env = {**os.environ, "CI": "true"}
     return subprocess.run([console_script(), *args], cwd=cwd or ROOT, input=input,
                           capture_output=True, timeout=timeout, env=env)
+
+
+def on_a_terminal(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
+                  hold: float = 0.0, after: bytes = b"",
+                  stop_when: bytes | None = None) -> tuple[int, bytes]:
+    """Exit code and every byte ``python -m quizkit ARGS`` wrote, its stdout and stderr on one
+    pseudo-terminal as a person would see them (``TERM=xterm``, ``CI`` unset, then ``env``).
+
+    ``stdin`` (a pipe) is written ``hold`` seconds after the terminal shows ``after`` (the
+    start, by default), so that the run lasts at least that long from then; ``stop_when``:
+    a Ctrl-C (SIGINT) once the terminal shows these bytes, stdin still open.
+    """
+    requires("pty")
+    leader, follower = os.openpty()
+    environ = {k: v for k, v in os.environ.items() if k != "CI"}
+    environ.update({"TERM": "xterm", **(env or {})})
+    proc = subprocess.Popen([sys.executable, "-m", "quizkit", *args], stdin=subprocess.PIPE,
+                            stdout=follower, stderr=follower, env=environ, cwd=ROOT)
+    os.close(follower)
+    assert proc.stdin is not None
+    chunks: list[bytes] = []
+    start, stopped, since = time.monotonic(), False, None
+    while True:
+        if since is None and after in b"".join(chunks):
+            since = time.monotonic()
+        if stop_when is None and proc.stdin is not None and since is not None and \
+                time.monotonic() - since >= hold:
+            proc.stdin.write(stdin or b"")
+            proc.stdin.close()
+            proc.stdin = None
+        elif stop_when is not None and not stopped and stop_when in b"".join(chunks):
+            proc.send_signal(signal.SIGINT)
+            stopped = True
+        ready, _, _ = select.select([leader], [], [], 0.05)
+        if not ready:
+            if time.monotonic() - start > 300:  # only a hang gets here
+                proc.kill()
+                raise AssertionError(b"".join(chunks))
+            continue
+        try:
+            data = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    if proc.stdin is not None:
+        proc.stdin.close()
+    code = proc.wait(timeout=120)
+    os.close(leader)
+    return code, b"".join(chunks)
+
+
+def screen(output: bytes) -> list[str]:
+    """The lines a terminal shows after ``output``: a carriage return goes back to the start
+    of the line and what follows overwrites it; colours and other escape codes are dropped
+    (an erase to the end of the line, ``ESC[K``, is applied)."""
+    lines: list[list[str]] = [[]]
+    col = 0
+    text = output.decode(errors="replace")
+    for token in re.findall(r"\x1b\[[0-9;?]*[A-Za-z]|\r|\n|[^\x1b\r\n]", text):
+        line = lines[-1]
+        if token == "\r":
+            col = 0
+        elif token == "\n":
+            lines.append([])
+            col = 0
+        elif token == "\x1b[K":
+            del line[col:]
+        elif token.startswith("\x1b"):
+            continue
+        else:
+            if col < len(line):
+                line[col] = token
+            else:
+                line.extend(" " * (col - len(line)) + token)
+            col += 1
+    return ["".join(line).rstrip() for line in lines]
 
 
 @pytest.fixture(autouse=True)

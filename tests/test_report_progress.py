@@ -1,27 +1,37 @@
-"""The progress line: shown on a terminal for long runs only; --verbose lists files."""
+"""The progress line: shown on a terminal for long runs only, off in pipes and CI, forced by
+--progress on any stream (as plain lines in a log); erased before findings, the summary and
+a stop; --verbose lists files.
+
+What a person sees is checked on a real pseudo-terminal (:func:`conftest.screen` replays the
+bytes as a terminal shows them), not against the drawing library's bytes.
+"""
 
 from __future__ import annotations
 
 import io
+import os
+import re
+import subprocess
+import sys
 
-from test_report_data import sample_findings
+from conftest import INVALID, SAMPLES, console_script, on_a_terminal, screen
 
 from quizkit.outputs.progress import ProgressLine, in_ci, should_show
-from quizkit.reporters import ReporterSet, ReportOptions
-from quizkit.reporters.text import TextReporter
+
+#: A count of files (``N/M files``) and a rate, as the line shows them.
+LINE = re.compile(rb"\d+/\d+ files.*\d+\.\d MB/s")
+#: A clean run: the valid samples (the invalid ones are findings, exit 1).
+CLEAN = ("--exclude", "invalid/", "--no-cache", "--jobs", "1", str(SAMPLES))
+#: One line of the log a forced progress writes on a stream that is not a terminal.
+#: One document on stdin, the run told to say when it starts (``config: ...``).
+DOC = (SAMPLES / "banner-create.json").read_bytes()
+HELD = ("validate", "--no-cache", "--verbose", "-")
+LOG_LINE = re.compile(r"\d+/\d+ files  \d+%  \d+\.\d MB/s  ETA \d+:\d\d(:\d\d)?")
 
 
 class Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_when_to_show() -> None:
@@ -32,38 +42,120 @@ def test_when_to_show() -> None:
     assert should_show(tty, env={"CI": "false"})
     assert not should_show(tty, quiet=True, env={})
     assert not should_show(tty, env={"TERM": "dumb"})
-    assert in_ci({"CI": "1"}) and not in_ci({"CI": ""})
+    assert should_show(pipe, env={"CI": "true"}, force=True)
+    assert not should_show(tty, env={}, force=False)
+    assert in_ci({"CI": "1"}) and in_ci({"CI": "yes"}) and not in_ci({"CI": ""})
 
 
-def test_nothing_before_the_delay_then_counts_rate_and_eta() -> None:
-    clock, tty = Clock(), Terminal()
-    p = ProgressLine(total_files=100, total_bytes=100_000_000, stream=tty, show=True,
-                 clock=clock, delay=1.0)
-    clock.now += 0.5
-    p.advance("a.json", 10_000_000)
-    assert tty.getvalue() == ""  # a short run shows nothing
-    clock.now += 0.5  # 1 s in: 20 MB of 100 MB done
-    p.advance("b.json", 10_000_000)
-    out = tty.getvalue()
-    assert out.startswith("\r2/100 files  20%  20.0 MB/s  ETA 0:04")
-    assert out.endswith("\x1b[K")
-    p.close()
-    assert tty.getvalue().endswith("\r\x1b[K")
-    clock.now += 5
-    p.advance("c.json", 1)
-    assert tty.getvalue().endswith("\r\x1b[K")  # closed: draws no more
+def test_forced_on_a_terminal_counts_files_and_rate_then_is_erased() -> None:
+    """--progress on a terminal: the line (count and rate) is drawn from the start, and it
+    is gone from the screen when the summary is printed."""
+    code, out = on_a_terminal("validate", "--progress", *CLEAN)
+    assert code == 0, out
+    assert LINE.search(out), out
+    shown = screen(out)
+    assert not any("MB/s" in line for line in shown), shown
+    assert re.fullmatch(r"\d+ files, \d+ documents: .*", [ln for ln in shown if ln][-1]), shown
 
 
-def test_unknown_totals_show_no_eta() -> None:
-    clock = Clock()
-    p = ProgressLine(stream=Terminal(), show=True, clock=clock)
-    for _ in range(3):
-        p.advance("x", 2_000_000)
-    clock.now += 2
-    assert p.line() == "3 files  3.0 MB/s"
+def test_a_run_longer_than_a_second_shows_the_line_on_a_terminal_only_outside_ci() -> None:
+    """The automatic rule end to end: stdin is held open for 2 s once the run has started
+    (its first --verbose note), so the run outlasts the one-second delay on any machine; on
+    a terminal the line appears, under CI it does not."""
+    code, out = on_a_terminal(*HELD, stdin=DOC, hold=2, after=b"config:")
+    assert code == 0, out
+    assert LINE.search(out), out
+    assert not any("MB/s" in line for line in screen(out))
+    code, in_ci_run = on_a_terminal(*HELD, stdin=DOC, hold=2, after=b"config:",
+                                    env={"CI": "true"})
+    assert code == 0 and b"MB/s" not in in_ci_run, in_ci_run
 
 
-def test_on_file_is_the_engines_hook(tmp_path, monkeypatch) -> None:
+def test_nothing_drawn_when_off() -> None:
+    """Runs that outlast the one-second delay (stdin held open as above) on a terminal:
+    under CI, TERM=dumb, -q and --no-progress the output is exactly that of a run without a
+    progress line; --progress draws it even under CI."""
+    held = {"stdin": DOC, "hold": 2, "after": b"config:"}
+    code, plain = on_a_terminal(*HELD, "--no-progress", **held)
+    assert code == 0 and b"1 file, 1 document" in plain and b"MB/s" not in plain
+    for env in ({"CI": "true"}, {"CI": "1"}, {"TERM": "dumb"}):
+        assert on_a_terminal(*HELD, env=env, **held) == (0, plain), env
+    code, quiet = on_a_terminal(*HELD, "-q", **held)
+    assert code == 0 and b"MB/s" not in quiet
+    code, forced = on_a_terminal(*HELD, "--progress", stdin=DOC, env={"CI": "true"})
+    assert code == 0 and LINE.search(forced), forced
+
+
+def test_findings_never_share_a_line_with_the_progress() -> None:
+    """Findings printed while the line is drawn: on the screen, each finding is whole and no
+    trace of the line is left anywhere."""
+    code, out = on_a_terminal("validate", "--progress", "--no-cache", "--jobs", "1",
+                              "--color", "never", str(INVALID))
+    assert code == 3, out  # findings, and files that cannot be read
+    assert LINE.search(out), out
+    shown = screen(out)
+    assert not any("MB/s" in line or "files  " in line for line in shown), shown
+    findings = [ln for ln in shown if re.match(r"  \d+:\d+ +(error|warning|info) ", ln)]
+    assert len(findings) > 5
+    _, quiet = on_a_terminal("validate", "--no-progress", "--no-cache", "--jobs", "1",
+                             "--color", "never", str(INVALID))
+    assert shown == screen(quiet)  # the same screen as a run without the line
+
+
+def test_ctrl_c_leaves_the_terminal_clean() -> None:
+    """A stop while the line is drawn (validate waiting for stdin): exit 130, the line
+    erased, the stop said on a line of its own."""
+    code, out = on_a_terminal("validate", "--progress", "--no-cache", "-",
+                              stop_when=b"files")
+    assert code == 130, out
+    assert LINE.search(out), out
+    shown = [ln for ln in screen(out) if ln]
+    assert not any("MB/s" in line for line in shown), shown
+    assert shown and "interrupted" in shown[-1] and "files" not in shown[-1], shown
+
+
+def test_off_a_terminal_nothing_is_written_by_default() -> None:
+    """stderr a pipe, CI unset: a clean run writes nothing at all on stderr."""
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    done = subprocess.run([sys.executable, "-m", "quizkit", "validate", *CLEAN],
+                          capture_output=True, env=env, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == b""
+    forced = subprocess.run([sys.executable, "-m", "quizkit", "validate", "--progress",
+                             *CLEAN], capture_output=True, env=env, timeout=300, check=False)
+    assert forced.returncode == 0 and LINE.search(forced.stderr), forced.stderr
+
+
+def test_forced_progress_into_a_log_is_plain_lines(tmp_path) -> None:
+    """``--progress`` with stderr in a file: whole lines a log can hold (no carriage return,
+    no terminal control), the last one the final count."""
+    log = tmp_path / "progress.log"
+    with log.open("wb") as err:
+        proc = subprocess.run([console_script(), "validate", "--progress", *CLEAN],
+                              stdout=subprocess.DEVNULL, stderr=err, timeout=120)
+    assert proc.returncode == 0
+    text = log.read_text()
+    assert "\x1b" not in text and "\r" not in text
+    lines = text.splitlines()
+    assert lines and all(LOG_LINE.fullmatch(ln) for ln in lines), text
+    files = sum(1 for p in SAMPLES.iterdir() if p.is_file() and p.suffix in (".json", ".jsonl"))
+    assert lines[-1].startswith(f"{files}/{files} files  100%  "), text
+
+
+def test_a_log_line_follows_the_bytes_or_the_files() -> None:
+    """In a log: with the bytes' total known, the percentage is of the bytes; without
+    totals, the count and rate only (no percentage, no ETA)."""
+    log = io.StringIO()
+    with ProgressLine(4, 100, stream=log, show=True, delay=0) as p:
+        p.advance("big.json", 75)
+    assert re.fullmatch(r"1/4 files  75%  \d+\.\d MB/s  ETA \d+:\d\d\n", log.getvalue())
+    log = io.StringIO()
+    with ProgressLine(stream=log, show=True, delay=0) as p:
+        p.advance_many([("a", 1), ("b", 1), ("c", 1)])
+    assert re.fullmatch(r"3 files  \d+\.\d MB/s\n", log.getvalue())
+
+
+def test_on_file_is_the_engines_hook(tmp_path) -> None:
     """Wired as the real engine calls it: once per file, with its FileResult."""
     from quizkit.checks import engine
     from quizkit.inputs.walk import expand
@@ -79,12 +171,10 @@ def test_on_file_is_the_engines_hook(tmp_path, monkeypatch) -> None:
 
 
 def test_silent_when_not_shown() -> None:
-    clock, pipe = Clock(), io.StringIO()
-    p = ProgressLine.for_run(10, stream=pipe, env={})
-    p.clock = clock
-    clock.now += 10
-    for i in range(10):
-        p.advance(f"{i}.json", 100)
+    pipe = io.StringIO()
+    with ProgressLine.for_run(10, stream=pipe, env={}) as p:
+        for i in range(10):
+            p.advance(f"{i}.json", 100)
     assert pipe.getvalue() == ""
     assert p.files == 10 and p.bytes == 1000
 
@@ -101,32 +191,11 @@ def test_verbose_lists_every_file_even_off_a_terminal() -> None:
     assert quiet.getvalue() == ""
 
 
-def test_findings_on_the_terminal_clear_the_progress_line_first() -> None:
-    clock, tty = Clock(), Terminal()
-    p = ProgressLine(total_files=3, stream=tty, show=True, clock=clock, delay=0)
-    rset = ReporterSet([TextReporter(tty, ReportOptions(color="never"))], progress=p)
-    p.advance("a.json", 1)
-    rset.finding(sample_findings()[0])
-    text = tty.getvalue()
-    progress_end = text.index("\x1b[K") + len("\x1b[K")
-    # the line is erased ("\r\x1b[K") right before the finding is written
-    assert text[progress_end:].startswith("\r\x1b[Kexports/pkg.json\n  3:17     error    S001")
-
-
-def test_forced_progress_into_a_log_is_plain_lines(tmp_path) -> None:
-    """``--progress`` with stderr in a file: lines a log can hold, no terminal controls."""
-    import re
-    import subprocess
-
-    from conftest import SAMPLES, console_script
-
-    log = tmp_path / "progress.log"
-    with log.open("wb") as err:
-        proc = subprocess.run([console_script(), "validate", "--progress", "--jobs", "1",
-                               "--exclude", "invalid/", str(SAMPLES)],
-                              stdout=subprocess.DEVNULL, stderr=err, timeout=120)
-    assert proc.returncode == 0
-    text = log.read_text()
-    assert "\x1b" not in text and "\r" not in text
-    lines = text.splitlines()
-    assert lines and all(re.fullmatch(r"\d+/\d+ files  \d+%  .*", ln) for ln in lines), text
+def test_verbose_and_forced_progress_in_a_log_keep_whole_lines() -> None:
+    log = io.StringIO()
+    with ProgressLine.for_run(2, stream=log, verbose=True, force=True, env={}) as p:
+        p.advance("a.json", 1)
+        p.advance("b.json", 1)
+    lines = log.getvalue().split("\n")
+    assert lines[:2] == ["checked a.json", "checked b.json"] and lines[-1] == ""
+    assert re.fullmatch(r"2/2 files  100%  .*", lines[2]) and len(lines) == 4

@@ -33,9 +33,9 @@ with open(out, "w") as fh:
 """
 
 
-def heavy_modules_of(tmp_path: Path, *args: str) -> list[str]:
+def heavy_modules_of(tmp_path: Path, *args: str, heavy: tuple[str, ...] = HEAVY) -> list[str]:
     out = tmp_path / "modules.json"
-    done = subprocess.run([sys.executable, "-c", RUNNER.format(heavy=HEAVY), str(out), *args],
+    done = subprocess.run([sys.executable, "-c", RUNNER.format(heavy=heavy), str(out), *args],
                           cwd=ROOT, capture_output=True, timeout=300)
     assert out.exists(), done.stderr.decode()
     return json.loads(out.read_text())
@@ -55,3 +55,11 @@ def test_the_check_sees_a_command_that_uses_duckdb(tmp_path: Path) -> None:
     """The same runner reports DuckDB for a command that needs it: the check can fail."""
     loaded = heavy_modules_of(tmp_path, "query", "SELECT 1", str(SAMPLES / "game.json"))
     assert "duckdb" in loaded
+
+
+def test_the_progress_library_only_when_a_line_may_be_drawn(tmp_path: Path) -> None:
+    """tqdm (the progress line's drawing) is imported only when the line may be shown: not
+    for a run whose stderr is a pipe, but for a forced one."""
+    args = ("validate", "--no-cache", str(SAMPLES / "game.json"))
+    assert heavy_modules_of(tmp_path, *args, heavy=("tqdm",)) == []
+    assert heavy_modules_of(tmp_path, *args, "--progress", heavy=("tqdm",)) == ["tqdm"]

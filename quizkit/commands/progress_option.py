@@ -8,9 +8,10 @@ from typing import Any
 import click
 
 #: The one help text, so that ``validate`` and ``load`` say the same thing.
-HELP = ("Progress line on stderr (files, MB, rate, ETA). Default: shown on a terminal, "
-        "outside CI, for runs of more than a second, unless -q. --progress shows it from "
-        "the start on any stream; --no-progress never.")
+HELP = ("Progress line on stderr (files, percentage, MB/s, ETA). Default: shown on a "
+        "terminal, outside CI, for runs of more than a second, unless -q. --progress shows "
+        "it from the start on any stream (not a terminal: a line every 5 s and at the end); "
+        "--no-progress never.")
 
 
 def progress_option(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -1,31 +1,30 @@
 """A progress line on stderr for long runs, and ``--verbose`` file listing.
 
 The engine calls :meth:`ProgressLine.advance` once per file checked. The line
-(``1234/5000 files  25%  48.2 MB/s  ETA 0:12``) appears, by default, only when stderr is a
-terminal, the run has lasted more than ``delay`` seconds, ``CI`` is not set and ``--quiet``
-was not given; so pipelines and short runs see nothing. ``--progress`` forces the line from
-the first file on, on any stream (a log, a CI console), and ``--no-progress`` turns it off.
-On a stream that is not a terminal the line is written as plain lines, one every
-:data:`PLAIN_INTERVAL` seconds, without the control characters that redraw it.
-``--verbose`` lists every file checked, one per line on stderr, terminal or not (but not
-under ``--quiet``).
+(``1234/5000 files  25%|███▌       | 48.2 MB/s  ETA 00:12``) is drawn by tqdm
+(:mod:`quizkit.outputs.progress_bar`). It appears, by default, only when stderr is a
+terminal, the run has lasted more than ``delay`` seconds, ``CI`` is not set, ``TERM`` is not
+``dumb`` and ``--quiet`` was not given; so pipelines and short runs see nothing (and do not
+import tqdm). ``--progress`` forces the line from the first file on, on any stream (a log, a
+CI console), and ``--no-progress`` turns it off. On a stream that is not a terminal the line
+is written as plain lines, one every few seconds and one when the run ends, without the
+carriage returns that redraw it. ``--verbose`` lists every file checked, one per line on
+stderr, terminal or not (but not under ``--quiet``).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterable, Mapping
-from typing import TextIO
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, TextIO
 
 from quizkit.catalog.findings import FileResult
+from quizkit.outputs.interrupts import held_back
 
-MB = 1_000_000
-#: Seconds between the plain lines written to a stream that is not a terminal (a log).
-PLAIN_INTERVAL = 5.0
+if TYPE_CHECKING:
+    from quizkit.outputs.progress_bar import FilesBar
 
 
 def in_ci(env: Mapping[str, str]) -> bool:
@@ -52,13 +51,6 @@ def _is_terminal(stream: TextIO) -> bool:
         return False
 
 
-def _duration(seconds: float) -> str:
-    seconds = int(seconds + 0.5)
-    h, rest = divmod(seconds, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
-
-
 class ProgressLine:
     """Counts files and bytes checked; draws a progress line when allowed.
 
@@ -69,26 +61,31 @@ class ProgressLine:
 
     def __init__(self, total_files: int | None = None, total_bytes: int | None = None, *,
                  stream: TextIO | None = None, show: bool = False, verbose: bool = False,
-                 delay: float = 1.0, interval: float = 0.2,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 delay: float = 1.0) -> None:
         self.total_files = total_files
         self.total_bytes = total_bytes
         self.stream = stream if stream is not None else sys.stderr
         self.show = show
         self.verbose = verbose
         self.delay = delay
-        self.interval = interval
-        self.clock = clock
         self.files = 0
         self.bytes = 0
-        self.started = clock()
-        self._drawn_at: float | None = None
-        self._visible = False
-        #: Not a terminal: plain lines, no redrawing (no ``\r``, no ``\x1b[K`` in a log).
+        #: Not a terminal: plain lines, no redrawing (no ``\r`` in a log).
         self.plain = not _is_terminal(self.stream)
-        if self.plain:
-            self.interval = max(interval, PLAIN_INTERVAL)
         self._lock = threading.Lock()
+        self._visible = False
+        self._bar: FilesBar | None = None
+
+    def _start(self) -> None:
+        """Draw from now on, if shown: the bar is made (forced, it is drawn at once)."""
+        if not self.show or self._bar is not None:
+            return
+        from quizkit.outputs.progress_bar import FilesBar, LogLines
+
+        kind = LogLines if self.plain else FilesBar
+        self._bar = kind(self.stream, total_files=self.total_files, delay=self.delay)
+        self._bar.bytes_total = self.total_bytes
+        self._visible = not self.plain and self.delay <= 0  # tqdm drew it at once
 
     @classmethod
     def for_run(cls, total_files: int | None = None, total_bytes: int | None = None, *,
@@ -106,6 +103,9 @@ class ProgressLine:
         """Totals learnt after the run started (e.g. once a directory walk ends)."""
         with self._lock:
             self.total_files, self.total_bytes = total_files, total_bytes
+            if self._bar is not None:
+                self._bar.total = total_files
+                self._bar.bytes_total = total_bytes
 
     def advance(self, path: str, nbytes: int = 0) -> None:
         """One more file checked, of ``nbytes`` bytes (as read, before decompression)."""
@@ -113,77 +113,66 @@ class ProgressLine:
 
     def advance_many(self, done: Iterable[tuple[str, int]]) -> None:
         """Several files done at once (a batch of a load), ``(path, bytes)`` each: counted,
-        then the line drawn once."""
+        then the line drawn once (when tqdm's interval has passed)."""
         with self._lock:
+            files = 0
             for path, nbytes in done:
-                self.files += 1
+                files += 1
                 self.bytes += nbytes
                 if self.verbose:
                     self._erase()
                     self.stream.write(f"checked {path}\n")
-            now = self.clock()
-            if not self.show or now - self.started < self.delay:
-                if self.verbose:
-                    self.stream.flush()
-                return
-            if self._drawn_at is None or now - self._drawn_at >= self.interval or self.verbose:
-                self._draw(now)
+            self.files += files
+            if self.verbose:
+                self.stream.flush()
+            self._start()  # used without ``with``: the line starts with the first file
+            bar = self._bar
+            if bar is not None and files:
+                bar.bytes_done = self.bytes
+                with held_back():  # a stop never leaves half a line behind
+                    if bar.update(files) and not self.plain:
+                        self._visible = True
 
     def on_file(self, result: FileResult) -> None:
         """``engine.run(..., on_file=progress.on_file)``: one file done, its bytes as read."""
         self.advance(result.path, result.size)
 
-    def line(self, now: float | None = None) -> str:
-        """The progress line's text (without control characters)."""
-        now = self.clock() if now is None else now
-        elapsed = max(now - self.started, 1e-9)
-        rate = self.bytes / elapsed
-        parts = [f"{self.files}/{self.total_files} files" if self.total_files
-                 else f"{self.files} files"]
-        fraction = None
-        if self.total_bytes:
-            fraction = min(self.bytes / self.total_bytes, 1.0)
-        elif self.total_files:
-            fraction = min(self.files / self.total_files, 1.0)
-        if fraction is not None:
-            parts.append(f"{fraction:.0%}")
-        parts.append(f"{rate / MB:.1f} MB/s")
-        if fraction:
-            parts.append(f"ETA {_duration(elapsed * (1 - fraction) / fraction)}")
-        return "  ".join(parts)
-
-    def _draw(self, now: float) -> None:
-        if self.plain:
-            self.stream.write(self.line(now) + "\n")
-            self.stream.flush()
-            self._drawn_at = now
-            return
-        width = shutil.get_terminal_size((80, 24)).columns - 1
-        self.stream.write("\r" + self.line(now)[:width] + "\x1b[K")
-        self.stream.flush()
-        self._drawn_at = now
-        self._visible = True
-
     def _erase(self) -> None:
-        if self._visible:
-            self.stream.write("\r\x1b[K")
+        if self._visible and self._bar is not None:
+            with held_back():
+                self._bar.clear()
             self._visible = False
 
     def clear(self) -> None:
-        """Erase the line (before something else is written to the terminal); the next
-        ``advance`` draws it again."""
+        """Erase the line (before something else is written to the terminal); it is drawn
+        again by a later ``advance``."""
         with self._lock:
-            if self._visible:
-                self._erase()
-                self.stream.flush()
-                self._drawn_at = None
+            self._erase()
 
     def close(self) -> None:
-        """Erase the line for good at the end of a run (or when it is interrupted)."""
-        self.clear()
-        self.show = False
+        """End the line for good at the end of a run (or when it is interrupted): erased from
+        a terminal; in a log, the last count written as a line of its own."""
+        with self._lock:
+            bar, self._bar = self._bar, None
+            self.show = False
+            if bar is None:
+                return
+            with held_back():  # erased whole, even if a second stop comes now
+                if self.plain and bar.n != bar.last_print_n:  # the count not yet in the log
+                    bar.bytes_done = self.bytes
+                    bar.refresh()
+                bar.close()
+            self._visible = False
 
     def __enter__(self) -> ProgressLine:
+        """The line starts (a forced one is drawn now); a stop that comes while it is first
+        drawn is taken once the line can be erased."""
+        try:
+            with held_back(), self._lock:
+                self._start()
+        except BaseException:
+            self.close()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
