@@ -129,9 +129,11 @@ class ProgressLine:
             bar = self._bar
             if bar is not None and files:
                 bar.bytes_done = self.bytes
-                with held_back():  # a stop never leaves half a line behind
-                    if bar.update(files) and not self.plain:
-                        self._visible = True
+                # Not held back from a stop (that costs more than the rest of the call): on a
+                # terminal every line is as wide as the terminal, so an erase after a draw
+                # cut short still covers it.
+                if bar.update(files) and not self.plain:
+                    self._visible = True
 
     def on_file(self, result: FileResult) -> None:
         """``engine.run(..., on_file=progress.on_file)``: one file done, its bytes as read."""
