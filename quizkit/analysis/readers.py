@@ -195,7 +195,8 @@ def documents_sql(union: str) -> str:
 #: number of its line among the file's non-blank lines, which :func:`quizkit.analysis.load_read`
 #: turns into the line's number where blank lines come before it) and ``base`` (its JSON
 #: Pointer in the file's value, or its line's: ``/3`` for an array's fourth element, else
-#: empty). ``$first`` is the number of the first document.
+#: empty). ``$first`` is the number of the first document; only the rows of ``docs`` from
+#: ``$lo`` to ``$hi`` are typed.
 DOCUMENT_ROWS_SQL = f"""
     SELECT d.file, d.container, $first - 1 + d.n AS doc_no,
            CASE WHEN d.lines THEN d.line_n - f.first_n + 1 END AS record,
@@ -205,7 +206,8 @@ DOCUMENT_ROWS_SQL = f"""
            unnest(TRY_CAST(d.json AS {DOCUMENT})), TRY_CAST(d.json AS {SHAPE}) AS shape
     FROM docs d JOIN (SELECT file, min(line_n) AS first_n FROM docs GROUP BY file) f
          USING (file)
-    WHERE d.split OR NOT d.lines OR coalesce(json_type(d.json) <> 'ARRAY', true)
+    WHERE (d.split OR NOT d.lines OR coalesce(json_type(d.json) <> 'ARRAY', true))
+      AND d.n BETWEEN $lo AND $hi
 """
 
 # Columns of raw computed from the typed fields by the statements that read documents: the
