@@ -17,13 +17,13 @@ from quizkit.analysis.readers import (
     DOCUMENT_ROWS_SQL,
     FORMATS,
     RAW_DDL,
-    SHAPE,
     documents_sql,
     objects_sql,
     whole_files_sql,
 )
 from quizkit.checks.input_report import unreadable_reason
 from quizkit.inputs.sources import Source
+from quizkit.model.kinds import shape_sql
 
 
 def read_files(con: duckdb.DuckDBPyConnection, files: list[ExportFile]
@@ -108,7 +108,7 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
             SELECT file, container, 1 AS doc_no, '' AS base, unnest(doc), shape
             FROM (SELECT unnest(files) AS file, unnest(containers) AS container,
                          unnest(TRY_CAST(docs AS {DOCUMENT}[])) AS doc,
-                         unnest(TRY_CAST(docs AS {SHAPE}[])) AS shape
+                         unnest(list_transform(docs, lambda d: {shape_sql("d")})) AS shape
                   FROM (SELECT list(w.filename) AS files, list({container}) AS containers,
                                list(w.json) AS docs
                         FROM {scans} w
@@ -118,7 +118,7 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
         params.update(more)
         selects.append(f"""
             SELECT w.filename AS file, {container} AS container, 1 AS doc_no, '' AS base,
-                   unnest(TRY_CAST(w.json AS {DOCUMENT})), TRY_CAST(w.json AS {SHAPE}) AS shape
+                   unnest(TRY_CAST(w.json AS {DOCUMENT})), {shape_sql("w.json")} AS shape
             FROM {scans} w""")
     if arrays:
         # An array that does not parse gives no row at all, so it is left for the splitter.
@@ -130,7 +130,8 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
             FROM (SELECT file, unnest(docs) AS doc, unnest(shapes) AS shape,
                          generate_subscripts(docs, 1) AS doc_no
                   FROM (SELECT w.filename AS file, TRY_CAST(w.json AS {DOCUMENT}[]) AS docs,
-                               TRY_CAST(w.json AS {SHAPE}[]) AS shapes
+                               list_transform(TRY_CAST(w.json AS JSON[]),
+                                              lambda e: {shape_sql("e")}) AS shapes
                         FROM {scans} w))""")
     # preserve_insertion_order on would make the scans of the union run one after the other
     # and, worse, keep each file's rows apart until the statement ends (20x slower, GBs).
