@@ -72,11 +72,12 @@ def run_check(paths: Sequence[str], s: Settings, *, db: str | os.PathLike[str] |
               store_failures: str | os.PathLike[str] | None = None,
               failures_limit: int = FAILURES_LIMIT, past: Past | None = None,
               notes: Callable[[str], None] | None = None, stdin_format: str = "auto",
+              session: tuple[str | None, int | None] = (None, None),
               **options: object) -> CheckResult:
     """Check ``paths`` (or the tables of ``db`` or of the dataset ``parquet``) with the
     document rules and the team's checks of ``s``; ``options`` are :func:`runner.run`'s
     (format, output, reports, ...). ``past(name, runs)``: a metric's history, newest first
-    (change checks)."""
+    (change checks); ``session``: DuckDB's memory limit and threads loading the files."""
     if sum(map(bool, (paths, db, parquet))) != 1:
         raise ConfigError("give export files, --db FILE or --parquet DIR (one of them)")
     if isinstance(failures_limit, bool) or not isinstance(failures_limit, int) \
@@ -105,8 +106,8 @@ def run_check(paths: Sequence[str], s: Settings, *, db: str | os.PathLike[str] |
                               "not - (standard input)")
         place = RowPlace(_names(sources), _where(paths, db, parquet))
         findings = any(reads_findings(c.query) for c in checks)
-        with open_tables(paths, db, parquet, findings=findings,
-                         settings=s) as (con, loaded):
+        with open_tables(paths, db, parquet, findings=findings, settings=s,
+                         session=session) as (con, loaded):
             result.loaded = loaded
             result.outcome = run_team_checks(
                 con, checks, place, past=past,
