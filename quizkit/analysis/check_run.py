@@ -103,7 +103,7 @@ def run_check(paths: Sequence[str], s: Settings, *, db: str | os.PathLike[str] |
         if any(src.is_stdin for src in sources):
             raise ConfigError("the team's checks read the tables of files: give paths, "
                               "not - (standard input)")
-        place = RowPlace(_names(sources), _where(paths, db, parquet))
+        place = RowPlace(_names(sources), _where(paths, db, parquet), s.limits.max_findings)
         findings = any(reads_findings(c.query) for c in checks)
         with open_tables(paths, db, parquet, findings=findings,
                          settings=s) as (con, loaded):
@@ -158,7 +158,8 @@ def findings_into_table(s: Settings, db: str | os.PathLike[str]
     preflight(checks)
 
     def store(con: duckdb.DuckDBPyConnection) -> None:
-        outcome = run_team_checks(con, checks, RowPlace({}, os.fspath(db)))
+        outcome = run_team_checks(con, checks,
+                                  RowPlace({}, os.fspath(db), s.limits.max_findings))
         adjust = s.adjuster()
         kept = [f for f in map(adjust, outcome.findings) if f is not None]
         run(con, f"DELETE FROM findings WHERE {TEAM_FINDINGS}")

@@ -27,6 +27,7 @@ import duckdb
 from quizkit.analysis.connect import connect, lock_down, one_line, run
 from quizkit.analysis.tables import TABLES
 from quizkit.catalog.findings import Finding, Severity, cut, json_text
+from quizkit.checks.budget import Budget
 from quizkit.settings.config import ConfigError
 from quizkit.settings.team_checks import Limit, TeamCheck
 
@@ -122,10 +123,14 @@ class Outcome:
 @dataclass(frozen=True)
 class RowPlace:
     """Where a row's finding goes: the inputs by absolute path (as the report names them),
-    and the name of what was checked, for findings without a file."""
+    the name of what was checked, for findings without a file, and how many one file
+    lists."""
 
     files: Mapping[str, str]
     where: str
+    #: Findings of the checks one file lists (``--max-findings``; 0: no cap); the rest are
+    #: counted in its ``findings-capped`` finding, as for the document rules.
+    cap: int = 0
 
 
 def run_checks(con: duckdb.DuckDBPyConnection, checks: Sequence[TeamCheck], place: RowPlace, *,
@@ -135,17 +140,18 @@ def run_checks(con: duckdb.DuckDBPyConnection, checks: Sequence[TeamCheck], plac
     (``Outcome.failures``; 0 keeps none)."""
     fence(con)
     out = Outcome()
+    budgets: dict[str, Budget] = {}
     for check in checks:
         try:
-            cur = con.execute(select_only(con, check))
-            columns = _columns(cur)
-            _shape(check, columns)
             if check.sql is not None:
-                _rows(check, cur, columns, place, out, keep)
-            else:
-                _metric(check, cur.fetchall(), place, out, past)
+                _rows(con, check, place, out, budgets, keep)
+                continue
+            cur = con.execute(select_only(con, check))
+            _shape(check, _columns(cur))
+            _metric(check, cur.fetchall(), place, out, past)
         except duckdb.Error as exc:
             raise _refused(check, one_line(exc)) from None
+    out.findings += [budget.finding(path) for path, budget in budgets.items() if budget.more]
     return out
 
 
@@ -159,20 +165,40 @@ def row_counts(con: duckdb.DuckDBPyConnection) -> dict[str, float]:
 BATCH = 10_000
 
 
-def _rows(check: TeamCheck, cur: duckdb.DuckDBPyConnection, columns: list[str],
-          place: RowPlace, out: Outcome, keep: int) -> None:
+def _rows(con: duckdb.DuckDBPyConnection, check: TeamCheck, place: RowPlace, out: Outcome,
+          budgets: dict[str, Budget], keep: int) -> None:
+    """The findings of a ``sql`` check's rows, each file's within its budget (shared by
+    the checks: past it a row is only counted), and the first ``keep`` rows. The rows are
+    streamed from DuckDB in batches, so memory follows the findings listed and the rows
+    kept, not the rows failing."""
+    cur = con.execute(select_only(con, check))
+    columns = _columns(cur)
+    _shape(check, columns)
     index = {c: i for i, c in enumerate(columns)}
+    at = index.get("file")
+    rule = check.rule
     kept: list[tuple] = []
     total = 0
     while batch := cur.fetchmany(BATCH):
-        for row in batch:
-            out.findings.append(_row_finding(check, row, index, place))
         if len(kept) < keep:
             kept += batch[:keep - len(kept)]
         total += len(batch)
+        for row in batch:
+            path = _path(None if at is None else row[at], place)
+            budget = budgets.get(path) or budgets.setdefault(path, Budget(place.cap))
+            if budget.take(rule):
+                out.findings.append(_row_finding(check, row, index, path, place))
     if keep:
         types = [str(d[1]) for d in cur.description or ()]
         out.failures[check.code] = Failures(columns, types, kept, total)
+
+
+def _path(file: Any, place: RowPlace) -> str:
+    """The path a row's finding names: its ``file`` as the report names that input, else
+    what was checked."""
+    if isinstance(file, str) and file:
+        return place.files.get(file) or place.files.get(os.path.abspath(file)) or file
+    return place.where
 
 
 def _text(value: Any) -> str:
@@ -184,7 +210,7 @@ def _text(value: Any) -> str:
     return json_text(value)
 
 
-def _row_finding(check: TeamCheck, row: tuple, index: Mapping[str, int],
+def _row_finding(check: TeamCheck, row: tuple, index: Mapping[str, int], path: str,
                  place: RowPlace) -> Finding:
     values = {c: row[i] for c, i in index.items()}
     if check.message:
@@ -194,10 +220,6 @@ def _row_finding(check: TeamCheck, row: tuple, index: Mapping[str, int],
                             if c not in ("file", "record", "pointer"))
         message = f"{check.description or check.name}: {message}" if message else \
             check.description or check.name
-    file = values.get("file")
-    path = place.where
-    if isinstance(file, str) and file:
-        path = place.files.get(file) or place.files.get(os.path.abspath(file)) or file
     record = values.get("record")
     pointer = values.get("pointer")
     return Finding(path, pointer if isinstance(pointer, str) and path != place.where else "",
