@@ -262,22 +262,6 @@ def test_bad_check_configuration_is_exit_2_naming_the_key(tmp_path, table, wante
     assert wanted in out.stderr.decode()
 
 
-def test_load_stores_the_team_findings_in_the_findings_table(tmp_path):
-    work = corpus(tmp_path)
-    configure(tmp_path, VIDEO + METRICS)
-    db = tmp_path / "dump.duckdb"
-    for _ in range(2):  # a second load replaces the team's findings, never adds to them
-        assert run_script("load", str(work), "--db", str(db), cwd=tmp_path).returncode == 0
-    con = duckdb.connect(str(db), read_only=True)
-    rows = con.execute("SELECT code, severity, file, message FROM findings "
-                       "WHERE code LIKE 'X%' ORDER BY code").fetchall()
-    con.close()
-    assert [r[:2] for r in rows] == [("X001", "error"), ("X010", "warning"),
-                                     ("X011", "warning")]
-    assert rows[0][2] == str(work / "package-full.json")
-    assert rows[1][2] == str(db)
-
-
 def test_rows_carry_their_own_record_and_pointer(tmp_path):
     """``select *`` of a table gives file, record and pointer: the finding is at the row's
     record (JSON Lines) or at its value inside a document."""

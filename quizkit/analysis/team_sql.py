@@ -26,6 +26,7 @@ import duckdb
 
 from quizkit.analysis.connect import connect, lock_down, one_line, run
 from quizkit.analysis.tables import TABLES
+from quizkit.catalog import input_rules
 from quizkit.catalog.findings import Finding, Severity, cut, json_text
 from quizkit.checks.budget import Budget
 from quizkit.settings.config import ConfigError
@@ -33,6 +34,16 @@ from quizkit.settings.team_checks import Limit, TeamCheck
 
 #: Past values of a metric, newest first: ``(name, runs) -> values`` ([] without history).
 Past = Callable[[str, int], list[float]]
+
+#: The rows of the findings table (in its columns' order) the team's checks give over the
+#: tables of a connection (``load`` stores them).
+TeamRows = Callable[[duckdb.DuckDBPyConnection], list[tuple]]
+
+#: The team's findings in the findings table: their codes, and the findings-capped findings
+#: counting theirs (``... (over --max-findings 1,000): X001 video-over-limit 12``).
+TEAM_FINDINGS = (f"(regexp_full_match(code, 'X[0-9]+') OR (code = "
+                 f"'{input_rules.FINDINGS_CAPPED.code}' AND regexp_matches(message, "
+                 "'\\): X[0-9]+ ')))")
 
 
 class CheckSQLError(ConfigError):
