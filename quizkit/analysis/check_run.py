@@ -119,7 +119,7 @@ def run_check(paths: Sequence[str], s: Settings, *, db: str | os.PathLike[str] |
             result.loaded = loaded
             result.outcome = run_team_checks(
                 con, checks, place, past=past,
-                keep=failures_limit if store_failures is not None else 0)
+                keep=failures_limit if store_failures is not None else None)
             result.rows = row_counts(con)
         for line in result.outcome.notes:
             say(line)

@@ -16,17 +16,21 @@ several columns fails in milliseconds, before any export is read. A check that f
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
+from uuid import UUID
 
 import duckdb
 
 from quizkit.analysis.connect import connect, lock_down, one_line, run
 from quizkit.analysis.tables import TABLES
 from quizkit.catalog import input_rules
+from quizkit.catalog.display import printable
 from quizkit.catalog.findings import Finding, Severity, cut, json_text
 from quizkit.checks.budget import Budget
 from quizkit.settings.config import ConfigError
@@ -145,10 +149,10 @@ class RowPlace:
 
 
 def run_checks(con: duckdb.DuckDBPyConnection, checks: Sequence[TeamCheck], place: RowPlace, *,
-               past: Past | None = None, keep: int = 0) -> Outcome:
+               past: Past | None = None, keep: int | None = None) -> Outcome:
     """Run ``checks`` over the tables of ``con`` (fenced here, for good). ``past`` gives
-    the history of a metric (change checks); ``keep``: failing rows kept per ``sql`` check
-    (``Outcome.failures``; 0 keeps none)."""
+    the history of a metric (change checks); ``keep``: failing rows kept per ``sql`` check,
+    with the count of all (``Outcome.failures``; ``None``: neither)."""
     fence(con)
     out = Outcome()
     budgets: dict[str, Budget] = {}
@@ -177,7 +181,7 @@ BATCH = 10_000
 
 
 def _rows(con: duckdb.DuckDBPyConnection, check: TeamCheck, place: RowPlace, out: Outcome,
-          budgets: dict[str, Budget], keep: int) -> None:
+          budgets: dict[str, Budget], keep: int | None) -> None:
     """The findings of a ``sql`` check's rows, each file's within its budget (shared by
     the checks: past it a row is only counted), and the first ``keep`` rows. The rows are
     streamed from DuckDB in batches, so memory follows the findings listed and the rows
@@ -187,19 +191,19 @@ def _rows(con: duckdb.DuckDBPyConnection, check: TeamCheck, place: RowPlace, out
     _shape(check, columns)
     index = {c: i for i, c in enumerate(columns)}
     at = index.get("file")
-    rule = check.rule
+    rule, limit = check.rule, keep or 0
     kept: list[tuple] = []
     total = 0
     while batch := cur.fetchmany(BATCH):
-        if len(kept) < keep:
-            kept += batch[:keep - len(kept)]
+        if len(kept) < limit:
+            kept += batch[:limit - len(kept)]
         total += len(batch)
         for row in batch:
             path = _path(None if at is None else row[at], place)
             budget = budgets.get(path) or budgets.setdefault(path, Budget(place.cap))
             if budget.take(rule):
                 out.findings.append(_row_finding(check, row, index, path, place))
-    if keep:
+    if keep is not None:
         types = [str(d[1]) for d in cur.description or ()]
         out.failures[check.code] = Failures(columns, types, kept, total)
 
@@ -213,11 +217,23 @@ def _path(file: Any, place: RowPlace) -> str:
 
 
 def _text(value: Any) -> str:
-    """A column's value in a message: text as it is, a date-time in ISO form, else JSON."""
+    """A column's value in a message, on one line: text as it is (control characters
+    escaped, as reports print file names), a date-time in ISO form, bytes (a ``BLOB``) as
+    text with the bytes that are not UTF-8 as ``\\xNN``, a decimal, an interval or a UUID
+    as Python prints it, a list or struct as JSON, NaN and infinities as Python spells them,
+    anything else as JSON."""
     if isinstance(value, str):
-        return value
+        return printable(value)
     if isinstance(value, (dt.date, dt.time)):
         return value.isoformat()
+    if isinstance(value, bytes):
+        return printable(value.decode("utf-8", "surrogateescape"))
+    if isinstance(value, (Decimal, UUID, dt.timedelta)):
+        return str(value)
+    if isinstance(value, (list, dict)):
+        return printable(json.dumps(value, ensure_ascii=False, default=str))
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # nan, inf: JSON has no spelling of them
     return json_text(value)
 
 
@@ -253,6 +269,10 @@ def _metric(check: TeamCheck, rows: list[tuple], place: RowPlace, out: Outcome,
     except (TypeError, ValueError):
         raise _refused(check, f"a metric gives a number, this query gave "
                               f"{json_text(str(value))}") from None
+    if math.isnan(number):
+        out.notes.append(f"check {check.code} ({check.name}): the metric is NaN; "
+                         "nothing to compare")
+        return
     out.metrics[check.name] = number
     compared, delta, what = number, 0.0, f"{check.name} is {_number(number)}"
     if check.change is not None:
