@@ -197,16 +197,20 @@ def test_select_ignore_severity_and_baseline_apply_to_team_codes(tmp_path):
     assert known.returncode == 0 and b"X001" not in known.stdout
 
 
-def test_store_failures_writes_each_sql_checks_rows(tmp_path):
-    corpus(tmp_path)
-    configure(tmp_path, VIDEO + """
+#: Every game is a failing row (three in the corpus).
+EVERY_GAME = """
 [[checks]]
 code = "X003"
 name = "every-game"
 description = "every game"
 severity = "info"
 sql = "select id, file from games order by id"
-""")
+"""
+
+
+def test_store_failures_writes_each_sql_checks_rows(tmp_path):
+    corpus(tmp_path)
+    configure(tmp_path, VIDEO + EVERY_GAME)
     out = check(tmp_path, "exports", "--store-failures", "failed", "--failures-limit", "2")
     assert b"X003: 2 of 3 failing rows" in out.stderr, out.stderr
     con = duckdb.connect()

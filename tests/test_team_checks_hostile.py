@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from conftest import requires, run_script
-from test_team_checks import check, configure, corpus
+from test_team_checks import EVERY_GAME, check, configure, corpus
 
 #: One row of values of every kind DuckDB gives Python, and text with control characters.
 TYPES = r"""
@@ -54,14 +54,7 @@ error-if = "> 0"
 
 def test_failures_limit_0_stores_the_count_and_the_columns(tmp_path):
     corpus(tmp_path)
-    configure(tmp_path, """
-[[checks]]
-code = "X003"
-name = "every-game"
-description = "d"
-severity = "info"
-sql = "select id, file from games"
-""")
+    configure(tmp_path, EVERY_GAME)
     out = check(tmp_path, "exports", "--store-failures", "failed", "--failures-limit", "0")
     assert b"X003: 0 of 3 failing rows" in out.stderr, out.stderr
     con = duckdb.connect()

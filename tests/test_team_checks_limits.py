@@ -1,6 +1,6 @@
 """The team's checks within the limits of a run: ``--max-findings`` caps the findings one
-file lists, as for the document rules, and the rows past it are counted by DuckDB, never
-fetched; ``--store-failures`` keeps its own ``--failures-limit``."""
+file lists, as for the document rules, and the rows past it are counted, never kept;
+``--store-failures`` keeps its own ``--failures-limit``."""
 
 from __future__ import annotations
 
@@ -10,16 +10,23 @@ from pathlib import Path
 import duckdb
 from test_team_checks import check, configure, corpus
 
-#: 100 rows per game: 300 for games.jsonl (its three games; game.json repeats one).
-MANY = """
+
+def many_rows(per_game: int) -> str:
+    """A check failing ``per_game`` rows per game (games.jsonl has three games; game.json
+    repeats one of them, so it has none of its own)."""
+    return f"""
 [[checks]]
 code = "X001"
 name = "many-rows"
 description = "d"
 severity = "warning"
-message = "row {n}"
-sql = "select file, range as n from games, range(100) order by file, n"
+message = "row {{n}}"
+sql = "select file, range as n from games, range({per_game}) order by file, n"
+"""
 
+
+#: 300 rows for games.jsonl, and 6 of a second check.
+MANY = many_rows(100) + """
 [[checks]]
 code = "X002"
 name = "few-rows"

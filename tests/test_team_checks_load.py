@@ -9,6 +9,7 @@ import duckdb
 import pytest
 from conftest import requires, run_script
 from test_team_checks import METRICS, VIDEO, configure, corpus
+from test_team_checks_limits import many_rows
 
 
 def _load(tmp_path: Path, target: str, *paths: Path) -> Path:
@@ -55,16 +56,8 @@ def test_the_dataset_holds_the_findings_the_database_holds(tmp_path):
                                    for c, s, f, m in _findings("parquet", dataset)]
 
 
-#: 400 failing rows per game: 1,200 for games.jsonl, over the cap of 1,000 per file.
-MANY = """
-[[checks]]
-code = "X001"
-name = "many-rows"
-description = "d"
-severity = "warning"
-message = "row {n}"
-sql = "select file, range as n from games, range(400)"
-"""
+#: 1,200 failing rows of games.jsonl, over the cap of 1,000 per file.
+MANY = many_rows(400)
 
 
 @pytest.mark.parametrize("target", ["db", "parquet"])
