@@ -38,6 +38,23 @@ def test_values_of_every_type_show_in_the_message(tmp_path, form):
     assert (r"red \\x1b[31m\\nnext" if form == "json" else r"red \x1b[31m\nnext") in text
 
 
+def test_a_file_named_by_a_query_cannot_break_the_report(tmp_path):
+    corpus(tmp_path)
+    configure(tmp_path, """
+[[checks]]
+code = "X008"
+name = "odd-file"
+description = "d"
+severity = "warning"
+sql = "select 'x' || chr(10) || '::error::forged' || chr(27) || '[2J' as file, 1 as v"
+""")
+    out = check(tmp_path, "exports", "--select", "X")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout.decode()
+    assert "\x1b" not in text and "\n::error::forged" not in text
+    assert "x\\n::error::forged\\x1b[2J\n  -        warning  X008" in text
+
+
 def test_a_metric_that_is_nan_is_a_note_not_a_pass(tmp_path):
     corpus(tmp_path)
     configure(tmp_path, """

@@ -209,10 +209,12 @@ def _rows(con: duckdb.DuckDBPyConnection, check: TeamCheck, place: RowPlace, out
 
 
 def _path(file: Any, place: RowPlace) -> str:
-    """The path a row's finding names: its ``file`` as the report names that input, else
-    what was checked."""
+    """The path a row's finding names: its ``file`` as the report names that input (or,
+    not an input, with its control characters escaped, as reports name inputs), else what
+    was checked."""
     if isinstance(file, str) and file:
-        return place.files.get(file) or place.files.get(os.path.abspath(file)) or file
+        return place.files.get(file) or place.files.get(os.path.abspath(file)) \
+            or printable(file)
     return place.where
 
 
