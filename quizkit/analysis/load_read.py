@@ -108,9 +108,9 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
             SELECT file, container, 1 AS doc_no, '' AS base, unnest(doc), shape
             FROM (SELECT unnest(files) AS file, unnest(containers) AS container,
                          unnest(TRY_CAST(docs AS {DOCUMENT}[])) AS doc,
-                         unnest(list_transform(docs, lambda d: {shape_sql("d")})) AS shape
+                         unnest(shapes) AS shape
                   FROM (SELECT list(w.filename) AS files, list({container}) AS containers,
-                               list(w.json) AS docs
+                               list(w.json) AS docs, list({shape_sql("w.json")}) AS shapes
                         FROM {scans} w
                         GROUP BY hash(w.filename) % {len(small) // _BATCH + 1}))""")
     if large:

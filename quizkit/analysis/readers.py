@@ -102,7 +102,7 @@ COLUMNS: dict[str, str] = {f: TYPES[f] for f in TOP_FIELDS if f in TYPES}
 DOCUMENT = "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items()) + ")"
 
 #: Which recognised top-level fields a document has, not null (:func:`shape_sql` over its
-#: JSON): the JSON types of the fields, whatever their types, where a typed column of
+#: JSON): a flag per field, whatever the value's type, where a typed column of
 #: ``DOCUMENT`` is NULL for a value of the wrong type; :func:`assign_kinds` reads this, so
 #: that ``load`` sees the fields ``validate`` sees. (A cast to a struct of the fields cost as
 #: much as the cast to ``DOCUMENT``; ``json_type`` over a list of paths parses once.)

@@ -94,23 +94,23 @@ def detect_kind(doc: Any) -> str | None:
 
 
 #: The DuckDB type of :func:`shape_sql`'s value.
-SHAPE_TYPE = "VARCHAR[]"
+SHAPE_TYPE = "BOOLEAN[]"
 
 
 def shape_sql(json: str) -> str:
     """SQL for which :data:`quizkit.model.entities.RECOGNISED` fields the JSON value ``json``
-    has: the JSON type of each, in that order (NULL when missing, ``'NULL'`` when null; an
-    ``outer.inner`` field only inside an object), all read in one parse of the text."""
+    has, not null: a boolean for each, in that order (an ``outer.inner`` field only inside an
+    object), from the JSON types of all of them, read in one parse of the text."""
     paths = ", ".join("'$." + ".".join(f'"{part}"' for part in name.split(".")) + "'"
                       for name in RECOGNISED)
-    return f"json_type({json}, [{paths}])"
+    return (f"list_transform(json_type({json}, [{paths}]), "
+            "lambda t: t IS NOT NULL AND t <> 'NULL')")
 
 
-def present_in_shape(types: list[str | None] | None) -> frozenset[str]:
+def present_in_shape(flags: list[bool] | None) -> frozenset[str]:
     """The recognised fields a value of :func:`shape_sql` (as DuckDB returns it) says are
     present: not missing and not null, as :func:`_present` reads a parsed document."""
-    return frozenset(name for name, t in zip(RECOGNISED, types or (), strict=False)
-                     if t is not None and t != "NULL")
+    return frozenset(name for name, here in zip(RECOGNISED, flags or (), strict=False) if here)
 
 
 _SCALARS = ((bool, "a boolean"), (int, "a number"), (float, "a number"), (str, "a string"))
