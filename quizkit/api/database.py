@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 
 from quizkit.analysis import summaries
-from quizkit.analysis.check_run import findings_into_table
+from quizkit.analysis.check_run import findings_into_table, team_rows
 from quizkit.analysis.connect import DatabaseError, connect, lock_down, one_line
 from quizkit.analysis.export import export_parquet, export_targets, foreign_tables
 from quizkit.analysis.load import LoadResult, OnBatch, load_parquet, load_paths
@@ -52,8 +52,8 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     these ``exclude`` patterns and ``include_hidden``. With ``findings``, the files are
     also validated and the findings table holds what ``quizkit validate`` would report with
     the same configuration (``config`` as for :func:`validate`; ``config=settings(...)``
-    gives select, ignore, severity, profile and the rest), and, in a database, the findings of
-    the configuration's own checks over the whole database (docs/checks.md).
+    gives select, ignore, severity, profile and the rest), and the findings of the
+    configuration's own checks over the whole database or dataset (docs/checks.md).
     ``memory_limit`` and ``threads`` are DuckDB's (memory stays bounded whatever the dump's
     size); ``scheduler`` (``tcp://host:8786``) runs the per-file work on that Dask cluster
     (``parquet`` only). ``timings(step, seconds)`` is called after each step
@@ -78,6 +78,8 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
                   threads=threads, on_batch=on_batch, on_commit=on_commit)
     if db is not None and findings:
         common["before_commit"] = findings_into_table(s, db)
+    elif findings:
+        common["team"] = team_rows(s, parquet)  # type: ignore[arg-type]
     result = with_inputs(_load(paths, db, parquet, s, scheduler, common), paths, s)
     assert result.inputs is not None
     result.inputs.findings_code = findings_code(result.worst, s.fail_on)
