@@ -155,7 +155,11 @@ def _tree_rss_kb(pid: int) -> int:
 def measure(cmd: list[str], *, cwd: Path = ROOT) -> tuple[float, float, int, int, int]:
     """(wall s, CPU s, peak RSS KB of one process, peak RSS KB of the tree, exit code)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # As installed: a PYTHONDONTWRITEBYTECODE in the shell would make every run compile
+    # quizkit's modules anew, a start-up no user has.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     tree_peak = 0
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)

@@ -51,6 +51,8 @@ NEAR_MISSES: list[tuple[str, Any, str | None]] = [
     ("version-created-only-maps", {"idMaps": {"rounds": {}, "steps": {}}}, "version-created"),
     ("user-update-user-null", {"user": None}, None),
     ("user-update-user-array", {"user": []}, "user-update"),
+    ("user-update-user-string", {"user": "ann"}, "user-update"),
+    ("game-settings-number", {**GAME, "settings": 5}, "game"),
     ("version-created-without-maps", {"version": _without(VERSION, "rounds", "themes",
                                                           "questions", "steps")},
      "version-created"),

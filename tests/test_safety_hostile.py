@@ -54,7 +54,7 @@ HOSTILE: dict[tuple[str, ...], list[list[str]]] = {
         ["{zero}"], ["{missing}"], [GAME, "--db", "{json}"], [GAME, "-o", GAME],
         [GAME, "--store-failures", "{file}"], [GAME, "--history", "{json}"],
         [GAME, "--config", "{zero}"], [GAME, "--failures-limit", "-1"],
-        ["--db", "{json}"], ["--parquet", "{file}"],
+        ["--db", "{json}"], ["--parquet", "{file}"], [GAME, "--threads", "100000"],
     ],
     ("history",): [
         ["--history", "{missing}"], ["--history", "{json}"], ["--history", "{zero}"],
@@ -64,11 +64,12 @@ HOSTILE: dict[tuple[str, ...], list[list[str]]] = {
     ("load",): [
         [GAME, "--db", "{dir}"], [GAME, "--db", "{json}"], [GAME, "--db", "{full}"],
         [GAME, "--db", "{missing}/a.duckdb"], ["{missing}", "--db", "{out}.duckdb"],
-        [GAME, "--db", GAME],
+        [GAME, "--db", GAME], [GAME, "--db", "{out}.duckdb", "--memory-limit", "1KB"],
     ],
     ("summary", "sizes"): [["--db", "{missing}"], ["--db", "{json}"], ["--db", "{zero}"]],
     ("summary", "starts"): [["--db", "{dir}"], ["{zero}"], [GAME, "--db", "{json}"]],
-    ("summary", "overview"): [["--db", "{null}"], ["{missing}"], [GAME, "--section", "x"]],
+    ("summary", "overview"): [["--db", "{null}"], ["{missing}"], [GAME, "--section", "x"],
+                              [GAME, "--memory-limit", "1KB"]],
     ("summary", "all"): [
         [GAME, "-o", "{full}"], [GAME, "-o", "{dir}"], [GAME, "-o", "{missing}/all.txt"],
         [GAME, "-o", GAME], ["{zero}"], ["--db", "{json}"], [GAME, "--format", "html",
@@ -84,6 +85,7 @@ HOSTILE: dict[tuple[str, ...], list[list[str]]] = {
         ["COPY games TO '{out}.csv'", GAME], ["SELECT 1", "--db", "{json}"],
         ["SELECT 1", GAME, "--timeout", "-1"], ["SELECT 1", GAME, "--limit", "-5"],
         ["SELECT * FROM read_text('/etc/passwd')", GAME],
+        ["SELECT 1", GAME, "--memory-limit", "1KB"], ["SELECT 1", GAME, "--threads", "0"],
     ],
     ("export",): [
         ["--db", "{missing}", "--parquet", "{out}"], ["--db", "{json}", "--parquet", "{out}"],
@@ -106,6 +108,7 @@ HOSTILE: dict[tuple[str, ...], list[list[str]]] = {
         [GAME, GAME, "-o", GAME], [GAME, GAME, "-o", "{full}"], [GAME, "{dir}", "--db", "x"],
         [GAME, GAME, "--fail-if", "packages.removed >> 1%"], [GAME, GAME, "--format", "xml"],
         ["{json}", GAME, "--fail-on", "renamed"], ["{dir}", "{file}"],
+        [GAME, "{json}", "--memory-limit", "1KB"], [GAME, GAME, "--threads", "100000"],
     ],
 }
 

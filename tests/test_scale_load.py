@@ -23,7 +23,7 @@ from test_analysis_load import expected_counts, snapshot
 from quizkit.analysis import connect, load
 from quizkit.analysis.tables import DATA_TABLES, TABLES
 from quizkit.cli import main
-from tests.conftest import on_a_terminal, screen
+from tests.conftest import console_script, on_a_terminal, screen
 
 TABLE_NAMES = [t.name for t in TABLES if t.name != "quizkit_meta"]
 
@@ -266,3 +266,35 @@ def test_automatic_progress_is_for_a_terminal_outside_ci() -> None:
     finally:
         for fd in (main_fd, side_fd, read_fd, write_fd):
             os.close(fd)
+
+
+def test_a_big_json_lines_file_loads_within_a_small_memory_limit(tmp_path: Path) -> None:
+    """A 34 MB JSON Lines file under a 300 MB memory limit (DuckDB's reader once kept a
+    buffer of the file's size per thread, and typed all its documents at once: 300 MB was
+    too little), as a real process; its tables hold what the same documents give as
+    separate files, each document at its own line."""
+    counts = {}
+    for shape in ("lines", "compact"):
+        corpus = tmp_path / shape
+        subprocess.run([console_script(), "samples", "generate", "--packages", "300",
+                        "--seed", "1", "--shape", shape, "--out", str(corpus)], check=True,
+                       capture_output=True, timeout=300)
+        db = tmp_path / f"{shape}.duckdb"
+        done = subprocess.run([console_script(), "load", "--no-findings", str(corpus),
+                               "--db", str(db), "--memory-limit", "300MB", "--threads", "2"],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        counts[shape] = {t: len(db_rows(db, t)) for t in DATA_TABLES if t != "files"}
+    assert counts["lines"] == counts["compact"]
+    assert counts["lines"]["packages"] == 300
+    (jsonl,) = (tmp_path / "lines").rglob("*.jsonl")
+    with open(jsonl, "rb") as fh:
+        lines = sum(1 for _ in fh)
+    con = duckdb.connect(str(tmp_path / "lines.duckdb"), read_only=True)
+    try:
+        assert con.execute("SELECT documents FROM files").fetchall() == [(lines,)]
+        assert con.execute("SELECT count(DISTINCT record), min(record) >= 1, "
+                           "max(record) <= ? FROM packages", [lines]).fetchall() \
+            == [(300, True, True)]
+    finally:
+        con.close()

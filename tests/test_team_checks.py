@@ -197,16 +197,20 @@ def test_select_ignore_severity_and_baseline_apply_to_team_codes(tmp_path):
     assert known.returncode == 0 and b"X001" not in known.stdout
 
 
-def test_store_failures_writes_each_sql_checks_rows(tmp_path):
-    corpus(tmp_path)
-    configure(tmp_path, VIDEO + """
+#: Every game is a failing row (three in the corpus).
+EVERY_GAME = """
 [[checks]]
 code = "X003"
 name = "every-game"
 description = "every game"
 severity = "info"
 sql = "select id, file from games order by id"
-""")
+"""
+
+
+def test_store_failures_writes_each_sql_checks_rows(tmp_path):
+    corpus(tmp_path)
+    configure(tmp_path, VIDEO + EVERY_GAME)
     out = check(tmp_path, "exports", "--store-failures", "failed", "--failures-limit", "2")
     assert b"X003: 2 of 3 failing rows" in out.stderr, out.stderr
     con = duckdb.connect()
@@ -260,22 +264,6 @@ def test_bad_check_configuration_is_exit_2_naming_the_key(tmp_path, table, wante
     out = check(tmp_path, "exports")
     assert out.returncode == 2, out.stdout
     assert wanted in out.stderr.decode()
-
-
-def test_load_stores_the_team_findings_in_the_findings_table(tmp_path):
-    work = corpus(tmp_path)
-    configure(tmp_path, VIDEO + METRICS)
-    db = tmp_path / "dump.duckdb"
-    for _ in range(2):  # a second load replaces the team's findings, never adds to them
-        assert run_script("load", str(work), "--db", str(db), cwd=tmp_path).returncode == 0
-    con = duckdb.connect(str(db), read_only=True)
-    rows = con.execute("SELECT code, severity, file, message FROM findings "
-                       "WHERE code LIKE 'X%' ORDER BY code").fetchall()
-    con.close()
-    assert [r[:2] for r in rows] == [("X001", "error"), ("X010", "warning"),
-                                     ("X011", "warning")]
-    assert rows[0][2] == str(work / "package-full.json")
-    assert rows[1][2] == str(db)
 
 
 def test_rows_carry_their_own_record_and_pointer(tmp_path):

@@ -21,9 +21,24 @@ from quizkit.analysis.tables import TABLES
 NO_ROOM = (os.strerror(errno.ENOSPC), os.strerror(errno.EFBIG))
 
 
+#: DuckDB's words for a statement that outgrew the memory limit.
+OUT_OF_MEMORY = "Out of Memory Error"
+
+
 def no_room(message: str) -> bool:
     """The failure was a full disk (``ENOSPC``) or a file-size limit (``EFBIG``)."""
     return any(reason in message for reason in NO_ROOM)
+
+
+def load_failure(message: str) -> tuple[bool, str]:
+    """Whether a failed load (its one-line ``message``) met a limit of the run rather than an
+    input it could not read: a full disk, a file-size limit, or the memory limit (exit 2, as
+    an output that cannot be written; else 3); and the message, with what to do about the
+    memory limit."""
+    if OUT_OF_MEMORY in message:
+        return True, (f"{message} (the tables outgrew DuckDB's memory limit: give a larger "
+                      "--memory-limit)")
+    return no_room(message), message
 
 
 def table_rows(con: duckdb.DuckDBPyConnection) -> dict[str, int]:

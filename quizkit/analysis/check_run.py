@@ -23,7 +23,16 @@ import duckdb
 from quizkit.analysis.connect import connect, run
 from quizkit.analysis.load import LoadResult
 from quizkit.analysis.open_tables import open_tables, reads_findings
-from quizkit.analysis.team_sql import Failures, Outcome, Past, RowPlace, preflight, row_counts
+from quizkit.analysis.team_sql import (
+    TEAM_FINDINGS,
+    Failures,
+    Outcome,
+    Past,
+    RowPlace,
+    TeamRows,
+    preflight,
+    row_counts,
+)
 from quizkit.analysis.team_sql import run_checks as run_team_checks
 from quizkit.catalog.findings import Report
 from quizkit.checks import runner
@@ -72,11 +81,12 @@ def run_check(paths: Sequence[str], s: Settings, *, db: str | os.PathLike[str] |
               store_failures: str | os.PathLike[str] | None = None,
               failures_limit: int = FAILURES_LIMIT, past: Past | None = None,
               notes: Callable[[str], None] | None = None, stdin_format: str = "auto",
+              session: tuple[str | None, int | None] = (None, None),
               **options: object) -> CheckResult:
     """Check ``paths`` (or the tables of ``db`` or of the dataset ``parquet``) with the
     document rules and the team's checks of ``s``; ``options`` are :func:`runner.run`'s
     (format, output, reports, ...). ``past(name, runs)``: a metric's history, newest first
-    (change checks)."""
+    (change checks); ``session``: DuckDB's memory limit and threads loading the files."""
     if sum(map(bool, (paths, db, parquet))) != 1:
         raise ConfigError("give export files, --db FILE or --parquet DIR (one of them)")
     if isinstance(failures_limit, bool) or not isinstance(failures_limit, int) \
@@ -103,14 +113,14 @@ def run_check(paths: Sequence[str], s: Settings, *, db: str | os.PathLike[str] |
         if any(src.is_stdin for src in sources):
             raise ConfigError("the team's checks read the tables of files: give paths, "
                               "not - (standard input)")
-        place = RowPlace(_names(sources), _where(paths, db, parquet))
+        place = RowPlace(_names(sources), _where(paths, db, parquet), s.limits.max_findings)
         findings = any(reads_findings(c.query) for c in checks)
-        with open_tables(paths, db, parquet, findings=findings,
-                         settings=s) as (con, loaded):
+        with open_tables(paths, db, parquet, findings=findings, settings=s,
+                         session=session) as (con, loaded):
             result.loaded = loaded
             result.outcome = run_team_checks(
                 con, checks, place, past=past,
-                keep=failures_limit if store_failures is not None else 0)
+                keep=failures_limit if store_failures is not None else None)
             result.rows = row_counts(con)
         for line in result.outcome.notes:
             say(line)
@@ -143,31 +153,43 @@ def _where(paths: Sequence[str], db: str | os.PathLike[str] | None,
         return paths[0]
 
 
-#: The findings of the team's checks in the findings table (their codes are the team's only).
-TEAM_FINDINGS = "regexp_full_match(code, 'X[0-9]+')"
+def team_rows(s: Settings, where: str | os.PathLike[str]) -> TeamRows | None:
+    """The rows of the findings table the team's checks of ``s`` give over a connection's
+    tables (``load``), with the configuration's select, ignore and severities applied;
+    findings about no one file are placed at ``where`` (the database or dataset). ``None``:
+    no active check. The checks are tried on the empty tables first."""
+    checks = active_checks(s)
+    if not checks:
+        return None
+    preflight(checks)
+
+    def rows(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+        outcome = run_team_checks(con, checks,
+                                  RowPlace({}, os.fspath(where), s.limits.max_findings))
+        adjust = s.adjuster()
+        return [(f.path, f.record, f.pointer, f.line, f.column, f.rule, f.code,
+                 str(f.severity), f.message) for f in map(adjust, outcome.findings)
+                if f is not None]
+
+    return rows
 
 
 def findings_into_table(s: Settings, db: str | os.PathLike[str]
                         ) -> Callable[[duckdb.DuckDBPyConnection], None] | None:
     """What ``load --db`` runs before it commits when the configuration has team checks:
     the checks over the whole database, their findings in place of those of the last load
-    (``None``: no active check). The checks are tried on the empty tables first."""
-    checks = active_checks(s)
-    if not checks:
+    (``None``: no active check)."""
+    found = team_rows(s, db)
+    if found is None:
         return None
-    preflight(checks)
 
     def store(con: duckdb.DuckDBPyConnection) -> None:
-        outcome = run_team_checks(con, checks, RowPlace({}, os.fspath(db)))
-        adjust = s.adjuster()
-        kept = [f for f in map(adjust, outcome.findings) if f is not None]
+        rows = found(con)
         run(con, f"DELETE FROM findings WHERE {TEAM_FINDINGS}")
-        if kept:
+        if rows:
             con.executemany(
                 "INSERT INTO findings (file, record, pointer, line, col, rule, code, severity, "
-                "message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(f.path, f.record, f.pointer, f.line, f.column, f.rule, f.code,
-                  str(f.severity), f.message) for f in kept])
+                "message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
     return store
 

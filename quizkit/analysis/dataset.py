@@ -34,6 +34,7 @@ import duckdb
 from quizkit.analysis import transform
 from quizkit.analysis.connect import DatabaseError, connect, one_line, run
 from quizkit.analysis.tables import BY_NAME, SCHEMA_VERSION, TABLES
+from quizkit.analysis.team_sql import TEAM_FINDINGS, TeamRows
 from quizkit.catalog.display import printable
 from quizkit.outputs.interrupts import held_back
 
@@ -111,11 +112,20 @@ def open_dataset(root: str | os.PathLike[str]) -> Iterator[duckdb.DuckDBPyConnec
     if not parts(root, "quizkit_meta"):
         raise DatabaseError(f"{root} is not a quizkit Parquet dataset (no quizkit_meta folder; "
                             "write one with quizkit load --parquet)")
+    with _views({t.name: parts(root, t.name) for t in TABLES}, root) as con:
+        yield con
+
+
+@contextmanager
+def _views(files: Mapping[str, Sequence[str]], root: str | os.PathLike[str]
+           ) -> Iterator[duckdb.DuckDBPyConnection]:
+    """An in-memory connection whose tables are views over these part files (by table),
+    which it may read and nothing else; an empty table for a table without any."""
     con = connect(None)
     with tempfile.TemporaryDirectory(prefix="quizkit-dataset-") as work:
         link = _Links(work)
         try:
-            linked = {t.name: [link(p) for p in parts(root, t.name)] for t in TABLES}
+            linked = {t.name: [link(p) for p in files.get(t.name, ())] for t in TABLES}
             run(con, f"SET allowed_paths = {_sql_list([p for ps in linked.values() for p in ps])}")
             for t in TABLES:
                 if linked[t.name]:
@@ -139,13 +149,19 @@ def _cols(table: str) -> str:
 def write_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], *,
                   validated: list[str],
                   ready: Mapping[str, Sequence[Part]] | None = None,
-                  on_commit: Callable[[], None] | None = None) -> dict[str, int]:
+                  on_commit: Callable[[], None] | None = None,
+                  team: TeamRows | None = None) -> dict[str, int]:
     """Write the new rows of a load (the temp tables of ``quizkit.analysis.load.stage_all``)
     into dataset ``root``, replacing the rows they replace. Rows written per table.
 
     The new rows of a table in ``ready`` are these parts (made on a cluster's workers); the
     replaced rows are still found from ``con``'s ``new_<table>`` ids. ``on_commit()`` is
-    called once every part is in place, stop signals held back (:func:`_apply`)."""
+    called once every part is in place, stop signals held back (:func:`_apply`).
+
+    ``team(con)`` gives the rows of the findings table of the team's checks over the whole
+    dataset as this load leaves it (read from the parts before they are put in place); they
+    replace those of the last load (the ``findings`` rows of :data:`TEAM_FINDINGS`), in the
+    same commit."""
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     _check_schema(con, root)
@@ -162,7 +178,8 @@ def write_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], 
             {"v": validated or [""]})
         loaded = "file IN (SELECT file FROM new_files)"
         replaced = {**transform.REPLACES, "files": "false",
-                    "findings": "file IN (SELECT file FROM validated)"}
+                    "findings": "file IN (SELECT file FROM validated)"
+                    + (f" OR {TEAM_FINDINGS}" if team is not None else "")}
         for table, extra in replaced.items():
             for part in parts(root, table):
                 _rewrite(con, table, part, f"{loaded} OR {extra}", link, work, moves, removals)
@@ -173,6 +190,11 @@ def write_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], 
                       "findings": "SELECT * FROM new_findings"}.get(table) \
                 or transform.select_new(table)
             rows[table] = _write_part(con, table, select, root, work, moves)
+        if team is not None:
+            with _views(_planned(root, moves, removals), root) as planned:
+                found = team(planned)
+            if found:
+                rows["findings"] += _write_rows(con, "findings", found, root, work, moves)
         if not parts(root, "quizkit_meta"):
             _write_part(con, "quizkit_meta",
                         f"SELECT 'schema_version' AS key, '{SCHEMA_VERSION}' AS value",
@@ -183,6 +205,34 @@ def write_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], 
         shutil.rmtree(links, ignore_errors=True)
         run(con, "DROP TABLE IF EXISTS temp.validated")
     return rows
+
+
+def _planned(root: Path, moves: Sequence[tuple[str, str]], removals: Sequence[str]
+             ) -> dict[str, list[str]]:
+    """The part files of each table once ``moves`` and ``removals`` are applied, each new or
+    rewritten one still under its temporary name."""
+    tmp_of = {final: tmp for tmp, final in moves}
+    files: dict[str, list[str]] = {}
+    for t in TABLES:
+        kept = [p for p in parts(root, t.name) if p not in removals]
+        added = [tmp for final, tmp in tmp_of.items()
+                 if Path(final).parent == root / t.name and final not in kept]
+        files[t.name] = [tmp_of.get(p, p) for p in kept] + added
+    return files
+
+
+def _write_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[tuple],
+                root: Path, work: str, moves: list[tuple[str, str]]) -> int:
+    """Plan a new part of ``table`` with these rows (in its columns' order)."""
+    columns = BY_NAME[table].columns
+    run(con, "CREATE OR REPLACE TEMP TABLE rows_to_write ("
+             + ", ".join(f'"{c.name}" {c.type}' for c in columns) + ")")
+    try:
+        con.executemany(f"INSERT INTO rows_to_write VALUES ({', '.join('?' * len(columns))})",
+                        rows)
+        return _write_part(con, table, "SELECT * FROM temp.rows_to_write", root, work, moves)
+    finally:
+        run(con, "DROP TABLE IF EXISTS temp.rows_to_write")
 
 
 def _apply(moves: list[tuple[str, str]], removals: list[str], work: str,

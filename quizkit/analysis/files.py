@@ -101,27 +101,37 @@ def _inspect_one(path: str) -> ExportFile | Skipped:
     return ExportFile(path, container, compressed, size, content)
 
 
-def record_lines(path: str, compressed: bool) -> tuple[int, list[tuple[int, int]]]:
-    """The records of a JSON Lines file (:func:`quizkit.checks.documents.is_record`), numbered
-    as ``validate`` numbers them: how many there are, and (n, line) for each n-th one that is
-    not on line n (none unless a blank line comes before a record).
+@dataclass(frozen=True, slots=True)
+class Lines:
+    """What one pass over a JSON Lines file tells before DuckDB reads it: its records
+    (:func:`quizkit.checks.documents.is_record`), numbered as ``validate`` numbers them:
+    how many there are, (n, line) for each n-th one that is not on line n (none unless a
+    blank line comes before a record), and the length of its longest line in bytes (what
+    DuckDB must be able to hold as one document)."""
 
-    Read a line at a time (decompressed for ``.gz``), so memory does not grow with the
-    file; a file that cannot be read here gives what was read of it.
-    """
-    count = 0
+    count: int = 0
+    moved: tuple[tuple[int, int], ...] = ()
+    longest: int = 0
+
+
+def record_lines(path: str, compressed: bool) -> Lines:
+    """The :class:`Lines` of a JSON Lines file, read a line at a time (decompressed for
+    ``.gz``), so memory does not grow with the file; a file that cannot be read here gives
+    what was read of it."""
+    count = longest = 0
     moved: list[tuple[int, int]] = []
     try:
         fd, _st = open_regular(path)
         with os.fdopen(fd, "rb") as raw, (gzip.open(raw, "rb") if compressed else raw) as fh:
             for number, line in enumerate(fh, 1):
+                longest = max(longest, len(line))
                 if is_record(line):
                     count += 1
                     if number != count:
                         moved.append((count, number))
     except (ReadError, OSError, EOFError, zlib.error):
         pass
-    return count, moved
+    return Lines(count, tuple(moved), longest)
 
 
 def inspect(paths: list[str]) -> tuple[list[ExportFile], list[Skipped]]:

@@ -55,6 +55,7 @@ from quizkit.analysis.load_stage import (
     pick,
     stage_batch,
 )
+from quizkit.analysis.team_sql import TeamRows
 from quizkit.catalog.findings import Report, Severity
 from quizkit.checks.input_report import InputReport
 from quizkit.checks.runner import run as validate_run
@@ -325,10 +326,12 @@ def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike
                  memory_limit: str | None = None, threads: int | None = None,
                  on_batch: OnBatch | None = None, runner: Runner | None = None,
                  batch_bytes: int = BATCH_BYTES,
-                 on_commit: Callable[[], None] | None = None) -> LoadResult:
+                 on_commit: Callable[[], None] | None = None,
+                 team: TeamRows | None = None) -> LoadResult:
     """Load ``paths`` into the Parquet dataset ``root`` (see quizkit.analysis.dataset), with
     the options of :func:`load`. Staging happens in a private in-memory database that
-    spills to a temporary directory."""
+    spills to a temporary directory. ``team(con)``: the findings of the team's checks over
+    the dataset as this load leaves it (:func:`~quizkit.analysis.dataset.write_dataset`)."""
     con = connect(None)
     try:
         with dataset_writer(root):
@@ -337,7 +340,8 @@ def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike
                 result = _load_dataset(con, root, paths, findings=findings, settings=settings,
                                        progress=progress, memory_limit=memory_limit,
                                        threads=threads, on_batch=on_batch, runner=runner,
-                                       batch_bytes=batch_bytes, on_commit=on_commit)
+                                       batch_bytes=batch_bytes, on_commit=on_commit,
+                                       team=team)
             except (LoadError, DatabaseError) as exc:
                 raise type(exc)(f"{exc}; {dataset_state(root, before)}") from None
     finally:
@@ -347,11 +351,12 @@ def load_parquet(root: str | os.PathLike[str], paths: Sequence[str | os.PathLike
 
 def _load_dataset(con: duckdb.DuckDBPyConnection, root: str | os.PathLike[str],
                   paths: Sequence[str | os.PathLike[str]], *,
-                  on_commit: Callable[[], None] | None, **options: Any) -> LoadResult:
+                  on_commit: Callable[[], None] | None, team: TeamRows | None,
+                  **options: Any) -> LoadResult:
     with _staged(con, paths, **options) as (result, clock, inputs, ready):
         try:
             result.rows = write_dataset(con, root, validated=[i.name for i in inputs],
-                                        ready=ready, on_commit=on_commit)
+                                        ready=ready, on_commit=on_commit, team=team)
         except OSError as exc:
             raise DatabaseError(f"cannot write dataset {root}: "
                                 f"{exc.strerror or exc}") from None

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 import duckdb
 
 from quizkit.analysis.connect import LoadError, one_line, run
-from quizkit.analysis.files import ExportFile, Skipped, record_lines
+from quizkit.analysis.files import ExportFile, Lines, Skipped, record_lines
 from quizkit.analysis.load_session import setting
 from quizkit.analysis.readers import (
     DERIVED_SQL,
@@ -17,13 +17,13 @@ from quizkit.analysis.readers import (
     DOCUMENT_ROWS_SQL,
     FORMATS,
     RAW_DDL,
-    SHAPE,
     documents_sql,
     objects_sql,
     whole_files_sql,
 )
 from quizkit.checks.input_report import unreadable_reason
 from quizkit.inputs.sources import Source
+from quizkit.model.kinds import shape_sql
 
 
 def read_files(con: duckdb.DuckDBPyConnection, files: list[ExportFile]
@@ -108,9 +108,9 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
             SELECT file, container, 1 AS doc_no, '' AS base, unnest(doc), shape
             FROM (SELECT unnest(files) AS file, unnest(containers) AS container,
                          unnest(TRY_CAST(docs AS {DOCUMENT}[])) AS doc,
-                         unnest(TRY_CAST(docs AS {SHAPE}[])) AS shape
+                         unnest(shapes) AS shape
                   FROM (SELECT list(w.filename) AS files, list({container}) AS containers,
-                               list(w.json) AS docs
+                               list(w.json) AS docs, list({shape_sql("w.json")}) AS shapes
                         FROM {scans} w
                         GROUP BY hash(w.filename) % {len(small) // _BATCH + 1}))""")
     if large:
@@ -118,7 +118,7 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
         params.update(more)
         selects.append(f"""
             SELECT w.filename AS file, {container} AS container, 1 AS doc_no, '' AS base,
-                   unnest(TRY_CAST(w.json AS {DOCUMENT})), TRY_CAST(w.json AS {SHAPE}) AS shape
+                   unnest(TRY_CAST(w.json AS {DOCUMENT})), {shape_sql("w.json")} AS shape
             FROM {scans} w""")
     if arrays:
         # An array that does not parse gives no row at all, so it is left for the splitter.
@@ -130,7 +130,8 @@ def _read_whole(con: duckdb.DuckDBPyConnection, files: list[ExportFile]) -> None
             FROM (SELECT file, unnest(docs) AS doc, unnest(shapes) AS shape,
                          generate_subscripts(docs, 1) AS doc_no
                   FROM (SELECT w.filename AS file, TRY_CAST(w.json AS {DOCUMENT}[]) AS docs,
-                               TRY_CAST(w.json AS {SHAPE}[]) AS shapes
+                               list_transform(TRY_CAST(w.json AS JSON[]),
+                                              lambda e: {shape_sql("e")}) AS shapes
                         FROM {scans} w))""")
     # preserve_insertion_order on would make the scans of the union run one after the other
     # and, worse, keep each file's rows apart until the statement ends (20x slower, GBs).
@@ -166,6 +167,10 @@ def _lanes(name: str, files: list[ExportFile], threads: int) -> tuple[str, dict[
 
 
 
+#: The most JSON text typed by one statement of :func:`_read_objects`.
+_SLICE = 16 << 20
+
+
 def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
                   first_doc_no: int) -> tuple[list[Skipped], dict[str, int]]:
     """Split the files into documents, then type them into ``raw`` (numbered in file order);
@@ -175,6 +180,8 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
     splits into several is skipped (returned, with the validation's reason), never loaded in
     part.
     """
+    lines = {f.path: record_lines(f.path, f.compressed) for f in files
+             if f.container == "jsonl"}
     params: dict[str, list[str]] = {}
     parts = []
     for container in FORMATS:
@@ -183,7 +190,7 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
             name = container.replace("-", "_")
             params[name] = [f.path for f in chosen]
             parts.append(f"SELECT filename AS file, json, '{container}' AS container "
-                         f"FROM {objects_sql(container, name, _max_object(chosen))}")
+                         f"FROM {objects_sql(container, name, _max_object(chosen, lines))}")
     if not parts:
         return [], {}
     union = "\nUNION ALL\n".join(parts)
@@ -197,16 +204,27 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
             {"several": several})
     rows = {file: n for file, n in run(con, """
         SELECT file, max(line_n) - min(line_n) + 1 FROM docs WHERE lines GROUP BY file""")}
-    run(con, f"INSERT INTO raw BY NAME SELECT *, {DERIVED_SQL} FROM ({DOCUMENT_ROWS_SQL})",
-        {"first": int(first_doc_no)})
+    # DuckDB types a chunk of up to 2,048 rows at once: all the documents of a JSON Lines
+    # file of big lines, typed together, outgrew a 512 MB memory limit. So the documents are
+    # typed in slices of at most _SLICE bytes of text (a document bigger than that alone).
+    slices = run(con, f"""
+        SELECT min(n), max(n) FROM (
+            SELECT n, (sum(strlen(json::VARCHAR)) OVER (ORDER BY n) - 1) // {_SLICE}
+                      AS slice
+            FROM docs)
+        GROUP BY slice ORDER BY 1""")
+    for first, last in slices:
+        run(con, f"INSERT INTO raw BY NAME SELECT *, {DERIVED_SQL} FROM ({DOCUMENT_ROWS_SQL})",
+            {"first": int(first_doc_no), "lo": first, "hi": last})
     run(con, "DROP TABLE docs")
-    records = _number_lines(con, [f for f in files if f.path in rows], rows)
+    records = _number_lines(con, {path: lines[path] for path in rows}, rows)
     return judged(several, "not one JSON document"), records
 
 
-def _number_lines(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
+def _number_lines(con: duckdb.DuckDBPyConnection, files: dict[str, Lines],
                   rows: dict[str, int]) -> dict[str, int]:
-    """The ``record`` of each document of the JSON Lines ``files`` made its line's number;
+    """The ``record`` of each document of the JSON Lines ``files`` (path → its
+    :class:`~quizkit.analysis.files.Lines`) made its line's number;
     the records of each file, counted as ``validate`` counts its documents.
 
     DuckDB gives a row for each non-blank line (``rows`` of each file) and no line numbers:
@@ -218,13 +236,12 @@ def _number_lines(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
     numbered: dict[str, list[int]] = {"path": [], "row": [], "line": []}
     unnumbered = []
     records = {}
-    for f in files:
-        count, moved = record_lines(f.path, f.compressed)
-        records[f.path] = count
-        if count != rows[f.path]:
-            unnumbered.append(f.path)
-        for row, line in moved:
-            numbered["path"].append(f.path)
+    for path, facts in files.items():
+        records[path] = facts.count
+        if facts.count != rows[path]:
+            unnumbered.append(path)
+        for row, line in facts.moved:
+            numbered["path"].append(path)
             numbered["row"].append(row)
             numbered["line"].append(line)
     if unnumbered:
@@ -239,14 +256,12 @@ def _number_lines(con: duckdb.DuckDBPyConnection, files: list[ExportFile],
     return records
 
 
-def _max_object(files: list[ExportFile]) -> int:
-    """No document is larger than its file: the largest file, at least DuckDB's 16 MiB."""
-    return max(16 << 20, max(f.content_size for f in files) + 1)
+def _max_object(files: list[ExportFile], lines: dict[str, Lines]) -> int:
+    """The largest document DuckDB must hold, at least its default 16 MiB: a JSON Lines
+    file's longest line, another file's size.
 
-
-
-
-
-
-
-
+    DuckDB's reader keeps a buffer of this size per file and thread, so the size of a JSON
+    Lines file must not count: a 70 MB file made the buffers outgrow a 512 MB memory limit.
+    """
+    return max(16 << 20, *(lines[f.path].longest + 1 if f.container == "jsonl"
+                           else f.content_size + 1 for f in files))

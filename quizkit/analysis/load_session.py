@@ -10,9 +10,23 @@ from contextlib import ExitStack, contextmanager, suppress
 import duckdb
 
 from quizkit.analysis.connect import DatabaseError, one_line, run
+from quizkit.inputs.bounds import MAX_THREADS
+from quizkit.inputs.limits import duckdb_size
 
 #: DuckDB's memory limit when none is given.
 DEFAULT_MEMORY_LIMIT = "512MB"
+
+
+def session_options(memory_limit: str | None, threads: int | None
+                    ) -> tuple[str | None, int | None]:
+    """``--memory-limit`` (a size, as exact bytes for DuckDB) and ``--threads`` (1 to
+    :data:`~quizkit.inputs.bounds.MAX_THREADS`) of every command that loads, checked before
+    any work; a ValueError names the option."""
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or not 1 <= threads <= MAX_THREADS):
+        raise ValueError(f"--threads must be a whole number from 1 to {MAX_THREADS}, "
+                         f"got {threads!r}")
+    return duckdb_size(memory_limit), threads
 
 
 @contextmanager

@@ -48,11 +48,12 @@ def with_inputs(result: LoadResult, paths: Sequence[str], s: Settings) -> LoadRe
 
 @contextmanager
 def open_tables(paths: Sequence[str], db: str | os.PathLike[str] | None,
-                parquet: str | os.PathLike[str] | None, *, findings: bool, settings: Settings
+                parquet: str | os.PathLike[str] | None, *, findings: bool, settings: Settings,
+                session: tuple[str | None, int | None] = (None, None)
                 ) -> Iterator[tuple[duckdb.DuckDBPyConnection, LoadResult | None]]:
     """A connection to ``db`` (read-only), to the dataset ``parquet``, or to memory loaded
-    from ``paths`` with ``settings``; and what was loaded (``None`` for ``db`` and
-    ``parquet``)."""
+    from ``paths`` with ``settings`` and DuckDB's ``session`` (memory limit, threads); and
+    what was loaded (``None`` for ``db`` and ``parquet``)."""
     if sum(map(bool, (paths, db, parquet))) > 1:
         raise ConfigError("give export files, --db FILE or --parquet DIR, not both")
     if not paths and not db and not parquet:
@@ -67,7 +68,9 @@ def open_tables(paths: Sequence[str], db: str | os.PathLike[str] | None,
     else:
         con = connect(None)
         try:
-            loaded = with_inputs(load(con, list(paths), findings=findings, settings=settings),
+            memory_limit, threads = session
+            loaded = with_inputs(load(con, list(paths), findings=findings, settings=settings,
+                                      memory_limit=memory_limit, threads=threads),
                                  paths, settings)
         except BaseException:
             con.close()

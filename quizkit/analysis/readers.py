@@ -31,7 +31,13 @@ import duckdb
 
 from quizkit.analysis.connect import run
 from quizkit.model.entities import TOP_FIELDS, VERSION_ENTITIES, VERSION_HEAD
-from quizkit.model.kinds import detect_kind, kind_of_fields, present_in_shape, shape_sql
+from quizkit.model.kinds import (
+    SHAPE_TYPE,
+    detect_kind,
+    kind_of_fields,
+    present_in_shape,
+    shape_sql,
+)
 
 S = "VARCHAR"
 N = "BIGINT"
@@ -95,11 +101,11 @@ COLUMNS: dict[str, str] = {f: TYPES[f] for f in TOP_FIELDS if f in TYPES}
 
 DOCUMENT = "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items()) + ")"
 
-#: Which recognised top-level fields a document has, not null: one ``PRESENT`` per name of
-#: quizkit.model.entities.RECOGNISED. A ``PRESENT`` struct is non-NULL for any non-null JSON value,
-#: whatever its type, where a typed column of ``DOCUMENT`` is NULL for a value of the wrong
-#: type; :func:`assign_kinds` reads this, so that ``load`` sees the fields ``validate`` sees.
-SHAPE = shape_sql(PRESENT)
+#: Which recognised top-level fields a document has, not null (:func:`shape_sql` over its
+#: JSON): a flag per field, whatever the value's type, where a typed column of
+#: ``DOCUMENT`` is NULL for a value of the wrong type; :func:`assign_kinds` reads this, so
+#: that ``load`` sees the fields ``validate`` sees. (A cast to a struct of the fields cost as
+#: much as the cast to ``DOCUMENT``; ``json_type`` over a list of paths parses once.)
 
 # Temp table raw: one row per document, its top-level fields as columns, its kind, and which
 # of its records win (set by quizkit.analysis.transform).
@@ -108,7 +114,7 @@ SHAPE = shape_sql(PRESENT)
 RAW_DDL = ("CREATE OR REPLACE TEMP TABLE raw (file VARCHAR, container VARCHAR, doc_no BIGINT, "
            "record BIGINT, base VARCHAR, "
            + ", ".join(f'"{k}" {v}' for k, v in COLUMNS.items())
-           + f", shape {SHAPE}, kind VARCHAR, version_ids VARCHAR[], picked BOOLEAN, "
+           + f", shape {SHAPE_TYPE}, kind VARCHAR, version_ids VARCHAR[], picked BOOLEAN, "
            "version_picks VARCHAR)")
 
 FORMATS = {"json": "unstructured", "json-array": "array", "jsonl": "newline_delimited"}
@@ -149,7 +155,7 @@ def assign_kinds(con: duckdb.DuckDBPyConnection) -> None:
     kinds = [kind_of_fields(present_in_shape(shape), element) for element, shape in patterns]
     run(con, f"""
         UPDATE raw SET kind = m.kind
-        FROM (SELECT unnest($elements) AS element, unnest($shapes::{SHAPE}[]) AS shape,
+        FROM (SELECT unnest($elements) AS element, unnest($shapes::{SHAPE_TYPE}[]) AS shape,
                      unnest($kinds::VARCHAR[]) AS kind) m
         WHERE m.kind IS NOT NULL AND (raw.container = 'json-array') = m.element
           AND raw.shape IS NOT DISTINCT FROM m.shape
@@ -195,17 +201,19 @@ def documents_sql(union: str) -> str:
 #: number of its line among the file's non-blank lines, which :func:`quizkit.analysis.load_read`
 #: turns into the line's number where blank lines come before it) and ``base`` (its JSON
 #: Pointer in the file's value, or its line's: ``/3`` for an array's fourth element, else
-#: empty). ``$first`` is the number of the first document.
+#: empty). ``$first`` is the number of the first document; only the rows of ``docs`` from
+#: ``$lo`` to ``$hi`` are typed.
 DOCUMENT_ROWS_SQL = f"""
     SELECT d.file, d.container, $first - 1 + d.n AS doc_no,
            CASE WHEN d.lines THEN d.line_n - f.first_n + 1 END AS record,
            CASE WHEN d.split THEN '/' || (d.element - 1)
                 WHEN d.container = 'json-array' THEN '/' || (d.line_n - f.first_n)
                 ELSE '' END AS base,
-           unnest(TRY_CAST(d.json AS {DOCUMENT})), TRY_CAST(d.json AS {SHAPE}) AS shape
+           unnest(TRY_CAST(d.json AS {DOCUMENT})), {shape_sql("d.json")} AS shape
     FROM docs d JOIN (SELECT file, min(line_n) AS first_n FROM docs GROUP BY file) f
          USING (file)
-    WHERE d.split OR NOT d.lines OR coalesce(json_type(d.json) <> 'ARRAY', true)
+    WHERE (d.split OR NOT d.lines OR coalesce(json_type(d.json) <> 'ARRAY', true))
+      AND d.n BETWEEN $lo AND $hi
 """
 
 # Columns of raw computed from the typed fields by the statements that read documents: the

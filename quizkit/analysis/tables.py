@@ -246,8 +246,9 @@ TABLES: tuple[Table, ...] = (
         _c("updated_at", "TIMESTAMP", "updatedAt"),
         *PLACE,
     )),
-    Table("findings", "The validation findings of the loaded files (`quizkit validate`); "
-                      "empty when loaded with `--no-findings`.", (), (
+    Table("findings", "The validation findings of the loaded files (`quizkit validate`) and "
+                      "the findings of the configuration's own checks over the tables "
+                      "(docs/checks.md); empty when loaded with `--no-findings`.", (), (
         _c("file", "VARCHAR", "absolute path of the file"),
         _c("record", "BIGINT", "1-based line of the record in a JSON Lines file, else NULL"),
         _c("pointer", "VARCHAR", "JSON Pointer to the value"),

@@ -16,22 +16,38 @@ several columns fails in milliseconds, before any export is read. A check that f
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
+from uuid import UUID
 
 import duckdb
 
 from quizkit.analysis.connect import connect, lock_down, one_line, run
 from quizkit.analysis.tables import TABLES
+from quizkit.catalog import input_rules
+from quizkit.catalog.display import printable
 from quizkit.catalog.findings import Finding, Severity, cut, json_text
+from quizkit.checks.budget import Budget
 from quizkit.settings.config import ConfigError
 from quizkit.settings.team_checks import Limit, TeamCheck
 
 #: Past values of a metric, newest first: ``(name, runs) -> values`` ([] without history).
 Past = Callable[[str, int], list[float]]
+
+#: The rows of the findings table (in its columns' order) the team's checks give over the
+#: tables of a connection (``load`` stores them).
+TeamRows = Callable[[duckdb.DuckDBPyConnection], list[tuple]]
+
+#: The team's findings in the findings table: their codes, and the findings-capped findings
+#: counting theirs (``... (over --max-findings 1,000): X001 video-over-limit 12``).
+TEAM_FINDINGS = (f"(regexp_full_match(code, 'X[0-9]+') OR (code = "
+                 f"'{input_rules.FINDINGS_CAPPED.code}' AND regexp_matches(message, "
+                 "'\\): X[0-9]+ ')))")
 
 
 class CheckSQLError(ConfigError):
@@ -122,30 +138,35 @@ class Outcome:
 @dataclass(frozen=True)
 class RowPlace:
     """Where a row's finding goes: the inputs by absolute path (as the report names them),
-    and the name of what was checked, for findings without a file."""
+    the name of what was checked, for findings without a file, and how many one file
+    lists."""
 
     files: Mapping[str, str]
     where: str
+    #: Findings of the checks one file lists (``--max-findings``; 0: no cap); the rest are
+    #: counted in its ``findings-capped`` finding, as for the document rules.
+    cap: int = 0
 
 
 def run_checks(con: duckdb.DuckDBPyConnection, checks: Sequence[TeamCheck], place: RowPlace, *,
-               past: Past | None = None, keep: int = 0) -> Outcome:
+               past: Past | None = None, keep: int | None = None) -> Outcome:
     """Run ``checks`` over the tables of ``con`` (fenced here, for good). ``past`` gives
-    the history of a metric (change checks); ``keep``: failing rows kept per ``sql`` check
-    (``Outcome.failures``; 0 keeps none)."""
+    the history of a metric (change checks); ``keep``: failing rows kept per ``sql`` check,
+    with the count of all (``Outcome.failures``; ``None``: neither)."""
     fence(con)
     out = Outcome()
+    budgets: dict[str, Budget] = {}
     for check in checks:
         try:
-            cur = con.execute(select_only(con, check))
-            columns = _columns(cur)
-            _shape(check, columns)
             if check.sql is not None:
-                _rows(check, cur, columns, place, out, keep)
-            else:
-                _metric(check, cur.fetchall(), place, out, past)
+                _rows(con, check, place, out, budgets, keep)
+                continue
+            cur = con.execute(select_only(con, check))
+            _shape(check, _columns(cur))
+            _metric(check, cur.fetchall(), place, out, past)
         except duckdb.Error as exc:
             raise _refused(check, one_line(exc)) from None
+    out.findings += [budget.finding(path) for path, budget in budgets.items() if budget.more]
     return out
 
 
@@ -159,32 +180,66 @@ def row_counts(con: duckdb.DuckDBPyConnection) -> dict[str, float]:
 BATCH = 10_000
 
 
-def _rows(check: TeamCheck, cur: duckdb.DuckDBPyConnection, columns: list[str],
-          place: RowPlace, out: Outcome, keep: int) -> None:
+def _rows(con: duckdb.DuckDBPyConnection, check: TeamCheck, place: RowPlace, out: Outcome,
+          budgets: dict[str, Budget], keep: int | None) -> None:
+    """The findings of a ``sql`` check's rows, each file's within its budget (shared by
+    the checks: past it a row is only counted), and the first ``keep`` rows. The rows are
+    streamed from DuckDB in batches, so memory follows the findings listed and the rows
+    kept, not the rows failing."""
+    cur = con.execute(select_only(con, check))
+    columns = _columns(cur)
+    _shape(check, columns)
     index = {c: i for i, c in enumerate(columns)}
+    at = index.get("file")
+    rule, limit = check.rule, keep or 0
     kept: list[tuple] = []
     total = 0
     while batch := cur.fetchmany(BATCH):
-        for row in batch:
-            out.findings.append(_row_finding(check, row, index, place))
-        if len(kept) < keep:
-            kept += batch[:keep - len(kept)]
+        if len(kept) < limit:
+            kept += batch[:limit - len(kept)]
         total += len(batch)
-    if keep:
+        for row in batch:
+            path = _path(None if at is None else row[at], place)
+            budget = budgets.get(path) or budgets.setdefault(path, Budget(place.cap))
+            if budget.take(rule):
+                out.findings.append(_row_finding(check, row, index, path, place))
+    if keep is not None:
         types = [str(d[1]) for d in cur.description or ()]
         out.failures[check.code] = Failures(columns, types, kept, total)
 
 
+def _path(file: Any, place: RowPlace) -> str:
+    """The path a row's finding names: its ``file`` as the report names that input (or,
+    not an input, with its control characters escaped, as reports name inputs), else what
+    was checked."""
+    if isinstance(file, str) and file:
+        return place.files.get(file) or place.files.get(os.path.abspath(file)) \
+            or printable(file)
+    return place.where
+
+
 def _text(value: Any) -> str:
-    """A column's value in a message: text as it is, a date-time in ISO form, else JSON."""
+    """A column's value in a message, on one line: text as it is (control characters
+    escaped, as reports print file names), a date-time in ISO form, bytes (a ``BLOB``) as
+    text with the bytes that are not UTF-8 as ``\\xNN``, a decimal, an interval or a UUID
+    as Python prints it, a list or struct as JSON, NaN and infinities as Python spells them,
+    anything else as JSON."""
     if isinstance(value, str):
-        return value
+        return printable(value)
     if isinstance(value, (dt.date, dt.time)):
         return value.isoformat()
+    if isinstance(value, bytes):
+        return printable(value.decode("utf-8", "surrogateescape"))
+    if isinstance(value, (Decimal, UUID, dt.timedelta)):
+        return str(value)
+    if isinstance(value, (list, dict)):
+        return printable(json.dumps(value, ensure_ascii=False, default=str))
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # nan, inf: JSON has no spelling of them
     return json_text(value)
 
 
-def _row_finding(check: TeamCheck, row: tuple, index: Mapping[str, int],
+def _row_finding(check: TeamCheck, row: tuple, index: Mapping[str, int], path: str,
                  place: RowPlace) -> Finding:
     values = {c: row[i] for c, i in index.items()}
     if check.message:
@@ -194,10 +249,6 @@ def _row_finding(check: TeamCheck, row: tuple, index: Mapping[str, int],
                             if c not in ("file", "record", "pointer"))
         message = f"{check.description or check.name}: {message}" if message else \
             check.description or check.name
-    file = values.get("file")
-    path = place.where
-    if isinstance(file, str) and file:
-        path = place.files.get(file) or place.files.get(os.path.abspath(file)) or file
     record = values.get("record")
     pointer = values.get("pointer")
     return Finding(path, pointer if isinstance(pointer, str) and path != place.where else "",
@@ -220,6 +271,10 @@ def _metric(check: TeamCheck, rows: list[tuple], place: RowPlace, out: Outcome,
     except (TypeError, ValueError):
         raise _refused(check, f"a metric gives a number, this query gave "
                               f"{json_text(str(value))}") from None
+    if math.isnan(number):
+        out.notes.append(f"check {check.code} ({check.name}): the metric is NaN; "
+                         "nothing to compare")
+        return
     out.metrics[check.name] = number
     compared, delta, what = number, 0.0, f"{check.name} is {_number(number)}"
     if check.change is not None:

@@ -90,7 +90,7 @@ _FOR_COMMANDS: dict[str, tuple[str, ...]] = {
     "quizkit.outputs.progress": ("ProgressLine",),
     "quizkit.reporters": ("REPORTERS", "ReportSpecError"),
     "quizkit.reporters.text": ("COLOR_CHOICES", "files_line"),
-    "quizkit.analysis.aftermath": ("no_room",),
+    "quizkit.analysis.aftermath": ("load_failure",),
     "quizkit.analysis.connect": ("DatabaseError",),
     "quizkit.analysis.dataset": ("UnreadablePart",),
     "quizkit.analysis.files": ("InputError",),

@@ -5,12 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 
+from quizkit.api.database import duckdb_session
 from quizkit.diff import output as diff_output
 from quizkit.diff.result import DiffResult
 from quizkit.diff.run import diff as run_diff
 from quizkit.diff.run import input_files
-from quizkit.inputs.limits import duckdb_size
-from quizkit.settings.config import ConfigError
 
 
 def diff(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
@@ -37,10 +36,7 @@ def diff(old: str | os.PathLike[str], new: str | os.PathLike[str], *,
     exclude patterns that matched nothing.
     """
     old, new = os.fspath(old), os.fspath(new)
-    try:
-        memory_limit = duckdb_size(memory_limit)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+    memory_limit, threads = duckdb_session(memory_limit, threads)
     writing = format is not None or output is not None or bool(reports)
     specs = diff_output.plan(format, None if output is None else os.fspath(output), reports,
                              input_files(old, new, exclude, include_hidden)) if writing else []

@@ -10,10 +10,11 @@ from pathlib import Path
 import duckdb
 
 from quizkit.analysis import summaries
-from quizkit.analysis.check_run import findings_into_table
+from quizkit.analysis.check_run import findings_into_table, team_rows
 from quizkit.analysis.connect import DatabaseError, connect, lock_down, one_line
 from quizkit.analysis.export import export_parquet, export_targets, foreign_tables
 from quizkit.analysis.load import LoadResult, OnBatch, load_parquet, load_paths
+from quizkit.analysis.load_session import session_options
 from quizkit.analysis.open_tables import open_tables, reads_findings, with_inputs
 from quizkit.analysis.query import query as run_query
 from quizkit.analysis.query import stream
@@ -26,8 +27,6 @@ from quizkit.checks.runner import path_list
 from quizkit.checks.runner import run as run_validation
 from quizkit.cluster.checking import connect as connect_cluster
 from quizkit.cluster.loading import TASK_BYTES, ClusterRunner
-from quizkit.inputs.bounds import MAX_THREADS
-from quizkit.inputs.limits import duckdb_size
 from quizkit.inputs.sources import Source
 from quizkit.outputs.writer import atomic_write, check_directory, refuse_inputs
 from quizkit.outputs.writer import resolve as resolve_output
@@ -53,8 +52,8 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     these ``exclude`` patterns and ``include_hidden``. With ``findings``, the files are
     also validated and the findings table holds what ``quizkit validate`` would report with
     the same configuration (``config`` as for :func:`validate`; ``config=settings(...)``
-    gives select, ignore, severity, profile and the rest), and, in a database, the findings of
-    the configuration's own checks over the whole database (docs/checks.md).
+    gives select, ignore, severity, profile and the rest), and the findings of the
+    configuration's own checks over the whole database or dataset (docs/checks.md).
     ``memory_limit`` and ``threads`` are DuckDB's (memory stays bounded whatever the dump's
     size); ``scheduler`` (``tcp://host:8786``) runs the per-file work on that Dask cluster
     (``parquet`` only). ``timings(step, seconds)`` is called after each step
@@ -70,22 +69,17 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
         raise ConfigError("give --db FILE or --parquet DIR (one of them)")
     if scheduler and parquet is None:
         raise ConfigError("--scheduler loads into a Parquet dataset: give --parquet DIR")
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
-                                or not 1 <= threads <= MAX_THREADS):
-        raise ConfigError(f"threads must be a whole number from 1 to {MAX_THREADS}, "
-                          f"got {threads!r}")
+    memory_limit, threads = duckdb_session(memory_limit, threads)
     s = settings(config, exclude=exclude, include_hidden=include_hidden, baseline=baseline,
                  fail_on=fail_on)
-    try:
-        memory_limit = duckdb_size(memory_limit)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
     paths = path_list(paths)
     refuse_inputs([db], [*paths, *s.files_read], written_trees=[parquet])
     common = dict(findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
                   threads=threads, on_batch=on_batch, on_commit=on_commit)
     if db is not None and findings:
         common["before_commit"] = findings_into_table(s, db)
+    elif findings:
+        common["team"] = team_rows(s, parquet)  # type: ignore[arg-type]
     result = with_inputs(_load(paths, db, parquet, s, scheduler, common), paths, s)
     assert result.inputs is not None
     result.inputs.findings_code = findings_code(result.worst, s.fail_on)
@@ -124,8 +118,8 @@ def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike
             parquet: str | os.PathLike[str] | None = None, top: int = 10,
             by: Iterable[str] = (), every: str = "month", section: str | None = None,
             format: str = "table", output: str | os.PathLike[str] | None = None,
-            config: ConfigSource = None,
-            baseline: str | os.PathLike[str] | None = None) -> Answer:
+            config: ConfigSource = None, baseline: str | os.PathLike[str] | None = None,
+            memory_limit: str | None = None, threads: int | None = None) -> Answer:
     """A ready summary (``quizkit summary sizes|starts|overview|all``) of files, of ``db`` or
     of the Parquet dataset ``parquet``.
 
@@ -134,7 +128,9 @@ def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike
     ``all``). ``format`` ``html`` is one page with charts. ``output`` also writes the text
     there, atomically. Files are walked with the configuration's excludes (``config`` as for
     :func:`validate`); ``baseline`` absorbs the unreadable inputs' findings it holds.
+    ``memory_limit`` and ``threads`` are DuckDB's, loading files.
     """
+    session = duckdb_session(memory_limit, threads)
     names = summaries.SUMMARIES_ORDER if name == "all" else (name,)
     if any(n not in summaries.SUMMARIES for n in names):
         raise ConfigError(f"no summary {name!r} (summaries: "
@@ -145,7 +141,7 @@ def summary(name: str, paths: Iterable[str] | str = (), *, db: str | os.PathLike
         resolve_output(output)  # a bad output fails now, not after loading
         refuse_inputs([output], [*paths, db, *s.files_read], read_trees=[parquet])
     groups, loaded = _summaries(names, paths, db, parquet, top=top, by=by, every=every,
-                                settings=s)
+                                settings=s, session=session)
     try:
         text = summary_text(groups, format, section)
     except ValueError as exc:
@@ -171,16 +167,28 @@ def charts(out: str | os.PathLike[str], paths: Iterable[str] | str = (), *,
            db: str | os.PathLike[str] | None = None,
            parquet: str | os.PathLike[str] | None = None, top: int = 10,
            by: Iterable[str] = (), every: str = "month", config: ConfigSource = None,
-           baseline: str | os.PathLike[str] | None = None) -> Charts:
+           baseline: str | os.PathLike[str] | None = None, memory_limit: str | None = None,
+           threads: int | None = None) -> Charts:
     """Every chart of the summaries (``quizkit summary charts``) as ``summary.section.svg``
-    and ``.png`` in the directory ``out``."""
+    and ``.png`` in the directory ``out``; the options as for :func:`summary`."""
+    session = duckdb_session(memory_limit, threads)
     check_directory(out)  # a bad directory fails now, not after loading; made when written
     paths = path_list(paths)
     s = _reading(paths, config, baseline)
     groups, loaded = _summaries(summaries.SUMMARIES_ORDER, paths, db, parquet,
-                                top=top, by=by, every=every, settings=s)
+                                top=top, by=by, every=every, settings=s, session=session)
     return Charts(write_charts(groups, out, inputs=[*paths, db, *s.files_read],
                                read_trees=[parquet]), loaded, missing_charts(groups))
+
+
+def duckdb_session(memory_limit: str | None, threads: int | None
+                   ) -> tuple[str | None, int | None]:
+    """The DuckDB options of a command that loads, checked
+    (:func:`~quizkit.analysis.load_session.session_options`)."""
+    try:
+        return session_options(memory_limit, threads)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _reading(paths: Sequence[str], config: ConfigSource,
@@ -192,9 +200,10 @@ def _reading(paths: Sequence[str], config: ConfigSource,
 
 def _summaries(names: Sequence[str], paths: Sequence[str], db: str | os.PathLike[str] | None,
                parquet: str | os.PathLike[str] | None, *, top: int, by: Iterable[str],
-               every: str, settings: Settings
+               every: str, settings: Settings, session: tuple[str | None, int | None]
                ) -> tuple[list[tuple[str, list[Section]]], LoadResult | None]:
-    with open_tables(paths, db, parquet, findings=False, settings=settings) as (con, loaded):
+    with open_tables(paths, db, parquet, findings=False, settings=settings,
+                     session=session) as (con, loaded):
         try:
             groups = summaries.summarize(con, names, top=top,
                                          by=tuple(by) or summaries.GROUP_NAMES, every=every)
@@ -212,7 +221,8 @@ def query(sql: str, paths: Iterable[str] | str = (), *,
           limit: int | None = None, timeout: float | None = None,
           config: ConfigSource = None, write: Callable[[str], object] | None = None,
           loaded: Callable[[LoadResult], None] | None = None,
-          baseline: str | os.PathLike[str] | None = None) -> Answer:
+          baseline: str | os.PathLike[str] | None = None, memory_limit: str | None = None,
+          threads: int | None = None) -> Answer:
     """Run one reading SQL statement (``quizkit query``) over files, ``db`` or the Parquet
     dataset ``parquet``.
 
@@ -221,12 +231,15 @@ def query(sql: str, paths: Iterable[str] | str = (), *,
     is filled (with ``config`` applied) only when the SQL mentions it, and ``loaded`` is told
     what was loaded before the rows come. With ``write``, the rows are written to it in
     ``format`` batch by batch, in constant memory, and the answer holds no rows. Raises
-    :class:`~quizkit.analysis.query.QueryError` for refused or failing SQL.
+    :class:`~quizkit.analysis.query.QueryError` for refused or failing SQL. ``memory_limit``
+    and ``threads`` are DuckDB's, loading files.
     """
+    session = duckdb_session(memory_limit, threads)
     paths = path_list(paths)
     s = _reading(paths, config, baseline)
     findings = bool(paths) and reads_findings(sql)
-    with open_tables(paths, db, parquet, findings=findings, settings=s) as (con, result):
+    with open_tables(paths, db, parquet, findings=findings, settings=s,
+                     session=session) as (con, result):
         if result is not None and loaded is not None:
             loaded(result)
         lock_down(con)

@@ -29,7 +29,7 @@ TABLE: tuple[tuple[int, str], ...] = (
                "load)."),
     (USAGE, "Usage or configuration error: a path that does not exist, an unknown option or "
             "command, a config value of the wrong type, a refused query, an output that "
-            "cannot be written."),
+            "cannot be written, a load that outgrows --memory-limit or the disk."),
     (INPUT, "An input exists but could not be read or parsed (reported as a P finding with "
             "its location), unless the --baseline holds that finding."),
     (SIGINT, "Interrupted (Ctrl-C); outputs are left as they were."),

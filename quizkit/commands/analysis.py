@@ -20,7 +20,8 @@ from typing import Any
 import click
 
 from quizkit import api
-from quizkit.commands.exit_policy import end_with, fail_on_option
+from quizkit.commands.duckdb_options import duckdb_options
+from quizkit.commands.exit_policy import end_with, fail_load, fail_on_option
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import baseline_option, config_errors, config_option
 from quizkit.commands.wait_option import SECONDS, scheduler_address, wait_option
@@ -57,9 +58,8 @@ def _errors(load_failed: str = "load failed") -> Iterator[None]:
         api.exits.stop(str(exc), api.exits.INPUT)
     except api.PatternError as exc:
         api.exits.stop(str(exc), api.exits.USAGE)
-    except api.LoadError as exc:  # a full disk or a file-size limit is 2, as for any output
-        api.exits.stop(f"{load_failed}: {exc}",
-                       api.exits.USAGE if api.no_room(str(exc)) else api.exits.INPUT)
+    except api.LoadError as exc:
+        fail_load(exc, load_failed)
     except (api.DatabaseError, api.QueryError, api.ClusterError, api.WaitTimeout) as exc:
         sys.stdout.flush()  # the rows written before a query failed, then the error
         api.exits.stop(str(exc), api.exits.USAGE)
@@ -86,7 +86,7 @@ def _print(answer: api.Answer) -> None:
 
 
 def _source_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    fn = config_option(baseline_option(fn))
+    fn = duckdb_options(config_option(baseline_option(fn)))
     fn = click.option("--parquet", type=click.Path(file_okay=False),
                       help="Read this Parquet dataset (from `quizkit load --parquet`) "
                            "instead of files.")(fn)
@@ -112,12 +112,7 @@ def _format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
               help="Also validate the files and load the findings (slower), with the "
                    "configuration applied as by `quizkit validate`.")
 @fail_on_option
-@click.option("--memory-limit", metavar="SIZE", default=api.DEFAULT_MEMORY_LIMIT,
-              show_default=True,
-              help="DuckDB's memory limit (e.g. 512MB, 2GiB; MB = 10^6 bytes, MiB = 2^20); "
-                   "beyond it DuckDB spills to a temporary directory.")
-@click.option("--threads", type=click.IntRange(1, api.MAX_THREADS), default=None,
-              help=f"DuckDB threads, at most {api.MAX_THREADS} [default: the number of cores].")
+@duckdb_options
 @click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
               help="Run the per-file work on this Dask cluster (tcp://host:8786 or tls://; "
                    "default "
@@ -250,10 +245,12 @@ def _every_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 def sizes_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
                   top: int, by: tuple[str, ...], section: str | None,
                   output: str | None,
-                  config_file: Path | None, baseline_file: Path | None) -> None:
+                  config_file: Path | None, baseline_file: Path | None, memory_limit: str,
+                  threads: int | None) -> None:
     """Package sizes (meta.size): distribution, histogram, largest, media counts, groups."""
     _run_summary("sizes", paths, db, parquet, fmt, section, output, top=top, by=by,
-                 config_file=config_file, baseline_file=baseline_file)
+                 config_file=config_file, baseline_file=baseline_file,
+                 memory_limit=memory_limit, threads=threads)
 
 
 @summary.command("starts")
@@ -261,22 +258,26 @@ def sizes_command(paths: tuple[str, ...], db: str | None, parquet: str | None, f
 def starts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
                    top: int, every: str, by: tuple[str, ...], section: str | None,
                    output: str | None,
-                   config_file: Path | None, baseline_file: Path | None) -> None:
+                   config_file: Path | None, baseline_file: Path | None, memory_limit: str,
+                   threads: int | None) -> None:
     """Starts (meta.starts) and games: totals, top, groups, games per package and version,
     games over time."""
     _run_summary("starts", paths, db, parquet, fmt, section, output, top=top, by=by,
                  every=every,
-                 config_file=config_file, baseline_file=baseline_file)
+                 config_file=config_file, baseline_file=baseline_file,
+                 memory_limit=memory_limit, threads=threads)
 
 
 @summary.command("overview")
 @_summary_options(grouped=False)
 def overview_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
                      top: int, section: str | None, output: str | None,
-                     config_file: Path | None, baseline_file: Path | None) -> None:
+                     config_file: Path | None, baseline_file: Path | None,
+                     memory_limit: str, threads: int | None) -> None:
     """Counts of every table, shares of published and deleted versions, files, findings."""
     _run_summary("overview", paths, db, parquet, fmt, section, output, top=top,
-                 config_file=config_file, baseline_file=baseline_file)
+                 config_file=config_file, baseline_file=baseline_file,
+                 memory_limit=memory_limit, threads=threads)
 
 
 @summary.command("all")
@@ -284,10 +285,12 @@ def overview_command(paths: tuple[str, ...], db: str | None, parquet: str | None
 def all_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt: str,
                 top: int, every: str, by: tuple[str, ...], section: str | None,
                 output: str | None,
-                config_file: Path | None, baseline_file: Path | None) -> None:
+                config_file: Path | None, baseline_file: Path | None, memory_limit: str,
+                threads: int | None) -> None:
     """Every summary (overview, sizes, starts) at once; sections are named summary.section."""
     _run_summary("all", paths, db, parquet, fmt, section, output, top=top, by=by, every=every,
-                 config_file=config_file, baseline_file=baseline_file)
+                 config_file=config_file, baseline_file=baseline_file,
+                 memory_limit=memory_limit, threads=threads)
 
 
 @summary.command("charts")
@@ -299,11 +302,12 @@ def all_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fmt
 @_source_options
 def charts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, top: int,
                    by: tuple[str, ...], every: str, out: str, config_file: Path | None,
-                   baseline_file: Path | None) -> None:
+                   baseline_file: Path | None, memory_limit: str, threads: int | None) -> None:
     """Write every chart of the summaries as SVG and PNG files (summary.section.svg/.png)."""
     with _errors():
         done = api.charts(out, paths, db=db, parquet=parquet, top=top, by=by, every=every,
-                          config=config_file, baseline=baseline_file)
+                          config=config_file, baseline=baseline_file,
+                          memory_limit=memory_limit, threads=threads)
     text = "".join(f"{path}\n" for path in done.written)
     for why in done.missing:
         click.echo(f"quizkit: no chart for {why}", err=True)
@@ -320,7 +324,8 @@ def charts_command(paths: tuple[str, ...], db: str | None, parquet: str | None, 
               help=f"Stop the query after this long, at most {api.MAX_SECONDS:g} (exit 2).")
 def query_command(sql: str, paths: tuple[str, ...], db: str | None, parquet: str | None,
                   fmt: str, limit: int | None, timeout: float | None,
-                  config_file: Path | None, baseline_file: Path | None) -> None:
+                  config_file: Path | None, baseline_file: Path | None, memory_limit: str,
+                  threads: int | None) -> None:
     """Run one reading SQL statement (SELECT) over the tables of docs/tables.md.
 
     A database file is opened read-only; statements that write are refused (exit 2). Reading
@@ -331,7 +336,8 @@ def query_command(sql: str, paths: tuple[str, ...], db: str | None, parquet: str
     with _errors():
         answer = api.query(sql, paths, db=db, parquet=parquet, format=fmt, limit=limit,
                            timeout=timeout, config=config_file, write=sys.stdout.write,
-                           loaded=_warn_loaded, baseline=baseline_file)
+                           loaded=_warn_loaded, baseline=baseline_file,
+                           memory_limit=memory_limit, threads=threads)
     sys.stdout.flush()
     _end(answer.loaded)
 

@@ -11,19 +11,23 @@ from typing import Any
 import click
 
 from quizkit import api
+from quizkit.commands.duckdb_options import duckdb_options
+from quizkit.commands.exit_policy import fail_load
 from quizkit.commands.validate import run_command, validate_options
 
 
 @contextmanager
 def _table_errors() -> Iterator[None]:
     """A database or dataset that cannot be used is exit 2; exports that cannot be loaded
-    are exit 3, as for ``load``."""
+    are exit 3, or 2 when the load met a limit of the run, as for ``load``."""
     try:
         yield
     except api.DatabaseError as exc:
         api.exits.stop(str(exc), api.exits.USAGE)
-    except (api.LoadError, api.UnreadablePart) as exc:
+    except api.UnreadablePart as exc:
         api.exits.stop(f"cannot load the tables to check: {exc}", api.exits.INPUT)
+    except api.LoadError as exc:
+        fail_load(exc, "cannot load the tables to check")
 
 
 @click.command("check")
@@ -39,9 +43,11 @@ def _table_errors() -> Iterator[None]:
 @click.option("--failures-limit", type=click.IntRange(0, None), default=api.FAILURES_LIMIT,
               show_default=True,
               help="Rows written per check by --store-failures (the count of all is printed).")
+@duckdb_options
 @validate_options
 def check(paths: tuple[str, ...], db: str | None, parquet: str | None,
-          store_failures: str | None, failures_limit: int, **options: Any) -> None:
+          store_failures: str | None, failures_limit: int, memory_limit: str,
+          threads: int | None, **options: Any) -> None:
     """Check exports with the document rules and the configuration's own checks
     ([[checks]]: SQL over the tables of docs/tables.md, metrics with thresholds).
 
@@ -50,4 +56,5 @@ def check(paths: tuple[str, ...], db: str | None, parquet: str | None,
     """
     with _table_errors():
         run_command(partial(api.check, db=db, parquet=parquet, store_failures=store_failures,
-                            failures_limit=failures_limit), paths, **options)
+                            failures_limit=failures_limit, memory_limit=memory_limit,
+                            threads=threads), paths, **options)

@@ -7,7 +7,8 @@ import sys
 import click
 
 from quizkit import api
-from quizkit.commands.exit_policy import input_errors
+from quizkit.commands.duckdb_options import duckdb_options
+from quizkit.commands.exit_policy import fail_load, input_errors
 from quizkit.commands.walk_options import walk_options
 
 
@@ -30,10 +31,8 @@ from quizkit.commands.walk_options import walk_options
               help="Exit 1 only when this threshold holds: TABLE.CHANGE OP NUMBER[%], e.g. "
                    "'packages.removed > 1%' (a percent of the table's old records; "
                    "repeatable: any one).")
-@click.option("--memory-limit", metavar="SIZE",
-              help="DuckDB's memory limit for the comparison (e.g. 1GB) [default: load's].")
-@click.option("--threads", type=click.IntRange(min=1), help="DuckDB threads.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+@duckdb_options
+@click.option("-j", "--jobs", type=click.IntRange(1, api.MAX_JOBS), default=None,
               help="Processes reading the exports [default: the number of cores].")
 @click.option("--scheduler", envvar="DASK_SCHEDULER_ADDRESS", metavar="ADDRESS",
               help="Read both exports on this Dask cluster (tcp://host:8786; default "
@@ -62,6 +61,8 @@ def diff_command(old: str, new: str, fmt: str, output: str | None, reports: tupl
         raise click.UsageError(str(exc)) from None
     except api.ClusterError as exc:
         api.exits.stop(str(exc), api.exits.USAGE)
-    except (api.DatabaseError, api.LoadError) as exc:  # a side that cannot be read
+    except api.DatabaseError as exc:  # a side that cannot be read
         api.exits.stop(str(exc), api.exits.INPUT)
+    except api.LoadError as exc:
+        fail_load(exc, "cannot load a side")
     sys.exit(result.exit_code)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -19,6 +19,16 @@ def fail_on_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--fail-on", type=click.Choice(api.SEVERITIES), default=None,
                         help="Exit 1 when there are findings of this severity or worse "
                              "[default: the config's fail-on, else error].")(fn)
+
+
+def fail_load(exc: Exception, what: str) -> NoReturn:
+    """End a command whose load failed (``what: message``): exit 2 when it met a limit of the
+    run (a full disk, a file-size limit, the memory limit), else 3 (an input it could not
+    read); a load a stop signal broke ends as the stop does."""
+    if click.get_current_context().ensure_object(api.StopSignals).signum is not None:
+        raise KeyboardInterrupt from None  # DuckDB's words for the stop: the stop's line
+    limited, message = api.load_failure(str(exc))
+    api.exits.stop(f"{what}: {message}", api.exits.USAGE if limited else api.exits.INPUT)
 
 
 @contextmanager

@@ -9,7 +9,7 @@ from typing import Any
 
 import duckdb
 
-from quizkit.analysis.connect import connect
+from quizkit.analysis.connect import LoadError, connect, one_line
 from quizkit.analysis.load import configured
 from quizkit.checks.documents import SkippedInputs
 from quizkit.checks.runner import Notes, expand_paths
@@ -78,6 +78,8 @@ def diff(old: str, new: str, *, exclude: Iterable[str] = (), include_hidden: boo
                 changes = list(detailed(compare.changes(con)))
                 return DiffResult([old], [new], compare.summary(con), compare.totals(con),
                                   changes, unreadable, kinds, thresholds)
+        except duckdb.Error as exc:  # e.g. past the memory limit, a full spill disk
+            raise LoadError(one_line(exc)) from None
         finally:
             con.close()
 

@@ -21,8 +21,7 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from quizkit.catalog.display import printable
 from quizkit.inputs import remote
@@ -34,6 +33,9 @@ from quizkit.inputs.sources import (
     is_candidate,
     not_regular,
 )
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 __all__ = ["Excludes", "Inputs", "MissingPath", "PatternError", "WalkRules", "expand",
            "unmatched_lines"]
@@ -158,7 +160,7 @@ class Excludes:
 class _Spec:
     """A ``pathspec`` gitignore spec over some of the patterns, with their original indexes."""
 
-    spec: pathspec.GitIgnoreSpec
+    spec: GitIgnoreSpec
     indexes: tuple[int, ...]
 
     def check(self, path: str) -> int | None:
@@ -169,6 +171,8 @@ class _Spec:
 def _spec(patterns: list[tuple[int, str]]) -> _Spec | None:
     if not patterns:
         return None
+    import pathspec  # only when there are patterns: its import is a tenth of a start-up
+
     return _Spec(pathspec.GitIgnoreSpec.from_lines([p for _, p in patterns]),
                  tuple(i for i, _ in patterns))
 

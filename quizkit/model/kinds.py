@@ -4,7 +4,7 @@ The service's exports carry no type tag, so the kind is read from the fields a d
 (the rule is spelled out in :mod:`quizkit.model.entities`). The decision is one function of
 the set of fields present, :func:`kind_of_fields`. ``validate`` gives it the fields of each parsed
 document (:func:`detect_kind`); ``load`` has DuckDB compute which fields each document has
-(a struct of :func:`shape_sql`) and gives it each distinct set
+(the JSON types of :func:`shape_sql`) and gives it each distinct set
 (:func:`quizkit.analysis.readers.assign_kinds`). So the two cannot differ.
 """
 
@@ -93,35 +93,24 @@ def detect_kind(doc: Any) -> str | None:
     return kind_of_fields(_present(doc))
 
 
-def shape_sql(present: str) -> str:
-    """The DuckDB type that tells which :data:`quizkit.model.entities.RECOGNISED` fields a document
-    has: a struct of ``present`` (a type that is non-NULL for any non-null JSON value), with
-    a struct of them for the objects of :attr:`quizkit.model.entities.Kind.inner`."""
-    inner: dict[str, list[str]] = {}
-    for name in RECOGNISED:
-        outer, _, field = name.partition(".")
-        inner.setdefault(outer, [])
-        if field:
-            inner[outer].append(field)
-
-    def struct(fields: dict[str, str]) -> str:
-        return "STRUCT(" + ", ".join(f'"{k}" {v}' for k, v in fields.items()) + ")"
-
-    return struct({outer: struct(dict.fromkeys(fields, present)) if fields else present
-                   for outer, fields in inner.items()})
+#: The DuckDB type of :func:`shape_sql`'s value.
+SHAPE_TYPE = "BOOLEAN[]"
 
 
-def present_in_shape(shape: dict | None) -> frozenset[str]:
-    """The recognised fields a value of :func:`shape_sql`'s type (as DuckDB returns it)
-    says are present."""
-    out = set()
-    for outer, value in (shape or {}).items():
-        if value is None:
-            continue
-        out.add(outer)
-        if outer in _INNER:
-            out.update(f"{outer}.{f}" for f, v in value.items() if v is not None)
-    return frozenset(out)
+def shape_sql(json: str) -> str:
+    """SQL for which :data:`quizkit.model.entities.RECOGNISED` fields the JSON value ``json``
+    has, not null: a boolean for each, in that order (an ``outer.inner`` field only inside an
+    object), from the JSON types of all of them, read in one parse of the text."""
+    paths = ", ".join("'$." + ".".join(f'"{part}"' for part in name.split(".")) + "'"
+                      for name in RECOGNISED)
+    return (f"list_transform(json_type({json}, [{paths}]), "
+            "lambda t: t IS NOT NULL AND t <> 'NULL')")
+
+
+def present_in_shape(flags: list[bool] | None) -> frozenset[str]:
+    """The recognised fields a value of :func:`shape_sql` (as DuckDB returns it) says are
+    present: not missing and not null, as :func:`_present` reads a parsed document."""
+    return frozenset(name for name, here in zip(RECOGNISED, flags or (), strict=False) if here)
 
 
 _SCALARS = ((bool, "a boolean"), (int, "a number"), (float, "a number"), (str, "a string"))

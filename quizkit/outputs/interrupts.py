@@ -23,19 +23,20 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quizkit.catalog import exits
+
+if TYPE_CHECKING:  # a run of one job never imports the pool's machinery
+    from concurrent.futures import Executor
 
 #: Exit codes of a run stopped by SIGINT and SIGTERM (128 + the signal number).
 EXIT_SIGINT = exits.SIGINT
@@ -291,6 +292,8 @@ def worker_started() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):  # forked from a parent that holds them back
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
+    import multiprocessing  # a worker of a pool: loaded already
+
     parent = multiprocessing.parent_process()
     parent_pid = parent.pid if parent is not None else os.getppid()
     if not _kernel_watches_parent():

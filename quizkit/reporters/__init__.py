@@ -6,9 +6,10 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TextIO
@@ -18,22 +19,37 @@ from quizkit.outputs.interrupts import signals_deferred
 from quizkit.outputs.progress import ProgressLine
 from quizkit.outputs.writer import AtomicFile, resolve
 from quizkit.reporters.base import Reporter, ReportOptions
-from quizkit.reporters.github import GitHubReporter
-from quizkit.reporters.gitlab import GitLabReporter
-from quizkit.reporters.html_report import HtmlReporter
-from quizkit.reporters.json_report import JsonReporter
-from quizkit.reporters.jsonl import JsonLinesReporter
-from quizkit.reporters.junit import JUnitReporter
-from quizkit.reporters.markdown import MarkdownReporter
-from quizkit.reporters.sarif import SarifReporter
-from quizkit.reporters.service import SERVICE_REPORTERS
-from quizkit.reporters.text import ConciseReporter, TextReporter
 
-REPORTERS: dict[str, type[Reporter]] = {
-    cls.name: cls for cls in (TextReporter, ConciseReporter, JsonReporter, JsonLinesReporter,
-                              SarifReporter, JUnitReporter, GitHubReporter, MarkdownReporter,
-                              *SERVICE_REPORTERS, GitLabReporter, HtmlReporter)
-}
+
+class _Formats(Mapping[str, type[Reporter]]):
+    """Format name → reporter class, each module imported when its format is first used: a
+    run writes one or two formats, and importing all of them cost a tenth of a start-up."""
+
+    def __init__(self, where: dict[str, tuple[str, str]]) -> None:
+        self._where = where
+
+    def __getitem__(self, name: str) -> type[Reporter]:
+        module, cls = self._where[name]
+        return getattr(importlib.import_module(f"quizkit.reporters.{module}"), cls)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
+#: Each format's module and class (tests/test_report_options.py checks that the class has
+#: the name it is listed under).
+REPORTERS: Mapping[str, type[Reporter]] = _Formats({
+    "text": ("text", "TextReporter"), "concise": ("text", "ConciseReporter"),
+    "json": ("json_report", "JsonReporter"), "jsonl": ("jsonl", "JsonLinesReporter"),
+    "sarif": ("sarif", "SarifReporter"), "junit": ("junit", "JUnitReporter"),
+    "github": ("github", "GitHubReporter"), "markdown": ("markdown", "MarkdownReporter"),
+    "service": ("service", "ServiceReporter"),
+    "service-jsonl": ("service", "ServiceLinesReporter"),
+    "gitlab": ("gitlab", "GitLabReporter"), "html": ("html_report", "HtmlReporter"),
+})
 
 STDOUT = "-"
 

@@ -65,6 +65,3 @@ def configure(reporters: Any, *, names: ServiceNames | None = None) -> None:
         if isinstance(r, ServiceReporter):
             r.configure(names=names)
 
-
-#: The formats of this module, for ``REPORTERS``.
-SERVICE_REPORTERS = (ServiceReporter, ServiceLinesReporter)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
 _WILDCARDS = re.compile(r"[*?\[\\]")
 #: pathspec's name for "the pattern matched a directory above the path"; dropped, so that
 #: the patterns of a group can share one expression.
@@ -90,5 +88,8 @@ class PathIgnores:
 
 def _regex(pattern: str) -> str:
     """A gitignore pattern as a regular expression over a file's path (pathspec's)."""
+    # Imported here: only a configuration with per-path-ignores needs pathspec.
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
     regex, _include = GitIgnoreSpecPattern.pattern_to_regex(pattern)
     return regex.replace(_DIR_GROUP, "(?:")
