@@ -101,11 +101,13 @@ def run_script(*args: str, cwd: Path | None = None, input: bytes | None = None,
                           capture_output=True, timeout=timeout, env=env)
 
 
-def on_a_terminal(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
+def on_a_terminal(*args: str, env: dict[str, str | None] | None = None,
+                  stdin: bytes | None = None,
                   hold: float = 0.0, after: bytes = b"",
                   stop_when: bytes | None = None) -> tuple[int, bytes]:
     """Exit code and every byte ``python -m quizkit ARGS`` wrote, its stdout and stderr on one
-    pseudo-terminal as a person would see them (``TERM=xterm``, ``CI`` unset, then ``env``).
+    pseudo-terminal as a person would see them (``TERM=xterm``, ``CI`` unset, then ``env``:
+    a variable given ``None`` is unset).
 
     ``stdin`` (a pipe) is written ``hold`` seconds after the terminal shows ``after`` (the
     start, by default), so that the run lasts at least that long from then; ``stop_when``:
@@ -114,7 +116,11 @@ def on_a_terminal(*args: str, env: dict[str, str] | None = None, stdin: bytes | 
     requires("pty")
     leader, follower = os.openpty()
     environ = {k: v for k, v in os.environ.items() if k != "CI"}
-    environ.update({"TERM": "xterm", **(env or {})})
+    for name, value in {"TERM": "xterm", **(env or {})}.items():
+        if value is None:
+            environ.pop(name, None)
+        else:
+            environ[name] = value
     proc = subprocess.Popen([sys.executable, "-m", "quizkit", *args], stdin=subprocess.PIPE,
                             stdout=follower, stderr=follower, env=environ, cwd=ROOT)
     os.close(follower)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, on_a_terminal
 
 INVALID = ROOT / "samples" / "invalid"
 ESC = "\x1b["
@@ -75,25 +74,10 @@ def test_color_always_never_and_no_color() -> None:
 
 
 def _on_terminal(*args: str, env: dict[str, str]) -> str:
-    """Run validate with its stdout on a pseudo-terminal and return what it printed."""
-    leader, follower = pty.openpty()
-    environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    environ.update(env)
-    proc = subprocess.Popen([sys.executable, "-m", "quizkit", "validate", *args, "-q"],
-                            stdout=follower, stderr=subprocess.DEVNULL, env=environ)
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            data = os.read(leader, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    proc.wait(timeout=120)
-    os.close(leader)
-    return b"".join(chunks).decode()
+    """Run validate on a pseudo-terminal and return what it printed."""
+    code, out = on_a_terminal("validate", *args, "-q", env={"NO_COLOR": None, **env})
+    assert code in (0, 1), out
+    return out.decode()
 
 
 def test_auto_colours_a_terminal_unless_no_color() -> None:
