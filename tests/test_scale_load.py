@@ -207,12 +207,12 @@ def test_names_are_literal(tmp_path: Path, target: str) -> None:
 def test_load_progress_on_a_terminal_forced_or_off(tmp_path: Path) -> None:
     """On a terminal --progress draws the line from the start (no waiting for the
     automatic one-second delay, so the test does not depend on the machine's speed) and
-    erases it before the summary; -q and --no-progress draw nothing; the summary line is
-    printed unless -q."""
+    erases it before each step's time (--timings) and the summary; -q and --no-progress
+    draw nothing; the summary line is printed unless -q."""
     corpus = tmp_path / "corpus"
     cli("samples", "generate", "--packages", "20", "--seed", "3", "--out", str(corpus))
     outputs = {}
-    for label, extra in (("forced", ["--progress"]), ("quiet", ["-q"]),
+    for label, extra in (("forced", ["--progress", "--timings"]), ("quiet", ["-q"]),
                          ("off", ["--no-progress"])):
         code, outputs[label] = on_a_terminal(
             "load", str(corpus), "--db", str(tmp_path / f"{label}.duckdb"), *extra)
@@ -220,6 +220,8 @@ def test_load_progress_on_a_terminal_forced_or_off(tmp_path: Path) -> None:
     assert re.search(rb"\d+(/\d+)? files.*\d+\.\d MB/s", outputs["forced"]), outputs["forced"]
     shown = [line for line in screen(outputs["forced"]) if line]
     assert not any("MB/s" in line for line in shown) and shown[-1].startswith("Loaded"), shown
+    # each step's time (--timings) on a line of its own, the progress line erased first
+    assert any(re.fullmatch(r"  read +\d+\.\d{3} s", line) for line in shown), shown
     assert b"Loaded" in outputs["forced"] and b"Loaded" in outputs["off"]
     assert b"MB/s" not in outputs["quiet"] + outputs["off"]
     assert b"Loaded" not in outputs["quiet"]

@@ -147,6 +147,7 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
                                             if p.name == "scheduler"), scheduler)
 
     def show_step(step: str, seconds: float) -> None:
+        progress_line.clear()  # drawn again by the next batch
         click.echo(f"  {step:<28} {seconds:8.3f} s", err=True)
 
     committed = False
@@ -158,10 +159,10 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
     _stops().outcome = lambda: (" after the load was committed" if committed
                                 else ": nothing loaded")
     with _errors(), \
-            api.ProgressLine.for_run(quiet=quiet, force=progress) as line:
+            api.ProgressLine.for_run(quiet=quiet, force=progress) as progress_line:
         def on_batch(batch: list[Any], total_files: int, total_bytes: int) -> None:
-            line.set_totals(total_files, total_bytes)
-            line.advance_many((item.name, item.size) for item in batch)
+            progress_line.set_totals(total_files, total_bytes)
+            progress_line.advance_many((item.name, item.size) for item in batch)
 
         result = api.load(paths, db, parquet=parquet, findings=findings,
                           memory_limit=memory_limit, threads=threads, scheduler=scheduler,
