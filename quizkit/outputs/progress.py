@@ -5,7 +5,7 @@ The engine calls :meth:`ProgressLine.advance` once per file checked. The line
 (:mod:`quizkit.outputs.progress_bar`). It appears, by default, only when stderr is a
 terminal, the run has lasted more than ``delay`` seconds, ``CI`` is not set, ``TERM`` is not
 ``dumb`` and ``--quiet`` was not given; so pipelines and short runs see nothing (and do not
-import tqdm). ``--progress`` forces the line from the first file on, on any stream (a log, a
+import tqdm). ``--progress`` forces the line from the start, on any stream (a log, a
 CI console), and ``--no-progress`` turns it off. On a stream that is not a terminal the line
 is written as plain lines, one every few seconds and one when the run ends, without the
 carriage returns that redraw it. ``--verbose`` lists every file checked, one per line on
@@ -83,8 +83,8 @@ class ProgressLine:
         from quizkit.outputs.progress_bar import FilesBar, LogLines
 
         kind = LogLines if self.plain else FilesBar
-        self._bar = kind(self.stream, total_files=self.total_files, delay=self.delay)
-        self._bar.bytes_total = self.total_bytes
+        self._bar = kind(self.stream, total_files=self.total_files,
+                         total_bytes=self.total_bytes, delay=self.delay)
         self._visible = not self.plain and self.delay <= 0  # tqdm drew it at once
 
     @classmethod
@@ -93,7 +93,7 @@ class ProgressLine:
                 env: Mapping[str, str] | None = None,
                 force: bool | None = None) -> ProgressLine:
         """The progress of a CLI run, shown or not by the rules above; forced on
-        (``force=True``), it is drawn from the first file, without the delay."""
+        (``force=True``), it is drawn from the start of the run, without the delay."""
         stream = stream if stream is not None else sys.stderr
         return cls(total_files, total_bytes, stream=stream,
                    show=should_show(stream, quiet=quiet, env=env, force=force),

@@ -37,10 +37,10 @@ class FilesBar(tqdm):  # type: ignore[misc]
     monitor_interval = 0
     formats = TERMINAL_FORMATS
 
-    def __init__(self, stream: TextIO, *, total_files: int | None, delay: float,
-                 interval: float = TERMINAL_INTERVAL) -> None:
+    def __init__(self, stream: TextIO, *, total_files: int | None, total_bytes: int | None,
+                 delay: float, interval: float = TERMINAL_INTERVAL) -> None:
         self.bytes_done = 0
-        self.bytes_total: int | None = None
+        self.bytes_total = total_bytes
         # smoothing=0: the rate and ETA are the averages over the run; miniters=1: the time is
         # looked at on every call, so a slow stretch after a fast one still redraws. The
         # width is looked up at each draw (format_dict), as tqdm's dynamic_ncols would, but
@@ -80,8 +80,10 @@ class LogLines(FilesBar):
 
     formats = LOG_FORMATS
 
-    def __init__(self, stream: TextIO, *, total_files: int | None, delay: float) -> None:
-        super().__init__(stream, total_files=total_files, delay=delay, interval=LOG_INTERVAL)
+    def __init__(self, stream: TextIO, *, total_files: int | None, total_bytes: int | None,
+                 delay: float) -> None:
+        super().__init__(stream, total_files=total_files, total_bytes=total_bytes, delay=delay,
+                         interval=LOG_INTERVAL)
 
     def columns(self, stream: TextIO) -> int | None:
         """No width: a log's lines are not cut."""
