@@ -12,10 +12,12 @@ from test_team_checks import METRICS, VIDEO, configure, corpus
 from test_team_checks_limits import many_rows
 
 
-def _load(tmp_path: Path, target: str, *paths: Path) -> Path:
+def _load(tmp_path: Path, target: str, *paths: Path, code: int = 0,
+          more: tuple[str, ...] = ()) -> Path:
+    """Load ``paths``; the exit ``code`` expected (1: a team's finding at --fail-on)."""
     out = tmp_path / ("dump.duckdb" if target == "db" else "dataset")
-    done = run_script("load", *map(str, paths), f"--{target}", str(out), cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    done = run_script("load", *map(str, paths), f"--{target}", str(out), *more, cwd=tmp_path)
+    assert done.returncode == code, done.stderr
     return out
 
 
@@ -25,6 +27,8 @@ def _findings(target: str, out: Path) -> list[tuple]:
     if target == "db":
         con.execute("ATTACH ? AS loaded (READ_ONLY)", [str(out)])
         source = "loaded.findings"
+    elif not list((out / "findings").glob("*.parquet")):
+        return []  # a dataset without findings has no part of them
     else:
         source = f"read_parquet('{out}/findings/*.parquet')"
     rows = con.execute(f"SELECT code, severity, file, message FROM {source} "
@@ -40,7 +44,7 @@ def test_load_stores_the_team_findings(tmp_path, target):
     work = corpus(tmp_path)
     configure(tmp_path, VIDEO + METRICS)
     for _ in range(2):  # a second load replaces the team's findings, never adds to them
-        out = _load(tmp_path, target, work)
+        out = _load(tmp_path, target, work, code=1)  # X001 is an error, as check says
     rows = _findings(target, out)
     assert [r[:3] for r in rows] == [("X001", "error", str(work / "package-full.json")),
                                      ("X010", "warning", str(out)),
@@ -51,7 +55,7 @@ def test_the_dataset_holds_the_findings_the_database_holds(tmp_path):
     requires("pyarrow")
     work = corpus(tmp_path)
     configure(tmp_path, VIDEO + METRICS)
-    db, dataset = _load(tmp_path, "db", work), _load(tmp_path, "parquet", work)
+    db, dataset = _load(tmp_path, "db", work, code=1), _load(tmp_path, "parquet", work, code=1)
     assert _findings("db", db) == [(c, s, str(db) if f == str(dataset) else f, m)
                                    for c, s, f, m in _findings("parquet", dataset)]
 
@@ -76,3 +80,22 @@ def test_capped_team_findings_are_replaced_by_the_next_load(tmp_path, target):
                        "200 more findings not listed (over --max-findings 1,000): "
                        "X001 many-rows 200")]
     assert len(rows) == 1001
+
+
+@pytest.mark.parametrize("target", ["db", "parquet"])
+def test_the_team_findings_decide_the_exit_code_as_in_check(tmp_path, target):
+    """A team's error makes ``load`` exit 1, as ``check`` does; a baseline written by
+    ``check`` holds it, and then ``load`` neither stores it nor exits 1 for it."""
+    if target == "parquet":
+        requires("pyarrow")
+    work = corpus(tmp_path)
+    configure(tmp_path, VIDEO)
+    baseline = tmp_path / "baseline.json"
+    checked = run_script("check", str(work), cwd=tmp_path)
+    assert checked.returncode == 1, checked.stderr
+    written = run_script("check", str(work), "--write-baseline", str(baseline), cwd=tmp_path)
+    assert written.returncode == 0, written.stderr
+    out = _load(tmp_path, target, work, code=1)
+    assert [r[0] for r in _findings(target, out)] == ["X001"]
+    out = _load(tmp_path, target, work, code=0, more=("--baseline", str(baseline)))
+    assert _findings(target, out) == []

@@ -29,13 +29,13 @@ from quizkit.analysis.team_sql import (
     Outcome,
     Past,
     RowPlace,
-    TeamRows,
     preflight,
     row_counts,
 )
 from quizkit.analysis.team_sql import run_checks as run_team_checks
-from quizkit.catalog.findings import Report
+from quizkit.catalog.findings import Report, Severity
 from quizkit.checks import runner
+from quizkit.checks.baseline import Baseline
 from quizkit.inputs import remote
 from quizkit.inputs.sources import Source
 from quizkit.outputs.writer import (
@@ -153,35 +153,45 @@ def _where(paths: Sequence[str], db: str | os.PathLike[str] | None,
         return paths[0]
 
 
-def team_rows(s: Settings, where: str | os.PathLike[str]) -> TeamRows | None:
-    """The rows of the findings table the team's checks of ``s`` give over a connection's
-    tables (``load``), with the configuration's select, ignore and severities applied;
-    findings about no one file are placed at ``where`` (the database or dataset). ``None``:
+@dataclass
+class TeamFindings:
+    """The team's checks of a ``load``: called with a connection, the rows of the findings
+    table they give over its tables, with the configuration's select, ignore, severities and
+    baseline applied, as ``check`` reports them; findings about no one file are placed at
+    ``where`` (the database or dataset). ``worst``: the severity of the worst row given, for
+    the load's exit code (``--fail-on``)."""
+
+    settings: Settings
+    checks: list[TeamCheck]
+    where: str
+    worst: Severity | None = None
+
+    def __call__(self, con: duckdb.DuckDBPyConnection) -> list[tuple]:
+        s = self.settings
+        outcome = run_team_checks(con, self.checks,
+                                  RowPlace({}, self.where, s.limits.max_findings))
+        adjust = s.adjuster()
+        known = Baseline.load(s.baseline) if s.baseline is not None else None
+        kept = [f for f in map(adjust, outcome.findings)
+                if f is not None and (known is None or known(f) is not None)]
+        self.worst = max((f.severity for f in kept), default=None)
+        return [(f.path, f.record, f.pointer, f.line, f.column, f.rule, f.code,
+                 str(f.severity), f.message) for f in kept]
+
+
+def team_rows(s: Settings, where: str | os.PathLike[str]) -> TeamFindings | None:
+    """The team's checks of ``s`` for a load into ``where`` (:class:`TeamFindings`); ``None``:
     no active check. The checks are tried on the empty tables first."""
     checks = active_checks(s)
     if not checks:
         return None
     preflight(checks)
-
-    def rows(con: duckdb.DuckDBPyConnection) -> list[tuple]:
-        outcome = run_team_checks(con, checks,
-                                  RowPlace({}, os.fspath(where), s.limits.max_findings))
-        adjust = s.adjuster()
-        return [(f.path, f.record, f.pointer, f.line, f.column, f.rule, f.code,
-                 str(f.severity), f.message) for f in map(adjust, outcome.findings)
-                if f is not None]
-
-    return rows
+    return TeamFindings(s, checks, os.fspath(where))
 
 
-def findings_into_table(s: Settings, db: str | os.PathLike[str]
-                        ) -> Callable[[duckdb.DuckDBPyConnection], None] | None:
+def findings_into_table(found: TeamFindings) -> Callable[[duckdb.DuckDBPyConnection], None]:
     """What ``load --db`` runs before it commits when the configuration has team checks:
-    the checks over the whole database, their findings in place of those of the last load
-    (``None``: no active check)."""
-    found = team_rows(s, db)
-    if found is None:
-        return None
+    the checks over the whole database, their findings in place of those of the last load."""
 
     def store(con: duckdb.DuckDBPyConnection) -> None:
         rows = found(con)

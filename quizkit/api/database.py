@@ -76,13 +76,16 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
     refuse_inputs([db], [*paths, *s.files_read], written_trees=[parquet])
     common = dict(findings=findings, settings=s, progress=timings, memory_limit=memory_limit,
                   threads=threads, on_batch=on_batch, on_commit=on_commit)
-    if db is not None and findings:
-        common["before_commit"] = findings_into_table(s, db)
-    elif findings:
-        common["team"] = team_rows(s, parquet)  # type: ignore[arg-type]
+    team = team_rows(s, db or parquet) if findings else None  # type: ignore[arg-type]
+    if team is not None and db is not None:
+        common["before_commit"] = findings_into_table(team)
+    elif team is not None:
+        common["team"] = team
     result = with_inputs(_load(paths, db, parquet, s, scheduler, common), paths, s)
     assert result.inputs is not None
-    result.inputs.findings_code = findings_code(result.worst, s.fail_on)
+    worst = max((w for w in (result.worst, team and team.worst) if w is not None),
+                default=None)
+    result.inputs.findings_code = findings_code(worst, s.fail_on)
     return result
 
 
