@@ -28,6 +28,9 @@ ALLOWED = {
     ("quizkit.cli", "LazyGroup.get_command"): "a command's module is imported when that "
                                               "command runs, so `validate` starts without "
                                               "DuckDB or the corpus generator",
+    ("quizkit.reporters", "_Formats.__getitem__"): "a report format's module is imported "
+                                                   "when a run writes that format: a run "
+                                                   "writes one or two of twelve",
     ("quizkit.history.history_store", "_backend"): "a history's store (DuckDB, or pyarrow) is "
                                            "imported when a run records to one, so "
                                            "`validate` starts without DuckDB",
