@@ -31,6 +31,9 @@ ALLOWED = {
     ("quizkit.reporters", "_Formats.__getitem__"): "a report format's module is imported "
                                                    "when a run writes that format: a run "
                                                    "writes one or two of twelve",
+    ("quizkit.outputs.progress", "ProgressLine._start"): "the drawing (tqdm's subclasses) "
+                                                         "is imported when a line is shown: "
+                                                         "pipes and CI never load tqdm",
     ("quizkit.history.history_store", "_backend"): "a history's store (DuckDB, or pyarrow) is "
                                            "imported when a run records to one, so "
                                            "`validate` starts without DuckDB",
