@@ -56,19 +56,21 @@ TARGETS = (
 )
 
 
-def corpora(packages: int, seed: int) -> dict[str, Path]:
-    """The corpus in each shape, generated once (the generator is deterministic)."""
+def generated(target: Path, packages: int, seed: int, shape: str) -> Path:
+    """The corpus at ``target``, generated once (the generator is deterministic)."""
     from quizkit.generate import MANIFEST, generate_corpus
 
+    if not (target / MANIFEST).exists():
+        print(f"generating {target} ...", flush=True)
+        generate_corpus(target, packages=packages, seed=seed, shape=shape, overwrite=True)
+    return target
+
+
+def corpora(packages: int, seed: int) -> dict[str, Path]:
+    """The corpus in each shape."""
     root = OUT / f"shapes-p{packages}-s{seed}"
-    out = {}
-    for shape in SHAPES:
-        target = root / shape
-        if not (target / MANIFEST).exists():
-            print(f"generating {target} ...", flush=True)
-            generate_corpus(target, packages=packages, seed=seed, shape=shape, overwrite=True)
-        out[shape] = target
-    return out
+    return {shape: generated(root / shape, packages, seed, shape) for shape in SHAPES}
+
 
 #: The warm-cache target: a re-run within 10% of the first run's time, or this many
 #: seconds with start-up included, whichever is longer.
@@ -77,13 +79,7 @@ WARM_SECONDS = 0.35
 
 def dump(packages: int, seed: int) -> Path:
     """The dump of the warm-cache target: compact files, about 800 at 238 packages."""
-    from quizkit.generate import MANIFEST, generate_corpus
-
-    target = OUT / f"dump-p{packages}-s{seed}"
-    if not (target / MANIFEST).exists():
-        print(f"generating {target} ...", flush=True)
-        generate_corpus(target, packages=packages, seed=seed, shape="compact", overwrite=True)
-    return target
+    return generated(OUT / f"dump-p{packages}-s{seed}", packages, seed, "compact")
 
 
 def files_of(root: Path) -> list[Path]:

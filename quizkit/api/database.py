@@ -83,9 +83,9 @@ def load(paths: Iterable[str] | str, db: str | os.PathLike[str] | None = None, *
         common["team"] = team
     result = with_inputs(_load(paths, db, parquet, s, scheduler, common), paths, s)
     assert result.inputs is not None
-    worst = max((w for w in (result.worst, team and team.worst) if w is not None),
-                default=None)
-    result.inputs.findings_code = findings_code(worst, s.fail_on)
+    if team is not None and team.worst is not None:  # the findings table holds them too
+        result.worst = max(team.worst, result.worst or team.worst)
+    result.inputs.findings_code = findings_code(result.worst, s.fail_on)
     return result
 
 

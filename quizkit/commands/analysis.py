@@ -21,7 +21,13 @@ import click
 
 from quizkit import api
 from quizkit.commands.duckdb_options import duckdb_options
-from quizkit.commands.exit_policy import end_with, fail_load, fail_on_option
+from quizkit.commands.exit_policy import (
+    end_with,
+    fail_load,
+    fail_on_option,
+    stops,
+    unless_stopped,
+)
 from quizkit.commands.progress_option import progress_option
 from quizkit.commands.rule_options import baseline_option, config_errors, config_option
 from quizkit.commands.wait_option import SECONDS, scheduler_address, wait_option
@@ -35,11 +41,6 @@ def _warn_unknown(result: api.LoadResult) -> None:
                    "findings tables)", err=True)
 
 
-def _stops() -> api.StopSignals:
-    """The run's stop signals (:mod:`quizkit.outputs.interrupts`)."""
-    return click.get_current_context().ensure_object(api.StopSignals)
-
-
 @contextmanager
 def _errors(load_failed: str = "load failed") -> Iterator[None]:
     """The analysis errors → one line and the exit code of the contract (a failed load says
@@ -49,8 +50,7 @@ def _errors(load_failed: str = "load failed") -> Iterator[None]:
             with config_errors():
                 yield
         except (api.LoadError, api.DatabaseError, api.QueryError):
-            if _stops().signum is not None:  # DuckDB's words for the stop: the stop's line
-                raise KeyboardInterrupt from None
+            unless_stopped()
             raise
     except api.InputError as exc:  # a path that does not exist, stdin
         api.exits.stop(str(exc), api.exits.USAGE)
@@ -156,7 +156,7 @@ def load_command(paths: tuple[str, ...], db: str | None, parquet: str | None, fi
         nonlocal committed
         committed = True
 
-    _stops().outcome = lambda: (" after the load was committed" if committed
+    stops().outcome = lambda: (" after the load was committed" if committed
                                 else ": nothing loaded")
     with _errors(), \
             api.ProgressLine.for_run(quiet=quiet, force=progress) as progress_line:

@@ -21,12 +21,23 @@ def fail_on_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                              "[default: the config's fail-on, else error].")(fn)
 
 
+def stops() -> api.StopSignals:
+    """The run's stop signals (:mod:`quizkit.outputs.interrupts`)."""
+    return click.get_current_context().ensure_object(api.StopSignals)
+
+
+def unless_stopped() -> None:
+    """A DuckDB error that came with a stop signal is DuckDB's words for the stop: the run
+    ends as the stop does (its line and code), not with the error."""
+    if stops().signum is not None:
+        raise KeyboardInterrupt from None
+
+
 def fail_load(exc: Exception, what: str) -> NoReturn:
     """End a command whose load failed (``what: message``): exit 2 when it met a limit of the
     run (a full disk, a file-size limit, the memory limit), else 3 (an input it could not
     read); a load a stop signal broke ends as the stop does."""
-    if click.get_current_context().ensure_object(api.StopSignals).signum is not None:
-        raise KeyboardInterrupt from None  # DuckDB's words for the stop: the stop's line
+    unless_stopped()
     limited, message = api.load_failure(str(exc))
     api.exits.stop(f"{what}: {message}", api.exits.USAGE if limited else api.exits.INPUT)
 
