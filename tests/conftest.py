@@ -193,6 +193,14 @@ def _result_cache_outside_the_repository(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture(autouse=True, scope="session")
+def _session_result_cache_outside_the_repository(tmp_path_factory):
+    """The same for the runs of module and session fixtures, made before a test's own."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("QUIZKIT_CACHE_DIR", str(tmp_path_factory.mktemp("session-cache")))
+        yield
+
+
+@pytest.fixture(autouse=True, scope="session")
 def _no_cache_left_in_the_repository():
     """The suite leaves no result cache in the repository (a clean clone stays clean)."""
     cache = ROOT / ".quizkit_cache"

@@ -4,6 +4,7 @@ its exact, per-item path) the raw findings of a document are the same, in the sa
 
 from __future__ import annotations
 
+import copy
 import random
 from pathlib import Path
 
@@ -13,8 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quizkit.checks.engine import check_document
+from quizkit.model import proofs
 from quizkit.model.kinds import detect_kind
-from quizkit.model.schemas import SchemaBook
+from quizkit.model.schemas import BASE_URI, SchemaBook
 from quizkit.rules import version_index
 from tests.conftest import SAMPLES, valid_samples
 from tests.structural_mutations import mutate
@@ -86,3 +88,75 @@ def test_the_switch_reaches_every_fast_path(documents):
     assert fast.get("steps").no_fraction("position")
     assert not exact.get("steps").no_fraction("position")
     assert not version_index.positions_clean([{"position": 0}], None, fast=False)
+
+
+# --- the proving schemas (quizkit.model.proofs) ---------------------------------------------
+
+def _places(node, path=()):
+    """(path, value) of every value of a document, depth first."""
+    yield path, node
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _places(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _places(value, (*path, i))
+
+
+def _changed(doc, path, value):
+    doc = copy.deepcopy(doc)
+    holder = doc
+    for key in path[:-1]:
+        holder = holder[key]
+    holder[path[-1]] = value
+    return doc
+
+
+def _one_change_per_place(doc):
+    """Copies of ``doc``, each with one value changed where a proof could speak, at the first
+    of each place (array indexes aside): a number made fractional, a ``src`` made blank, an
+    array of strings given a blank item or a repeated one."""
+    seen = set()
+    for path, value in _places(doc):
+        place = tuple("*" if type(k) is int else k for k in path)
+        if not path or place in seen:
+            continue
+        seen.add(place)
+        if type(value) in (int, float):
+            yield _changed(doc, path, value + 0.5)
+        elif type(value) is str and path[-1] == "src":
+            yield _changed(doc, path, " \t")
+        elif type(value) is list and value and all(type(v) is str for v in value):
+            yield _changed(doc, path, [*value, value[0]])
+            yield _changed(doc, path, [" ", *value[1:]])
+
+
+def _sample_documents():
+    docs = []
+    for path in valid_samples():
+        if path.suffix == ".json":
+            docs.append(orjson.loads(path.read_bytes()))
+    return docs
+
+
+def test_a_proof_never_hides_a_finding():
+    """Every valid sample passes its kind's proving schema (the proofs are live), and a value
+    changed anywhere a proof speaks gives the findings of the exact paths."""
+    unproven = 0
+    for doc in _sample_documents():
+        kind = detect_kind(doc)
+        assert BOOK.validator(kind).proves(doc), kind
+        for changed in _one_change_per_place(doc):
+            unproven += not BOOK.validator(kind).proves(changed)
+            _same(*_both_ways(changed, kind))
+    assert unproven > 30
+
+
+def test_no_proof_where_a_keyword_could_widen_a_schema():
+    """A schema holding a keyword under which an added constraint could accept more (``not``,
+    ``oneOf``, ...) turns every proof off: a proven document would not be a valid one."""
+    schemas = {uri: dict(s) for uri, s in BOOK.schemas.items()}
+    assert proofs.proving_schemas(schemas, BASE_URI) is not None
+    some = next(iter(schemas))
+    schemas[some] = {**schemas[some], "not": {"type": "null"}}
+    assert proofs.proving_schemas(schemas, BASE_URI) is None

@@ -116,14 +116,16 @@ def check_document(doc: Any, kind: str | None, schemas: SchemaBook | None = None
         return None, collected.raw, []
     emit = collected.emit
     schema_found = False
-    if schemas is not None:
+    # Valid under the kind's proving schema: valid, and nothing for the rules it proves.
+    proven = fast and schemas is not None and schemas.validator(kind).proves(doc)
+    if schemas is not None and not proven:
         for raw in schemas.iter_findings(kind, doc):
             schema_found = True
             emit(*raw)
     # Checked without a schema finding: the document has the schema's types (the index skips
     # their tests).
     versions = versions_of(kind, doc, fast, typed=schemas is not None and not schema_found)
-    facts = DocumentFacts(kind, doc, versions)
+    facts = DocumentFacts(kind, doc, versions, proven)
     for rule_check in registry.of("rule", kind):
         rule_check(facts, emit)
     findings_checks = registry.of("findings", kind)

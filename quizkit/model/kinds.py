@@ -10,8 +10,7 @@ document (:func:`detect_kind`); ``load`` has DuckDB compute which fields each do
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from quizkit.model.entities import KINDS, RECOGNISED, Kind
 from quizkit.model.schemas import SchemaBook, schema_id
@@ -20,6 +19,11 @@ _RECOGNISED = frozenset(RECOGNISED)
 _OBJECT_KINDS = tuple(k for k in KINDS if k.container == "object")
 _ARRAY_KIND = next(k for k in KINDS if k.container == "array")
 _INNER = frozenset(outer for k in KINDS for outer, _ in k.inner)
+#: Per object of :data:`_INNER`, its fields that take part in recognition, each with the
+#: name recognition knows it by (``user.id``).
+_INNER_NAMES = {outer: {name.partition(".")[2]: name for name in RECOGNISED
+                        if name.partition(".")[0] == outer and "." in name}
+                for outer in _INNER}
 
 
 def min_matched(kind: Kind) -> int:
@@ -30,13 +34,27 @@ def min_matched(kind: Kind) -> int:
     return (len(kind.required) + 1) // 2 if kind.required else 1
 
 
-@dataclass(frozen=True, order=True)
-class Fit:
-    """How well an object's fields fit one kind: fewer foreign, then fewer missing, is better."""
+class Fit(NamedTuple):
+    """How well an object's fields fit one kind: fewer foreign, then fewer missing, is better
+    (the order of the tuple)."""
 
     foreign: int
     missing: int
     kind: str
+
+
+class _Shape(NamedTuple):
+    """What recognition asks of one object kind, as sets (taken once, at import)."""
+
+    kind: str
+    fields: frozenset[str]
+    shape: frozenset[str]
+    required: frozenset[str]
+    least: int
+
+
+_SHAPES = tuple(_Shape(k.name, frozenset(k.fields), frozenset(k.shape), frozenset(k.required),
+                       min_matched(k)) for k in _OBJECT_KINDS)
 
 
 def _present(doc: dict) -> frozenset[str]:
@@ -44,11 +62,10 @@ def _present(doc: dict) -> frozenset[str]:
     (``outer.inner`` for a field inside an object, see
     :attr:`quizkit.model.entities.Kind.inner`)."""
     out = {k for k, v in doc.items() if k in _RECOGNISED and v is not None}
-    for outer in _INNER:
+    for outer, names in _INNER_NAMES.items():
         value = doc.get(outer)
         if isinstance(value, dict):
-            out.update(name for name in (f"{outer}.{k}" for k, v in value.items()
-                                         if v is not None) if name in _RECOGNISED)
+            out.update(names[k] for k, v in value.items() if v is not None and k in names)
     return frozenset(out)
 
 
@@ -58,12 +75,10 @@ def fits(doc: dict) -> list[Fit]:
 
 
 def _fits(present: frozenset[str]) -> list[Fit]:
-    out = []
-    for k in _OBJECT_KINDS:
-        if len(present.intersection(k.fields)) >= min_matched(k):
-            out.append(Fit(len(present.difference(k.shape)),
-                           len(frozenset(k.required) - present), k.name))
-    return sorted(out)
+    out = [Fit(len(present - s.shape), len(s.required - present), s.kind) for s in _SHAPES
+           if len(present & s.fields) >= s.least]
+    out.sort()
+    return out
 
 
 def kind_of_fields(present: frozenset[str], element: bool = False) -> str | None:

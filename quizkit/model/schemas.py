@@ -33,6 +33,7 @@ from quizkit.catalog.pointers import escape_token, join_pointer
 from quizkit.catalog.rule import Rule
 from quizkit.catalog.schema_rules import rule_for_keyword
 from quizkit.model.entities import KIND_NAMES
+from quizkit.model.proofs import proving_schemas
 
 if TYPE_CHECKING:
     import jsonschema
@@ -191,6 +192,8 @@ class KindValidator:
     book: SchemaBook = field(repr=False)
     _reference: jsonschema.Draft202012Validator | None = field(default=None, repr=False)
     _explainer: jsonschema.Draft202012Validator | None = field(default=None, repr=False)
+    #: jsonschema-rs over the kind's proving schema (:mod:`quizkit.model.proofs`), or None.
+    proving: Any = field(default=None, repr=False)
 
     @property
     def reference(self) -> jsonschema.Draft202012Validator:
@@ -208,6 +211,11 @@ class KindValidator:
 
     def is_valid(self, doc: Any) -> bool:
         return self.fast.is_valid(doc)
+
+    def proves(self, doc: Any) -> bool:
+        """Whether ``doc`` passes the kind's proving schema: then it is valid, and the rules
+        the proofs name have nothing to find in it. False says nothing."""
+        return self.proving is not None and self.proving.is_valid(doc)
 
     def errors(self, doc: Any) -> Iterator[ValidationError]:
         """The reference engine's errors for ``doc`` (in no particular order)."""
@@ -336,6 +344,16 @@ class SchemaBook:
                                       retriever=refuse_retrieval)
 
     @cached_property
+    def _proving_schemas(self) -> dict[str, dict] | None:
+        return proving_schemas(self._fast_schemas, BASE_URI)
+
+    @cached_property
+    def _proving_registry(self) -> jsonschema_rs.Registry:
+        assert self._proving_schemas is not None
+        return jsonschema_rs.Registry(list(self._proving_schemas.items()),
+                                      retriever=refuse_retrieval)
+
+    @cached_property
     def _explain_schemas(self) -> dict[str, dict]:
         return {uri: {k: v for k, v in s.items() if k != "$schema"}
                 for uri, s in self.schemas.items()}
@@ -368,6 +386,14 @@ class SchemaBook:
             self._fast_schemas[schema_id(kind)], validate_formats=True,
             registry=self._rs_registry, retriever=refuse_retrieval)
 
+    def proving_validator(self, kind: str) -> Any | None:
+        """A new jsonschema-rs validator of a kind's proving schema, or None (no proofs)."""
+        if self._proving_schemas is None:
+            return None
+        return jsonschema_rs.Draft202012Validator(
+            self._proving_schemas[schema_id(kind)], validate_formats=True,
+            registry=self._proving_registry, retriever=refuse_retrieval)
+
     def reference_validator(self, kind: str) -> jsonschema.Draft202012Validator:
         """A new python-jsonschema validator for a document kind (format assertion on)."""
         import jsonschema
@@ -385,12 +411,13 @@ class SchemaBook:
         """The validators of a document kind, compiled once for this book."""
         found = self._validators.get(kind)
         if found is None:
-            found = self._validators[kind] = KindValidator(kind, self.fast_validator(kind), self)
+            found = self._validators[kind] = KindValidator(
+                kind, self.fast_validator(kind), self, proving=self.proving_validator(kind))
         return found
 
     def warm(self) -> SchemaBook:
-        """Compile every kind's fast validator now (before forking workers, which share
-        them)."""
+        """Compile every kind's fast and proving validators now (before forking workers,
+        which share them)."""
         for kind in KIND_NAMES:
             self.validator(kind)
         return self

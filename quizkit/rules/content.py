@@ -96,6 +96,8 @@ def _payload_member(step: Any, key: str) -> dict | None:
 def _variants(d: DocumentFacts) -> Iterator[tuple[VersionFacts, int, int, str, bool]]:
     """(version, step, index, variant, seen before in its step) for every string answer
     variant of the steps that the fast path does not clear."""
+    if d.proven:
+        return
     for v in d.versions:
         steps = v.index.get("steps")
         if steps is None or v.index.payloads().variants:
@@ -209,6 +211,8 @@ _COUNTS: dict[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = {
 @check(FRACTIONAL, "package-full", "version-list", "version", "game", "user-self", "banner",
        "banner-create")
 def fractional_count(d: DocumentFacts, emit: Emit) -> None:
+    if d.proven:
+        return
     for path, keys in _COUNTS.get(d.kind, ()):
         holder = d.doc
         for key in path:
@@ -291,6 +295,8 @@ MEDIA_WITHOUT_SRC = rule(
 
 @check(MEDIA_WITHOUT_SRC, *STEP_KINDS)
 def media_without_src(d: DocumentFacts, emit: Emit) -> None:
+    if d.proven:
+        return
     for v in d.versions:
         steps = v.index.get("steps")
         if steps is None or v.index.payloads().sources:

@@ -95,11 +95,14 @@ class VersionFacts:
 @dataclass(frozen=True, slots=True)
 class DocumentFacts:
     """One document as every rule's check sees it: its kind, the parsed value, and its
-    versions, listed and indexed once (:func:`versions_of`)."""
+    versions, listed and indexed once (:func:`versions_of`). ``proven``: the document passed
+    its kind's proving schema (:mod:`quizkit.model.proofs`), so the rules the proofs name
+    have nothing to find in it."""
 
     kind: str
     doc: Any
     versions: list[VersionFacts]
+    proven: bool = False
 
 
 #: Each kind's view of its versions (see :class:`VersionFacts`).
