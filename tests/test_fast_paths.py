@@ -18,6 +18,7 @@ from quizkit.model import proofs
 from quizkit.model.kinds import detect_kind
 from quizkit.model.schemas import BASE_URI, SchemaBook
 from quizkit.rules import version_index
+from quizkit.rules.navigate import parse_time
 from tests.conftest import SAMPLES, valid_samples
 from tests.structural_mutations import mutate
 
@@ -103,19 +104,24 @@ def _places(node, path=()):
             yield from _places(value, (*path, i))
 
 
+def _holder(doc, path):
+    for key in path[:-1]:
+        doc = doc[key]
+    return doc
+
+
 def _changed(doc, path, value):
     doc = copy.deepcopy(doc)
-    holder = doc
-    for key in path[:-1]:
-        holder = holder[key]
-    holder[path[-1]] = value
+    _holder(doc, path)[path[-1]] = value
     return doc
 
 
 def _one_change_per_place(doc):
     """Copies of ``doc``, each with one value changed where a proof could speak, at the first
     of each place (array indexes aside): a number made fractional, a ``src`` made blank, an
-    array of strings given a blank item or a repeated one."""
+    array of strings given a blank item or a repeated one, a date-time made one earlier than
+    its record's ``createdAt`` that sorts later as text (an ISO week date, of the same
+    length)."""
     seen = set()
     for path, value in _places(doc):
         place = tuple("*" if type(k) is int else k for k in path)
@@ -126,6 +132,11 @@ def _one_change_per_place(doc):
             yield _changed(doc, path, value + 0.5)
         elif type(value) is str and path[-1] == "src":
             yield _changed(doc, path, " \t")
+        elif type(value) is str and len(value) > 11 and parse_time(value) is not None:
+            created = _holder(doc, path).get("createdAt")
+            if type(created) is str and path[-1] != "createdAt":
+                # the first week of the record's year: earlier, and later as text
+                yield _changed(doc, path, created[:4] + "-W01-1T" + value[11:])
         elif type(value) is list and value and all(type(v) is str for v in value):
             yield _changed(doc, path, [*value, value[0]])
             yield _changed(doc, path, [" ", *value[1:]])

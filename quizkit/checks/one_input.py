@@ -124,7 +124,8 @@ def check_document(doc: Any, kind: str | None, schemas: SchemaBook | None = None
             emit(*raw)
     # Checked without a schema finding: the document has the schema's types (the index skips
     # their tests).
-    versions = versions_of(kind, doc, fast, typed=schemas is not None and not schema_found)
+    versions = versions_of(kind, doc, fast, typed=schemas is not None and not schema_found,
+                           whole=proven)
     facts = DocumentFacts(kind, doc, versions, proven)
     for rule_check in registry.of("rule", kind):
         rule_check(facts, emit)

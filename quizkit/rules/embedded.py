@@ -146,6 +146,8 @@ STALE = rule(
 @findings_check(*VERSION_KINDS, rules=(STALE,))
 def stale_validation(versions: list[VersionFacts], raw: tuple[RawFinding, ...], emit: Emit,
                      names: ServiceNames | None) -> None:
+    if all(r.severity < Severity.ERROR for r, _pointer, _message in raw):
+        return  # no error of quizkit's in the document: no report can be stale
     for site, _index, results in _results(versions):
         claims = _claims(site, results, raw, names or DEFAULT_NAMES)
         if claims is None:

@@ -109,15 +109,16 @@ class DocumentFacts:
 _VIEWS = {k.name: k.view or "" for k in KINDS if k.versions is not None}
 
 
-def versions_of(kind: str, doc: Any, fast: bool = True,
-                typed: bool = False) -> list[VersionFacts]:
+def versions_of(kind: str, doc: Any, fast: bool = True, typed: bool = False,
+                whole: bool = False) -> list[VersionFacts]:
     """Every version (an object) of a document of ``kind``
     (:func:`quizkit.model.entities.version_sites`), indexed (``fast``: the index's
     fast paths are on; tests turn them off to compare with the exact paths; ``typed``: the
-    document passed the schema of ``kind``, see :class:`VersionIndex`)."""
+    document passed the schema of ``kind``; ``whole``: and its proving schema, see
+    :class:`VersionIndex`)."""
     view = _VIEWS.get(kind)
     if view is None:
         return []
     return [VersionFacts(s.base, s.version, view, s.holder_id,
-                         VersionIndex(s.version, fast, typed))
+                         VersionIndex(s.version, fast, typed, whole))
             for s in version_sites(kind, doc)]

@@ -14,12 +14,15 @@ and hands it to every version check.
 ``fast=False`` switches every fast path of an index off (each says "look closer"): the tests
 compare the findings both ways. ``typed=True`` says the document passed its schema: ids and
 parent references are then strings (every view's schema requires them so), and their type
-test is skipped.
+test is skipped. ``whole=True`` says it passed its proving schema
+(:mod:`quizkit.model.proofs`): every count, position among them, is then a whole number,
+and the positions' type test is skipped too.
 """
 
 from __future__ import annotations
 
-from operator import itemgetter
+from functools import partial
+from operator import add, itemgetter
 from typing import NamedTuple
 
 from quizkit.model.entities import VERSION_ENTITIES
@@ -31,7 +34,7 @@ _POSITION = itemgetter("position")
 _PAYLOAD = itemgetter("payload")
 _STR = {str}
 _INT = {int}
-_PLUS_ONE = (1).__add__
+_PLUS_ONE = partial(add, 1)
 _SECOND = itemgetter(1)
 _STARTS = {0, 1}
 
@@ -50,20 +53,26 @@ def all_str(values: list) -> bool:
 
 
 class Collection:
-    """Columns of one entity collection: ids and parent references when they are clean
-    strings, and any other column on demand (kept)."""
+    """Columns of one entity collection: ids (as a set) and parent references when they are
+    clean strings, and any other column on demand (kept)."""
 
-    __slots__ = ("_clean", "_columns", "fast", "ids", "idset", "items", "parents", "parentset")
+    __slots__ = ("_clean", "_columns", "fast", "idset", "items", "parents", "parentset",
+                 "whole")
 
     def __init__(self, items: list, parent_key: str | None, fast: bool = True,
-                 typed: bool = False) -> None:
+                 typed: bool = False, whole: bool = False) -> None:
         self.items = items
         self.fast = fast
+        self.whole = whole
         self._columns: dict[str, tuple[list | None, set | None]] = {}
         self._clean: bool | None = None
-        ids = column(items, _ID)
-        self.ids = ids if ids is not None and (typed or all_str(ids)) else None
-        self.idset: set[str] | None = set(self.ids) if self.ids is not None else None
+        # The set straight from the items (no list between): when every item has an id.
+        try:
+            idset: set[str] | None = set(map(_ID, items))
+        except (KeyError, TypeError, IndexError):  # not an object, no id, unhashable
+            idset = None
+        # A set holds a value of each type its list held (no other value equals a string).
+        self.idset = idset if idset is not None and (typed or all_str(idset)) else None
         parents = column(items, _GETTERS[parent_key]) if parent_key else None
         self.parents = parents if parents is not None and (typed or all_str(parents)) \
             else None
@@ -72,20 +81,25 @@ class Collection:
 
     @property
     def unique_ids(self) -> bool:
-        return self.fast and self.ids is not None and \
-            len(self.idset) == len(self.ids)  # type: ignore[arg-type]
+        """Fast path: every item has a string id and no two the same."""
+        return self.fast and self.idset is not None and len(self.idset) == len(self.items)
 
     def _column(self, key: str) -> tuple[list | None, set | None]:
+        """The column and the set of its value types (taken with the column's first use
+        that asks for them)."""
         hit = self._columns.get(key)
-        if hit is None:
-            values = column(self.items, itemgetter(key))
+        if hit is None or (hit[1] is None and hit[0] is not None):
+            values = hit[0] if hit is not None else column(self.items, itemgetter(key))
             hit = self._columns[key] = (values, set(map(type, values))
                                         if values is not None else None)
         return hit
 
     def column(self, key: str) -> list | None:
         """Every item's ``key`` (None when an item is not an object or lacks it)."""
-        return self._column(key)[0]
+        hit = self._columns.get(key)
+        if hit is None:
+            hit = self._columns[key] = (column(self.items, itemgetter(key)), None)
+        return hit[0]
 
     def no_fraction(self, key: str) -> bool:
         """Fast path: every item has ``key`` and no value is a float (integral floats are
@@ -97,8 +111,13 @@ class Collection:
         """Fast path: positions are distinct integers, contiguous from 0 or 1 among the
         siblings (same parent; all items for rounds). Kept: several checks ask."""
         if self._clean is None:
-            positions, types = self._column("position")
-            self._clean = _positions_clean(positions, types, self.parents, self.parentset)
+            if self.whole:  # whole numbers: no type to test
+                positions = self.column("position")
+                integral = positions is not None
+            else:
+                positions, types = self._column("position")
+                integral = types == _INT
+            self._clean = _positions_clean(positions, integral, self.parents, self.parentset)
         return self.fast and self._clean
 
 
@@ -141,14 +160,15 @@ def _payloads(steps: list) -> Payloads:
 class VersionIndex:
     __slots__ = ("_payloads", "collections", "fast")
 
-    def __init__(self, version: dict, fast: bool = True, typed: bool = False) -> None:
+    def __init__(self, version: dict, fast: bool = True, typed: bool = False,
+                 whole: bool = False) -> None:
         self.fast = fast
         self._payloads: Payloads | None = None
         self.collections: dict[str, Collection] = {}
         for name, parent_key in _PARENT_KEY.items():
             items = version.get(name)
             if type(items) is list:
-                self.collections[name] = Collection(items, parent_key, fast, typed)
+                self.collections[name] = Collection(items, parent_key, fast, typed, whole)
 
     def get(self, name: str) -> Collection | None:
         return self.collections.get(name)
@@ -166,16 +186,18 @@ def positions_clean(items: list, parents: list | None, fast: bool = True) -> boo
     """True when the siblings' positions (grouped by ``parents``, or all one group) are
     distinct integers, contiguous from 0 or 1 in each group. False means: look closer."""
     positions = column(items, _POSITION)
-    types = set(map(type, positions)) if positions is not None else None
+    integral = positions is not None and set(map(type, positions)) == _INT
     parentset = set(parents) if parents is not None else None
-    return fast and _positions_clean(positions, types, parents, parentset)
+    return fast and _positions_clean(positions, integral, parents, parentset)
 
 
-def _positions_clean(positions: list | None, types: set | None, parents: list | None,
+def _positions_clean(positions: list | None, integral: bool, parents: list | None,
                      parentset: set | None) -> bool:
+    """``integral``: every position is a whole number (an int, or a float the proving
+    schema found whole)."""
     if positions is None or not positions:
         return positions is not None
-    if types != _INT:
+    if not integral:
         return False
     if parents is None:
         n = len(positions)
