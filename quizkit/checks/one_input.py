@@ -126,7 +126,7 @@ def check_document(doc: Any, kind: str | None, schemas: SchemaBook | None = None
     # their tests).
     versions = versions_of(kind, doc, fast, typed=schemas is not None and not schema_found,
                            whole=proven)
-    facts = DocumentFacts(kind, doc, versions, proven)
+    facts = DocumentFacts(kind, doc, versions, proven, fast)
     for rule_check in registry.of("rule", kind):
         rule_check(facts, emit)
     findings_checks = registry.of("findings", kind)
@@ -216,7 +216,7 @@ def finish(outcome: FileOutcome, prepared: bytes, options: Options) -> None:
     findings in report order."""
     result = outcome.result
     if result.kinds:
-        result.kind = result.kinds.most_common(1)[0][0] if len(result.kinds) == 1 else "mixed"
+        result.kind = next(iter(result.kinds)) if len(result.kinds) == 1 else "mixed"
     if options.snippet_lines:
         _attach_snippets(outcome, prepared, options.snippet_lines)
     outcome.findings.sort(key=Finding.sort_key)

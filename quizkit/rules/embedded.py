@@ -25,6 +25,7 @@ from quizkit.rules.version_index import VersionIndex
 GROUP = "service"
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MILLISECOND = timedelta(milliseconds=1)
 
 
 def epoch_ms(value: Any) -> int | None:
@@ -38,7 +39,7 @@ def epoch_ms(value: Any) -> int | None:
         return None
     if parsed.tzinfo is None:
         return None
-    return (parsed - EPOCH) // timedelta(milliseconds=1)
+    return (parsed - EPOCH) // _MILLISECOND
 
 
 def _quizkit_errors(site: VersionSite, raw: tuple[RawFinding, ...]) -> list[RawFinding]:

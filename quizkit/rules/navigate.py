@@ -97,12 +97,14 @@ class DocumentFacts:
     """One document as every rule's check sees it: its kind, the parsed value, and its
     versions, listed and indexed once (:func:`versions_of`). ``proven``: the document passed
     its kind's proving schema (:mod:`quizkit.model.proofs`), so the rules the proofs name
-    have nothing to find in it."""
+    have nothing to find in it. ``fast``: the checks' fast paths are on (tests turn them off
+    to compare with the exact paths)."""
 
     kind: str
     doc: Any
     versions: list[VersionFacts]
     proven: bool = False
+    fast: bool = True
 
 
 #: Each kind's view of its versions (see :class:`VersionFacts`).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from operator import itemgetter
 from typing import Any
 
 from quizkit.catalog.findings import Severity, json_text
@@ -34,6 +35,15 @@ def _array(doc: Any, path: tuple[str, ...]) -> list:
     for key in path[:-1]:
         holder = as_dict(holder, key)
     return as_list(holder, path[-1])
+
+
+def _distinct(items: list, key: str) -> bool:
+    """Fast path: every item has ``key`` and no two the same value (then no string id
+    repeats); False: look closer."""
+    try:
+        return len(set(map(itemgetter(key), items))) == len(items)
+    except (KeyError, TypeError, IndexError):  # not an object, no such key, unhashable
+        return False
 
 
 def unique_ids(items: list, base: str, key: str, what: str, emit: Emit) -> None:
@@ -111,7 +121,9 @@ DUPLICATE_ID = rule(
 @check(DUPLICATE_ID, *ENTITY_KINDS)
 def duplicate_id(d: DocumentFacts, emit: Emit) -> None:
     for path, key, what in _OUTER_IDS.get(d.kind, ()):
-        unique_ids(_array(d.doc, path), "".join(f"/{p}" for p in path), key, what, emit)
+        items = _array(d.doc, path)
+        if not (d.fast and _distinct(items, key)):
+            unique_ids(items, "".join(f"/{p}" for p in path), key, what, emit)
     for v in d.versions:
         for collection in _PARENT:
             items = as_list(v.version, collection)
