@@ -1,5 +1,5 @@
-"""One big JSON Lines file is shared by all workers (read once here, cut at line
-boundaries) and gives the report one worker gives: the same findings, record numbers, lines
+"""One big JSON Lines file is shared by all workers (cut at line boundaries as the run
+reads it) and gives the report one worker gives: the same findings, record numbers, lines
 and columns, in the same order."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from quizkit.generate import generate_corpus
 from quizkit.cache import stamps
+from quizkit.generate import generate_corpus
 from quizkit.inputs.split import SPLIT_AT, Changed, Identity, cut, read_piece, scan_pieces
 from tests import audited
 from tests.conftest import run_script
