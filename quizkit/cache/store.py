@@ -9,7 +9,7 @@ selection and severities are applied after the cache, so they are not in the key
 cross-file checks always run again over the facts, cached or not.
 
 One file per entry, written to a temporary file and renamed over the entry
-(:func:`quizkit.outputs.writer.write_bytes`, without fsync: a cache can be made again): a
+(:func:`quizkit.outputs.writer.replace_private`, without fsync: a cache can be made again): a
 reader sees a whole entry or none, and runs sharing a cache never corrupt it (the last
 writer of an entry wins, with an entry as good as the other's). SQLite would do the same with
 more to go wrong (locks on network file systems, a damaged database losing every entry).
@@ -31,7 +31,7 @@ from quizkit.cache.stamps import Stamp
 from quizkit.inputs import remote
 from quizkit.inputs.limits import Limits
 from quizkit.inputs.sources import ReadError, Source
-from quizkit.outputs.writer import OutputError, write_bytes
+from quizkit.outputs.writer import OutputError, replace_private, write_bytes
 from quizkit.version import __version__
 
 #: The format of entries; a change makes every older entry foreign (a miss).
@@ -168,7 +168,7 @@ class ResultCache:
             return  # surrogate: this input is checked every time
         try:
             self._make(Path(entry_file).parent)
-            write_bytes(entry_file, data, durable=False)
+            replace_private(entry_file, data)
         except (OSError, OutputError) as exc:
             self._writable = False
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
