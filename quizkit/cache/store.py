@@ -18,6 +18,7 @@ more to go wrong (locks on network file systems, a damaged database losing every
 from __future__ import annotations
 
 import os
+import stat
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -114,8 +115,7 @@ class ResultCache:
         path, display = os.path.abspath(source.path), source.display
         entry_file = self._entry(path, display)
         try:
-            with open(entry_file, "rb") as fh:
-                entry = orjson.loads(fh.read())
+            entry = orjson.loads(_read_entry(entry_file))
             if (type(entry) is not dict or entry.get("magic") != MAGIC
                     or entry.get("run") != self.key or entry.get("path") != path
                     or entry.get("display") != display):
@@ -188,6 +188,27 @@ class ResultCache:
             self._made.add(self.directory)
         folder.mkdir(parents=True, exist_ok=True)
         self._made.add(folder)
+
+
+#: The largest entry read; a bigger file is no entry of this cache (findings of one input
+#: are capped far below it).
+MAX_ENTRY = 256 * 1024 * 1024
+
+
+def _read_entry(entry_file: str) -> bytes:
+    """The bytes of an entry file: a regular file, never a link, FIFO or device (a shared
+    cache directory may hold anything), of at most :data:`MAX_ENTRY` bytes. Raises
+    ``OSError``."""
+    fd = os.open(entry_file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY:
+            raise OSError(f"{entry_file}: not an entry")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read(st.st_size + 1)
+    finally:
+        os.close(fd)
 
 
 def _stamp_json(s: Stamp) -> list:
