@@ -25,7 +25,7 @@ from quizkit.catalog.findings import Adjust, FileResult, Finding, Report
 from quizkit.checks import reread
 from quizkit.checks.budget import Budget
 from quizkit.checks.documents import line_units
-from quizkit.inputs import intake, split
+from quizkit.inputs import intake, remote, split
 from quizkit.inputs.sources import ReadError, Source, open_regular
 from quizkit.model.schemas import SchemaBook
 from quizkit.outputs.interrupts import signals_deferred, stop_workers, worker_started
@@ -113,6 +113,7 @@ class _Split:
     block: Any = None  # the shared memory holding ``text`` (released by merged())
     pieces: int | None = None
     stamp: stamps.Stamp | None = None
+    origin: reread.Origin | None = None  # of a remote file (no stamp), to read it again
     changed: bool = False
     parts: list[_Piece] = field(default_factory=list)
 
@@ -152,8 +153,14 @@ class _Split:
             except split.Changed:
                 return self._whole(options, schemas)
         finish(outcome, text or b"", options)
+        return self._stamped(outcome)
+
+    def _stamped(self, outcome: FileOutcome) -> FileOutcome:
+        """``outcome`` of the whole file, with what reads the file again if need be."""
         outcome.lines = True
         outcome.stamp = self.stamp
+        if self.stamp is None and outcome.facts:
+            outcome.origin = self.origin
         return outcome
 
     def _whole(self, options: Options, schemas: SchemaBook) -> FileOutcome:
@@ -161,10 +168,7 @@ class _Split:
         if self.text is None:
             return check_source(self.source, options, schemas)
         data = (intake.BOM if self.skip else b"") + self.text
-        outcome = check_bytes(self.source.display, data, True, options, schemas)
-        outcome.lines = True
-        outcome.stamp = self.stamp
-        return outcome
+        return self._stamped(check_bytes(self.source.display, data, True, options, schemas))
 
     def release(self) -> None:
         if self.block is not None:
@@ -187,9 +191,10 @@ def _done(outcomes: list[FileOutcome]) -> Future[list[FileOutcome]]:
 
 def _split_work(pool: Any, source: Source, options: Options, jobs: int,
                 schemas: SchemaBook) -> Iterator[Work]:
-    """A big JSON Lines file's pieces to the workers: a plain file cut as it is read here
-    (:func:`_file_pieces`), a compressed one decompressed here once and shared."""
-    if not source.compressed:
+    """A big JSON Lines file's pieces to the workers: a plain local file cut as it is read
+    here (:func:`_file_pieces`), a compressed or remote one read (and decompressed) here
+    once and shared."""
+    if not source.compressed and not remote.is_url(source.path):
         yield from _file_pieces(pool, source, options, jobs, schemas)
         return
     before = stamps.stat_before_read(source.path)
@@ -205,7 +210,9 @@ def _split_work(pool: Any, source: Source, options: Options, jobs: int,
     pieces = split.cut(text, jobs)
     state = _Split(source, before, problems, len(data), len(data) - len(text), text=text,
                    block=split.share(text), pieces=len(pieces),
-                   stamp=stamps.stamp(before, data) if before is not None else None)
+                   stamp=stamps.stamp(before, data) if before is not None else None,
+                   origin=reread.origin_of(source, data, True, False) if before is None
+                   else None)
     read = functools.partial(split.piece, state.block.name)
     for start, end, first in pieces:
         yield pool.submit(_check_piece, source.display, read, start, end, first,
