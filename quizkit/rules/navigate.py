@@ -8,9 +8,8 @@ used rather than ``isinstance``: orjson builds exact types and the test is faste
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from quizkit.model.entities import KINDS, VERSION_ENTITIES, version_sites
 from quizkit.rules.version_index import VersionIndex
@@ -75,8 +74,7 @@ def parse_time(value: Any) -> datetime | None:
 
 # --- versions of each document kind -------------------------------------------------------
 
-@dataclass(frozen=True, slots=True)
-class VersionFacts:
+class VersionFacts(NamedTuple):
     """One version in its document, as every version check sees it.
 
     ``view``: "full" (package-full, entities carry versionId), "list" (version-list,
@@ -92,8 +90,7 @@ class VersionFacts:
     index: VersionIndex
 
 
-@dataclass(frozen=True, slots=True)
-class DocumentFacts:
+class DocumentFacts(NamedTuple):
     """One document as every rule's check sees it: its kind, the parsed value, and its
     versions, listed and indexed once (:func:`versions_of`). ``proven``: the document passed
     its kind's proving schema (:mod:`quizkit.model.proofs`), so the rules the proofs name
