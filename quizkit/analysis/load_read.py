@@ -14,11 +14,12 @@ from quizkit.analysis.load_session import setting
 from quizkit.analysis.readers import (
     DERIVED_SQL,
     DOCUMENT,
-    DOCUMENT_ROWS_SQL,
     FORMATS,
     RAW_DDL,
+    document_rows_sql,
     documents_sql,
     objects_sql,
+    slice_sql,
     whole_files_sql,
 )
 from quizkit.checks.input_report import unreadable_reason
@@ -167,7 +168,7 @@ def _lanes(name: str, files: list[ExportFile], threads: int) -> tuple[str, dict[
 
 
 
-#: The most JSON text typed by one statement of :func:`_read_objects`.
+#: The most JSON text :func:`_read_objects` types at once, over all threads.
 _SLICE = 16 << 20
 
 
@@ -194,28 +195,37 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
     if not parts:
         return [], {}
     union = "\nUNION ALL\n".join(parts)
-    # Two statements on purpose: see quizkit.analysis.readers.
-    run(con, f"CREATE OR REPLACE TEMP TABLE docs AS {documents_sql(union)}", params)
-    several = [file for (file,) in run(con, """
-        SELECT file FROM docs WHERE container = 'json' GROUP BY file HAVING count(*) > 1
-        ORDER BY file""")]
-    if several:
-        run(con, "DELETE FROM docs WHERE file IN (SELECT unnest($several))",
-            {"several": several})
-    rows = {file: n for file, n in run(con, """
-        SELECT file, max(line_n) - min(line_n) + 1 FROM docs WHERE lines GROUP BY file""")}
     # DuckDB types a chunk of up to 2,048 rows at once: all the documents of a JSON Lines
     # file of big lines, typed together, outgrew a 512 MB memory limit. So the documents are
-    # typed in slices of at most _SLICE bytes of text (a document bigger than that alone).
-    slices = run(con, f"""
-        SELECT min(n), max(n) FROM (
-            SELECT n, (sum(strlen(json::VARCHAR)) OVER (ORDER BY n) - 1) // {_SLICE}
-                      AS slice
-            FROM docs)
-        GROUP BY slice ORDER BY 1""")
-    for first, last in slices:
-        run(con, f"INSERT INTO raw BY NAME SELECT *, {DERIVED_SQL} FROM ({DOCUMENT_ROWS_SQL})",
-            {"first": int(first_doc_no), "lo": first, "hi": last})
+    # typed in slices of text, each thread one slice at a time, _SLICE bytes in all (a
+    # document bigger than a slice alone).
+    (threads,) = run(con, "SELECT current_setting('threads')")[0]
+    slice_bytes = max(_SLICE // int(threads), 1 << 20)
+    # Two statements on purpose: see quizkit.analysis.readers.
+    run(con, f"CREATE OR REPLACE TEMP TABLE docs AS {documents_sql(union, slice_bytes)}",
+        params)
+    stats = run(con, "SELECT file, any_value(container), min(line_n), count(*) FROM docs "
+                     "GROUP BY file ORDER BY file")
+    several = [file for file, container, _, count in stats if container == "json" and count > 1]
+    rows = {file: count for file, container, _, count in stats if container == "jsonl"}
+    # The files whose documents are typed, with the first row of each (see document_rows_sql).
+    kept = {"files": [file for file, _, _, _ in stats if file not in several],
+            "firsts": [first for file, _, first, _ in stats if file not in several]}
+    slices = run(con, "SELECT slice, bool_or(NOT arr), bool_or(arr) FROM docs "
+                      "GROUP BY slice ORDER BY slice")
+    typed = [slice_sql(slice_no, arrays)
+             for slice_no, objects, arrays in slices
+             for arrays, here in ((False, objects), (True, arrays)) if here]
+    # Each slice a scan of its own, so that the slices are typed side by side (a scan of a
+    # table runs on one thread per 122,880 rows); preserve_insertion_order on would run them
+    # one after the other.
+    with setting(con, "preserve_insertion_order", "false"):
+        run(con, f"""
+            INSERT INTO raw BY NAME
+            WITH files AS (SELECT unnest($files) AS file, unnest($firsts) AS first_n)
+            SELECT *, {DERIVED_SQL}
+            FROM ({document_rows_sql(typed)})""",
+            {"first": int(first_doc_no), **kept})
     run(con, "DROP TABLE docs")
     records = _number_lines(con, {path: lines[path] for path in rows}, rows)
     return judged(several, "not one JSON document"), records
