@@ -117,6 +117,39 @@ def test_a_corrupt_or_foreign_entry_is_a_miss_and_is_replaced(tmp_path, data):
     assert f"result cache: {n} of {n} files unchanged" in proc.stderr.decode()
 
 
+def test_an_entry_that_is_a_link_is_replaced_never_written_through(tmp_path, data):
+    """A cache directory can be shared: an entry that is a link to a file elsewhere (a
+    user's file) is a miss, and the run's entry replaces the link itself; the file it
+    pointed to is left as it was."""
+    uncached = report("--no-cache", str(data), cwd=tmp_path)
+    report(str(data), cwd=tmp_path)
+    precious = tmp_path / "precious.txt"
+    precious.write_text("a user's file")
+    linked = sorted(entries(tmp_path / ".quizkit_cache"))
+    for entry in linked:
+        entry.unlink()
+        entry.symlink_to(precious)
+    assert report(str(data), cwd=tmp_path) == uncached
+    assert precious.read_text() == "a user's file"
+    assert not any(entry.is_symlink() for entry in linked)
+    assert all(entry.is_file() for entry in linked)
+
+
+def test_an_entry_that_is_a_fifo_or_a_device_is_a_miss_not_a_hang(tmp_path, data):
+    """A FIFO or a link to a device at an entry's name (a shared cache directory may hold
+    anything) is a miss: the run neither blocks on it nor reads without end."""
+    uncached = report("--no-cache", str(data), cwd=tmp_path)
+    report(str(data), cwd=tmp_path)
+    found = sorted(entries(tmp_path / ".quizkit_cache"))
+    for i, entry in enumerate(found):
+        entry.unlink()
+        if i % 2:
+            os.mkfifo(entry)
+        else:
+            entry.symlink_to("/dev/zero")
+    assert report(str(data), cwd=tmp_path) == uncached  # the helper's timeout catches a hang
+
+
 def test_a_cache_that_cannot_be_written_is_one_warning(tmp_path, data):
     uncached = report("--no-cache", str(data), cwd=tmp_path)
     blocker = tmp_path / "a-file"

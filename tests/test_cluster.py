@@ -455,6 +455,32 @@ def test_validate_reads_object_storage(corpus: Path, bucket: str, s3_env: dict[s
         sorted(findings(local.stdout))
 
 
+def test_one_big_json_lines_object_is_shared_by_the_workers(corpus: Path, s3_env: dict[str, str],
+                                                            bucket: str, tmp_path: Path) -> None:
+    """A JSON Lines object in object storage big enough to be cut into pieces is read once
+    by the run and shared, and gives the report of the same file on disk checked by one
+    worker."""
+    big = tmp_path / "big.jsonl"
+    lines = [path.read_bytes().replace(b"\n", b" ").strip()
+             for path in sorted(corpus.rglob("*.json")) if path.stat().st_size > 1000]
+    with open(big, "wb") as fh:
+        while fh.tell() < 5 * 1024 * 1024:
+            fh.write(b"\n".join(lines) + b"\n")
+    fs = requires("s3fs").S3FileSystem(key=s3_env["AWS_ACCESS_KEY_ID"],
+                           secret=s3_env["AWS_SECRET_ACCESS_KEY"],
+                           client_kwargs={"endpoint_url": s3_env["AWS_ENDPOINT_URL"]})
+    fs.put(str(big), f"{BUCKET}/big/big.jsonl")
+    url = f"s3://{BUCKET}/big/big.jsonl"
+    local = quizkit("validate", "--no-cache", "--jobs", "1", str(big), "--format", "jsonl",
+                    env=s3_env)
+    remote = quizkit("validate", "--no-cache", "--jobs", "2", url, "--format", "jsonl",
+                     env=s3_env)
+    assert remote.returncode == local.returncode, remote.stderr
+    assert findings(remote.stdout) == [(f.replace(str(big), url), p, r)
+                                       for f, p, r in findings(local.stdout)]
+    assert findings(local.stdout), "the copies of one record are findings"
+
+
 @pytest.mark.parametrize("where", ["local", "cluster"])
 def test_load_reads_object_storage(corpus: Path, bucket: str, s3_env: dict[str, str],
                                    cluster: str, where: str, local_db: Path,

@@ -57,7 +57,18 @@ def digest(data: bytes) -> bytes:
     return xxhash.xxh3_128_digest(data)
 
 
+def digester() -> xxhash.xxh3_128:
+    """:func:`digest` taken block by block (``update``, then ``digest``): the same value."""
+    return xxhash.xxh3_128()
+
+
 def stamp(before: tuple[os.stat_result, int], data: bytes) -> Stamp:
     """The stamp of an input stated (:func:`stat_before_read`) and then read as ``data``."""
+    return stamped(before, digest(data))
+
+
+def stamped(before: tuple[os.stat_result, int], digested: bytes) -> Stamp:
+    """The stamp of an input stated (:func:`stat_before_read`) and then read, its bytes'
+    :func:`digest` being ``digested``."""
     st, now = before
-    return Stamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, now, digest(data))
+    return Stamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, now, digested)

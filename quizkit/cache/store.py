@@ -9,7 +9,7 @@ selection and severities are applied after the cache, so they are not in the key
 cross-file checks always run again over the facts, cached or not.
 
 One file per entry, written to a temporary file and renamed over the entry
-(:func:`quizkit.outputs.writer.write_bytes`, without fsync: a cache can be made again): a
+(:func:`quizkit.outputs.writer.replace_private`, without fsync: a cache can be made again): a
 reader sees a whole entry or none, and runs sharing a cache never corrupt it (the last
 writer of an entry wins, with an entry as good as the other's). SQLite would do the same with
 more to go wrong (locks on network file systems, a damaged database losing every entry).
@@ -18,6 +18,7 @@ more to go wrong (locks on network file systems, a damaged database losing every
 from __future__ import annotations
 
 import os
+import stat
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +32,7 @@ from quizkit.cache.stamps import Stamp
 from quizkit.inputs import remote
 from quizkit.inputs.limits import Limits
 from quizkit.inputs.sources import ReadError, Source
-from quizkit.outputs.writer import OutputError, write_bytes
+from quizkit.outputs.writer import OutputError, replace_private, write_bytes
 from quizkit.version import __version__
 
 #: The format of entries; a change makes every older entry foreign (a miss).
@@ -114,8 +115,7 @@ class ResultCache:
         path, display = os.path.abspath(source.path), source.display
         entry_file = self._entry(path, display)
         try:
-            with open(entry_file, "rb") as fh:
-                entry = orjson.loads(fh.read())
+            entry = orjson.loads(_read_entry(entry_file))
             if (type(entry) is not dict or entry.get("magic") != MAGIC
                     or entry.get("run") != self.key or entry.get("path") != path
                     or entry.get("display") != display):
@@ -168,7 +168,7 @@ class ResultCache:
             return  # surrogate: this input is checked every time
         try:
             self._make(Path(entry_file).parent)
-            write_bytes(entry_file, data, durable=False)
+            replace_private(entry_file, data)
         except (OSError, OutputError) as exc:
             self._writable = False
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
@@ -188,6 +188,27 @@ class ResultCache:
             self._made.add(self.directory)
         folder.mkdir(parents=True, exist_ok=True)
         self._made.add(folder)
+
+
+#: The largest entry read; a bigger file is no entry of this cache (findings of one input
+#: are capped far below it).
+MAX_ENTRY = 256 * 1024 * 1024
+
+
+def _read_entry(entry_file: str) -> bytes:
+    """The bytes of an entry file: a regular file, never a link, FIFO or device (a shared
+    cache directory may hold anything), of at most :data:`MAX_ENTRY` bytes. Raises
+    ``OSError``."""
+    fd = os.open(entry_file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY:
+            raise OSError(f"{entry_file}: not an entry")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read(st.st_size + 1)
+    finally:
+        os.close(fd)
 
 
 def _stamp_json(s: Stamp) -> list:

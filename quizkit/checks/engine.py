@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import gc
 import itertools
 import os
@@ -24,8 +25,8 @@ from quizkit.catalog.findings import Adjust, FileResult, Finding, Report
 from quizkit.checks import reread
 from quizkit.checks.budget import Budget
 from quizkit.checks.documents import line_units
-from quizkit.inputs import intake, split
-from quizkit.inputs.sources import ReadError, Source
+from quizkit.inputs import intake, remote, split
+from quizkit.inputs.sources import ReadError, Source, open_regular
 from quizkit.model.schemas import SchemaBook
 from quizkit.outputs.interrupts import signals_deferred, stop_workers, worker_started
 from quizkit.reporters.base import Reporter
@@ -70,19 +71,24 @@ def _check_chunk(sources: list[Source], options: Options,
 @dataclass
 class _Piece:
     """The outcome of one piece of a split file, and how many findings its rules gave
-    (listed or counted past the cap)."""
+    (listed or counted past the cap); ``changed``: the file was not the one cut, the piece
+    was not checked."""
 
     outcome: FileOutcome
     found: int
+    changed: bool = False
 
 
-def _check_piece(path: str, block: str, start: int, end: int, first: int,
-                 options: Options) -> list[_Piece]:
-    """Check bytes ``start:end`` of a JSON Lines file's text in the shared ``block``, in a
-    worker (:mod:`quizkit.inputs.split`); ``first``: the file's line number of its first line. Its
-    findings are sorted and given snippets when the pieces are merged."""
+def _check_piece(path: str, read: Callable[[int, int], bytes], start: int, end: int,
+                 first: int, options: Options) -> list[_Piece]:
+    """Check bytes ``start:end`` of a JSON Lines file's text, in a worker, as ``read`` gives
+    them (:mod:`quizkit.inputs.split`); ``first``: the file's line number of its first
+    line. Its findings are sorted and given snippets when the pieces are merged."""
     outcome = FileOutcome(FileResult(path=path))
-    text = split.piece(block, start, end)
+    try:
+        text = read(start, end)
+    except split.Changed:
+        return [_Piece(outcome, 0, changed=True)]
     budget = Budget(options.limits.max_findings)
     check_units(outcome, line_units(text, first), options, _kept_schemas(options), budget)
     found = (budget.cap - (budget.left or 0) if budget.cap else 0) + sum(budget.more.values())
@@ -91,16 +97,29 @@ def _check_piece(path: str, block: str, start: int, end: int, first: int,
 
 @dataclass
 class _Split:
-    """A JSON Lines file read here and cut into pieces for the workers; their outcomes."""
+    """A JSON Lines file cut into pieces for the workers; their outcomes.
+
+    A plain file is read here once while it is cut (``text`` None, ``identity`` the file's),
+    a compressed one decompressed into the shared ``block`` (``text`` its text). ``pieces``
+    is known once the whole file is cut; ``changed``: the file changed while it was."""
 
     source: Source
-    data: bytes
     before: Any  # stamps.stat_before_read's, before the file was read
-    text: bytes  # prepared (byte order mark removed)
     problems: list[intake.Problem]
-    pieces: int
-    block: Any  # the shared memory holding ``text`` (released by merged())
+    size: int  # of the file's bytes, decompressed
+    skip: int = 0  # bytes before the text (a byte order mark)
+    text: bytes | None = None
+    identity: split.Identity | None = None
+    block: Any = None  # the shared memory holding ``text`` (released by merged())
+    pieces: int | None = None
+    stamp: stamps.Stamp | None = None
+    origin: reread.Origin | None = None  # of a remote file (no stamp), to read it again
+    changed: bool = False
     parts: list[_Piece] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return self.pieces is not None and len(self.parts) == self.pieces
 
     def merged(self, options: Options, schemas: SchemaBook) -> FileOutcome:
         """The outcome one worker gives for the whole file.
@@ -108,17 +127,14 @@ class _Split:
         A file whose findings pass ``--max-findings`` is checked again here, whole: which
         findings are listed, and what the checks over a document's listed findings (the
         embedded validation's) conclude, depend on the findings before them in the file,
-        which the pieces do not see."""
+        which the pieces do not see. So is a file that changed while it was cut or read."""
         self.release()
-        path = self.source.display
         cap = options.limits.max_findings
-        if cap and sum(piece.found for piece in self.parts) > cap:
-            outcome = check_bytes(path, self.data, True, options, schemas)
-            outcome.lines = True
-            if self.before is not None:
-                outcome.stamp = stamps.stamp(self.before, self.data)
-            return outcome
-        outcome = FileOutcome(FileResult(path=path, size=len(self.data)))
+        if self.changed or any(piece.changed for piece in self.parts) or (
+                cap and sum(piece.found for piece in self.parts) > cap):
+            return self._whole(options, schemas)
+        path = self.source.display
+        outcome = FileOutcome(FileResult(path=path, size=self.size))
         add_problems(outcome, path, None, self.problems)
         result = outcome.result
         for piece in self.parts:
@@ -129,11 +145,30 @@ class _Split:
             outcome.findings += part.findings
             outcome.facts += part.facts
             outcome.outlines += part.outlines
-        finish(outcome, self.text, options)
+        text = self.text
+        if text is None and outcome.findings and options.snippet_lines:
+            try:  # read again only for the snippets of its findings
+                text = split.read_piece(self.source.path, self.skip, self.size,
+                                        self.identity)  # type: ignore[arg-type]
+            except split.Changed:
+                return self._whole(options, schemas)
+        finish(outcome, text or b"", options)
+        return self._stamped(outcome)
+
+    def _stamped(self, outcome: FileOutcome) -> FileOutcome:
+        """``outcome`` of the whole file, with what reads the file again if need be."""
         outcome.lines = True
-        if self.before is not None:
-            outcome.stamp = stamps.stamp(self.before, self.data)
+        outcome.stamp = self.stamp
+        if self.stamp is None and outcome.facts:
+            outcome.origin = self.origin
         return outcome
+
+    def _whole(self, options: Options, schemas: SchemaBook) -> FileOutcome:
+        """The file checked here, whole, from the text kept or read anew."""
+        if self.text is None:
+            return check_source(self.source, options, schemas)
+        data = (intake.BOM if self.skip else b"") + self.text
+        return self._stamped(check_bytes(self.source.display, data, True, options, schemas))
 
     def release(self) -> None:
         if self.block is not None:
@@ -156,7 +191,12 @@ def _done(outcomes: list[FileOutcome]) -> Future[list[FileOutcome]]:
 
 def _split_work(pool: Any, source: Source, options: Options, jobs: int,
                 schemas: SchemaBook) -> Iterator[Work]:
-    """A big JSON Lines file read (and decompressed) here once, its pieces to the workers."""
+    """A big JSON Lines file's pieces to the workers: a plain local file cut as it is read
+    here (:func:`_file_pieces`), a compressed or remote one read (and decompressed) here
+    once and shared."""
+    if not source.compressed and not remote.is_url(source.path):
+        yield from _file_pieces(pool, source, options, jobs, schemas)
+        return
     before = stamps.stat_before_read(source.path)
     try:
         data = source.read(options.limits.max_decompressed, options.limits.max_file_size)
@@ -168,10 +208,59 @@ def _split_work(pool: Any, source: Source, options: Options, jobs: int,
         yield _done([check_bytes(source.display, data, True, options, schemas)]), None
         return
     pieces = split.cut(text, jobs)
-    state = _Split(source, data, before, text, problems, len(pieces), split.share(text))
+    state = _Split(source, before, problems, len(data), len(data) - len(text), text=text,
+                   block=split.share(text), pieces=len(pieces),
+                   stamp=stamps.stamp(before, data) if before is not None else None,
+                   origin=reread.origin_of(source, data, True, False) if before is None
+                   else None)
+    read = functools.partial(split.piece, state.block.name)
     for start, end, first in pieces:
-        yield pool.submit(_check_piece, source.display, state.block.name, start, end, first,
+        yield pool.submit(_check_piece, source.display, read, start, end, first,
                           options), state
+
+
+#: The head of a plain file read to tell its encoding before it is cut.
+_HEAD = 64 * 1024
+
+
+def _file_pieces(pool: Any, source: Source, options: Options, jobs: int,
+                 schemas: SchemaBook) -> Iterator[Work]:
+    """A plain JSON Lines file cut into pieces as it is read here, once; each piece is given
+    to a worker as soon as it is cut, and the worker reads it from the file. A file that is
+    not plain UTF-8 text or is over the size limit is checked here, whole (as one worker
+    would)."""
+    before = stamps.stat_before_read(source.path)
+    try:
+        fd, st = open_regular(source.path)
+    except ReadError as exc:
+        yield _done([unreadable(source.display, exc)]), None
+        return
+    with os.fdopen(fd, "rb") as fh:
+        head = fh.read(_HEAD)
+        text, problems = intake.prepare(head)
+        if text is None or head.isspace() or st.st_size > options.limits.max_file_size:
+            yield _done([check_source(source, options, schemas)]), None
+            return
+        fh.seek(0)
+        state = _Split(source, before, problems, st.st_size, len(head) - len(text),
+                       identity=split.Identity.of(st))
+        read = functools.partial(split.read_piece, source.path, identity=state.identity)
+        digest = stamps.digester()
+        pieces = 0
+        try:
+            for start, end, first in split.scan_pieces(fh, state.skip, st.st_size, jobs,
+                                                       digest):
+                pieces += 1
+                yield pool.submit(_check_piece, source.display, read, start, end, first,
+                                  options), state
+            state.changed = split.Identity.of(os.fstat(fh.fileno())) != state.identity
+        except (split.Changed, OSError):
+            state.changed = True
+        state.pieces = pieces
+        if before is not None:
+            state.stamp = stamps.stamped(before, digest.digest())
+    if state.changed and not pieces:
+        yield _done([check_source(source, options, schemas)]), None
 
 
 def _work(pool: Any, sources: list[Source], options: Options, jobs: int,
@@ -298,7 +387,7 @@ def _check_many(sources: list[Source], options: Options, jobs: int,
                 yield from outcomes
                 continue
             state.parts += outcomes
-            if len(state.parts) == state.pieces:
+            if state.complete:
                 yield state.merged(options, schemas)
         finished = True
     finally:

@@ -1,19 +1,27 @@
 """One big JSON Lines file shared by all workers: cut at line boundaries into pieces.
 
-The run's own process reads (and decompresses) the file once, copies its text into one
-block of shared memory (:func:`share`) and cuts it into pieces of whole lines; each worker
-copies out only its piece (:func:`piece`: no piece is pickled or sent through a pipe), checks
-it, and the engine merges their outcomes into the one
+Each worker checks the pieces it is given, and the engine merges their outcomes into the one
 a single worker gives for the whole file (the same findings, record numbers, lines and
 columns, in the same order: records are line numbers of the file, and every piece knows the
-line it starts at).
+line it starts at). No piece is pickled or sent through a pipe:
+
+* A plain file is read by the run's own process once, a piece at a time
+  (:func:`scan_pieces`): each piece is handed to a worker as soon as it is cut, its first
+  line numbered and its bytes added to the file's digest (the result cache's stamp). The
+  worker reads its piece from the file itself (:func:`read_piece`), after checking that the
+  file is still the one that was cut (:class:`Identity`).
+* A compressed file is decompressed here once into one block of shared memory
+  (:func:`share`), cut (:func:`cut`), and each worker copies out its piece (:func:`piece`).
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from multiprocessing import shared_memory
+from typing import BinaryIO, NamedTuple, Protocol
 
-from quizkit.inputs.sources import Source
+from quizkit.inputs.sources import ReadError, Source, open_regular
 
 #: A JSON Lines file of at least this many bytes (decompressed, estimated for ``.gz``) is
 #: cut into pieces when a run has workers.
@@ -49,6 +57,110 @@ def cut(text: bytes, jobs: int) -> list[tuple[int, int, int]]:
     return pieces
 
 
+class Changed(Exception):
+    """The file is not the one that was cut: replaced, grown, shrunk or written since."""
+
+
+class Identity(NamedTuple):
+    """What tells that a file is the one that was cut: its device, inode, size and
+    modification time, checked by each worker before and after it reads its piece."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, st: os.stat_result) -> Identity:
+        return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+class Digest(Protocol):
+    def update(self, data: bytes | memoryview, /) -> None: ...
+
+
+#: The file is read here in blocks of this size, into one buffer.
+_BLOCK = 1024 * 1024
+#: Line breaks found one by one in a block before the rest of it is counted at once: a
+#: search per line is quicker over the long lines of an export, a count over short ones.
+_FINDS = 64
+
+
+def _newlines(buf: bytearray, start: int, end: int) -> int:
+    """How many line breaks ``buf[start:end]`` holds."""
+    found = 0
+    at = buf.find(b"\n", start, end)
+    while at >= 0:
+        found += 1
+        if found == _FINDS:
+            return found + buf.count(b"\n", at + 1, end)
+        at = buf.find(b"\n", at + 1, end)
+    return found
+
+
+def scan_pieces(fh: BinaryIO, skip: int, size: int, jobs: int,
+                digest: Digest) -> Iterator[tuple[int, int, int]]:
+    """(start, end, first line) of each piece of the open plain file ``fh`` of ``size``
+    bytes, whose text starts after its first ``skip`` bytes (a byte order mark), cut as
+    :func:`cut` cuts the text; offsets are the file's.
+
+    Reads every byte once, in order, block by block into one buffer, adding it to
+    ``digest``; a piece is given as soon as its end is read. Raises :class:`Changed` when
+    the file ends before ``size``.
+    """
+    target = max(MIN_PIECE, -(-(size - skip) // (max(1, jobs) * PIECES_PER_JOB)))
+    buf = bytearray(_BLOCK)
+    view = memoryview(buf)
+    at = 0  # the file's offset of buf[0]
+    start, line, newlines = skip, 1, 0  # the piece being read: where, its first line
+    while at < size:
+        got = fh.readinto(view[:min(_BLOCK, size - at)])
+        if not got:
+            raise Changed
+        digest.update(view[:got])
+        done = max(0, start - at)  # of the block, what belongs to earlier pieces
+        while done < got:
+            boundary = start + target - 1 - at  # the piece ends at a line break from here
+            end = buf.find(b"\n", max(done, boundary), got) if boundary < got else -1
+            if end < 0:
+                newlines += _newlines(buf, done, got)
+                break
+            newlines += _newlines(buf, done, end + 1)
+            yield start, at + end + 1, line
+            start, line, newlines = at + end + 1, line + newlines, 0
+            done = end + 1
+        at += got
+    if start < size:
+        yield start, size, line
+
+
+def read_piece(path: str, start: int, end: int, identity: Identity) -> bytes:
+    """Bytes ``start:end`` of the file ``path`` (in a worker), which must be the file that
+    was cut (``identity``) before and after the read; else :class:`Changed`."""
+    try:
+        fd, st = open_regular(path)
+    except ReadError:
+        raise Changed from None
+    try:
+        if Identity.of(st) != identity:
+            raise Changed
+        parts = []
+        at = start
+        while at < end:
+            data = os.pread(fd, end - at, at)
+            if not data:
+                raise Changed
+            parts.append(data)
+            at += len(data)
+        if Identity.of(os.fstat(fd)) != identity:
+            raise Changed
+    except OSError:
+        raise Changed from None
+    finally:
+        os.close(fd)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
 def share(text: bytes) -> shared_memory.SharedMemory:
     """A block of shared memory holding ``text`` (freed by :func:`release`)."""
     block = shared_memory.SharedMemory(create=True, size=max(1, len(text)))
@@ -71,4 +183,5 @@ def release(block: shared_memory.SharedMemory) -> None:
     block.unlink()
 
 
-__all__ = ["cut", "piece", "release", "share", "splittable"]
+__all__ = ["Changed", "Identity", "cut", "piece", "read_piece", "release", "scan_pieces",
+           "share", "splittable"]
