@@ -5,6 +5,7 @@ document (or one array) whole, the rest through DuckDB's document splitter
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import ExitStack
 
 import duckdb
 
@@ -172,6 +173,20 @@ def _lanes(name: str, files: list[ExportFile], threads: int) -> tuple[str, dict[
 _SLICE = 16 << 20
 
 
+def _slicing(threads: int, biggest: int) -> tuple[int, int]:
+    """How :func:`_read_objects` types documents of at most ``biggest`` bytes of text: the
+    size of a slice of the text, and how many slices at once (threads).
+
+    DuckDB types a chunk of up to 2,048 rows at once: all the documents of a JSON Lines file
+    of big lines, typed together, outgrew a 512 MB memory limit. So the documents are typed
+    in slices, each thread one slice at a time, all of them :data:`_SLICE` bytes of text or
+    less (a slice also holds the end of a document begun before it, and at least one): fewer
+    threads for bigger documents, one for those over ``_SLICE``.
+    """
+    slice_bytes = max(_SLICE // threads, biggest, 1 << 20)
+    return slice_bytes, max(1, min(threads, _SLICE // slice_bytes))
+
+
 def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
                   first_doc_no: int) -> tuple[list[Skipped], dict[str, int]]:
     """Split the files into documents, then type them into ``raw`` (numbered in file order);
@@ -195,31 +210,30 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
     if not parts:
         return [], {}
     union = "\nUNION ALL\n".join(parts)
-    # DuckDB types a chunk of up to 2,048 rows at once: all the documents of a JSON Lines
-    # file of big lines, typed together, outgrew a 512 MB memory limit. So the documents are
-    # typed in slices of text, each thread one slice at a time, _SLICE bytes in all (a
-    # document bigger than a slice alone).
-    (threads,) = run(con, "SELECT current_setting('threads')")[0]
-    slice_bytes = max(_SLICE // int(threads), 1 << 20)
     # Two statements on purpose: see quizkit.analysis.readers.
-    run(con, f"CREATE OR REPLACE TEMP TABLE docs AS {documents_sql(union, slice_bytes)}",
-        params)
-    stats = run(con, "SELECT file, any_value(container), min(line_n), count(*) FROM docs "
-                     "GROUP BY file ORDER BY file")
-    several = [file for file, container, _, count in stats if container == "json" and count > 1]
-    rows = {file: count for file, container, _, count in stats if container == "jsonl"}
+    run(con, f"CREATE OR REPLACE TEMP TABLE docs AS {documents_sql(union)}", params)
+    stats = run(con, "SELECT file, any_value(container), min(line_n), count(*), "
+                     "max(strlen(json)) FROM docs GROUP BY file ORDER BY file")
+    several = [file for file, container, _, count, _ in stats
+               if container == "json" and count > 1]
+    rows = {file: count for file, container, _, count, _ in stats if container == "jsonl"}
     # The files whose documents are typed, with the first row of each (see document_rows_sql).
-    kept = {"files": [file for file, _, _, _ in stats if file not in several],
-            "firsts": [first for file, _, first, _ in stats if file not in several]}
-    slices = run(con, "SELECT slice, bool_or(NOT arr), bool_or(arr) FROM docs "
-                      "GROUP BY slice ORDER BY slice")
-    typed = [slice_sql(slice_no, arrays)
+    kept = {"files": [file for file, *_ in stats if file not in several],
+            "firsts": [first for file, _, first, _, _ in stats if file not in several]}
+    (threads,) = run(con, "SELECT current_setting('threads')")[0]
+    slice_bytes, lanes = _slicing(int(threads), max((b or 0 for *_, b in stats), default=0))
+    slices = run(con, f"SELECT greatest(upto - 1, 0) // {slice_bytes} AS slice, "
+                      "bool_or(NOT arr), bool_or(arr) FROM docs GROUP BY slice ORDER BY slice")
+    typed = [slice_sql(slice_no, slice_bytes, arrays)
              for slice_no, objects, arrays in slices
              for arrays, here in ((False, objects), (True, arrays)) if here]
     # Each slice a scan of its own, so that the slices are typed side by side (a scan of a
     # table runs on one thread per 122,880 rows); preserve_insertion_order on would run them
     # one after the other.
-    with setting(con, "preserve_insertion_order", "false"):
+    with ExitStack() as stack:
+        stack.enter_context(setting(con, "preserve_insertion_order", "false"))
+        if lanes < int(threads):
+            stack.enter_context(setting(con, "threads", str(lanes)))
         run(con, f"""
             INSERT INTO raw BY NAME
             WITH files AS (SELECT unnest($files) AS file, unnest($firsts) AS first_n)

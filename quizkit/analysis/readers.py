@@ -167,7 +167,7 @@ def assign_kinds(con: duckdb.DuckDBPyConnection) -> None:
 #: Lines file whose every line is an empty array).
 EMPTY_ARRAY_KIND = detect_kind([])
 
-def documents_sql(union: str, slice_bytes: int) -> str:
+def documents_sql(union: str) -> str:
     """The rows of ``union`` (rows of file, json, container: a file's documents, lines or array
     elements in order) as the rows of temp table ``docs``, one per row, each JSON text as it
     is: nothing is parsed here but the lines that hold an array.
@@ -178,8 +178,8 @@ def documents_sql(union: str, slice_bytes: int) -> str:
     /pkgs/{pkgId}/versions`` returns it), told by its first byte that is not blank; ``n``, the
     place of the row's first document among all documents, a line holding an array counting
     one document per element (an empty array one, so that the lines are all numbered); and
-    ``slice``, ``slice_bytes`` of text after another (a row bigger than that alone), the unit
-    the documents are typed in (:func:`slice_sql`).
+    ``upto``, the bytes of text up to the row's end, by which the documents are typed in
+    slices (:func:`slice_sql`).
 
     The numbers follow the order of the rows, which DuckDB keeps here: the windows run over
     the whole frame up to the row, and such windows stream, on one thread, in the order of
@@ -191,10 +191,9 @@ def documents_sql(union: str, slice_bytes: int) -> str:
     SELECT file, container, json, arr,
            row_number() OVER () AS line_n,
            row_number() OVER () + sum(extra) OVER (ROWS UNBOUNDED PRECEDING) - extra AS n,
-           (greatest(sum(coalesce(strlen(json), 0)) OVER (ROWS UNBOUNDED PRECEDING), 1) - 1)
-               // {int(slice_bytes)} AS slice
-    FROM (SELECT *, CASE WHEN arr THEN greatest(json_array_length(json)::BIGINT - 1, 0) ELSE 0 END
-                        AS extra
+           sum(coalesce(strlen(json), 0)) OVER (ROWS UNBOUNDED PRECEDING) AS upto
+    FROM (SELECT *, CASE WHEN arr THEN greatest(json_array_length(json)::BIGINT - 1, 0)
+                         ELSE 0 END AS extra
           FROM (SELECT file, json, container,
                        coalesce(container = 'jsonl'
                                 AND regexp_matches(json::VARCHAR, '^[ \\t\\n\\r]*\\['), false)
@@ -203,18 +202,21 @@ def documents_sql(union: str, slice_bytes: int) -> str:
     """
 
 
-def slice_sql(slice_no: int, arrays: bool) -> str:
-    """The rows of slice ``slice_no`` of ``docs`` (:func:`documents_sql`) that hold one
-    document each, or with ``arrays`` the elements of the lines of a JSON Lines file that hold
-    an array (``element``, 1-based; an empty array gives none): the input of
-    :func:`document_rows_sql`."""
+def slice_sql(slice_no: int, slice_bytes: int, arrays: bool) -> str:
+    """The rows of ``docs`` (:func:`documents_sql`) that end in the ``slice_no``-th
+    ``slice_bytes`` of its text and hold one document each, or with ``arrays`` the elements of
+    the lines of a JSON Lines file that hold an array (``element``, 1-based; an empty array
+    gives none): the input of :func:`document_rows_sql`."""
+    lo, hi = int(slice_no) * int(slice_bytes), (int(slice_no) + 1) * int(slice_bytes)
+    # upto is 0 where the first rows hold no text (lines that do not parse): slice 0.
+    where = f"{'' if arrays else 'NOT '}arr AND upto <= {hi}" + (f" AND upto > {lo}" if lo else "")
     if not arrays:
-        return (f"SELECT file, container, n, line_n, NULL::BIGINT AS element, json FROM docs "
-                f"WHERE NOT arr AND slice = {int(slice_no)}")
+        return f"SELECT file, container, n, line_n, NULL::BIGINT AS element, json FROM docs " \
+               f"WHERE {where}"
     return f"""SELECT file, 'json-array' AS container, n, line_n, element, json
                FROM (SELECT file, n, line_n, unnest(json::JSON[]) AS json,
                             generate_subscripts(json::JSON[], 1) AS element
-                     FROM docs WHERE arr AND slice = {int(slice_no)})"""
+                     FROM docs WHERE {where})"""
 
 
 def document_rows_sql(slices: list[str]) -> str:
