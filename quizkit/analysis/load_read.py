@@ -220,29 +220,38 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
     # The files whose documents are typed, with the first row of each (see document_rows_sql).
     kept = {"files": [file for file, *_ in stats if file not in several],
             "firsts": [first for file, _, first, _, _ in stats if file not in several]}
-    (threads,) = run(con, "SELECT current_setting('threads')")[0]
-    slice_bytes, lanes = _slicing(int(threads), max((b or 0 for *_, b in stats), default=0))
+    threads = int(run(con, "SELECT current_setting('threads')")[0][0])
+    slice_bytes, lanes = _slicing(threads, max((b or 0 for *_, b in stats), default=0))
     slices = run(con, f"SELECT greatest(upto - 1, 0) // {slice_bytes} AS slice, "
                       "bool_or(NOT arr), bool_or(arr) FROM docs GROUP BY slice ORDER BY slice")
     typed = [slice_sql(slice_no, slice_bytes, arrays)
              for slice_no, objects, arrays in slices
              for arrays, here in ((False, objects), (True, arrays)) if here]
-    # Each slice a scan of its own, so that the slices are typed side by side (a scan of a
-    # table runs on one thread per 122,880 rows); preserve_insertion_order on would run them
-    # one after the other.
+    if typed:  # none for files of empty arrays only
+        _type_slices(con, typed, threads, lanes, {"first": int(first_doc_no), **kept})
+    run(con, "DROP TABLE docs")
+    records = _number_lines(con, {path: lines[path] for path in rows}, rows)
+    return judged(several, "not one JSON document"), records
+
+
+def _type_slices(con: duckdb.DuckDBPyConnection, slices: list[str], threads: int,
+                 lanes: int, params: dict) -> None:
+    """The documents of ``slices`` (:func:`quizkit.analysis.readers.slice_sql`) typed into
+    ``raw`` by one statement, on ``lanes`` of the session's ``threads``.
+
+    Each slice is a scan of its own, so that the slices are typed side by side (a scan of a
+    table runs on one thread per 122,880 rows); preserve_insertion_order on would run them
+    one after the other.
+    """
     with ExitStack() as stack:
         stack.enter_context(setting(con, "preserve_insertion_order", "false"))
-        if lanes < int(threads):
+        if lanes < threads:
             stack.enter_context(setting(con, "threads", str(lanes)))
         run(con, f"""
             INSERT INTO raw BY NAME
             WITH files AS (SELECT unnest($files) AS file, unnest($firsts) AS first_n)
             SELECT *, {DERIVED_SQL}
-            FROM ({document_rows_sql(typed)})""",
-            {"first": int(first_doc_no), **kept})
-    run(con, "DROP TABLE docs")
-    records = _number_lines(con, {path: lines[path] for path in rows}, rows)
-    return judged(several, "not one JSON document"), records
+            FROM ({document_rows_sql(slices)})""", params)
 
 
 def _number_lines(con: duckdb.DuckDBPyConnection, files: dict[str, Lines],

@@ -211,8 +211,8 @@ def slice_sql(slice_no: int, slice_bytes: int, arrays: bool) -> str:
     # upto is 0 where the first rows hold no text (lines that do not parse): slice 0.
     where = f"{'' if arrays else 'NOT '}arr AND upto <= {hi}" + (f" AND upto > {lo}" if lo else "")
     if not arrays:
-        return f"SELECT file, container, n, line_n, NULL::BIGINT AS element, json FROM docs " \
-               f"WHERE {where}"
+        return ("SELECT file, container, n, line_n, NULL::BIGINT AS element, json FROM docs "
+                f"WHERE {where}")
     return f"""SELECT file, 'json-array' AS container, n, line_n, element, json
                FROM (SELECT file, n, line_n, unnest(json::JSON[]) AS json,
                             generate_subscripts(json::JSON[], 1) AS element
