@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from quizkit.analysis.files import inspect
+from quizkit.analysis.files import inspect, record_lines
 from quizkit.analysis.load_inputs import list_inputs
+from quizkit.checks.documents import line_units
 
 
 def rglob_expand(paths: list[Path]) -> list[str]:
@@ -73,3 +74,24 @@ def test_the_look_inside_tells_containers_and_skips(tmp_path: Path) -> None:
     reasons = {Path(s.path).name: s.reason for s in skipped}
     assert reasons["empty.json"] == reasons["blank.json"] == "is empty"
     assert reasons["bad.json.gz"].startswith("cannot be read: ")
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_the_lines_of_a_json_lines_file_are_numbered_as_validate_numbers_them(
+        tmp_path: Path, compressed: bool) -> None:
+    """The records of a file read a megabyte at a time, lines of every length across those
+    reads (blank ones of spaces, tabs and carriage returns, one of 1.5 MB of spaces, a record
+    behind 1.2 MB of tabs, one ahead of 2.5 MB of spaces, no newline at the end) are those
+    ``validate`` finds, on the lines it says, and the longest line is the longest there is."""
+    lines = [b"", b"{}", b" \t\r", b" " * 100, b" " * 100 + b"{}", b"[1, 2]" * 70_000,
+             b" " * 1_500_000, b"\t" * 1_200_000 + b'{"a": 1}', b"", b"{}" * 300_000, b"\r",
+             b"{}" + b" " * 2_500_000,
+             *(b'{"n": %d}' % n if n % 7 else b" " for n in range(50_000)), b"  {}  "]
+    data = b"\n".join(lines)
+    path = tmp_path / ("l.jsonl.gz" if compressed else "l.jsonl")
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    numbers = [number for number, _ in line_units(data)]
+    facts = record_lines(str(path), compressed)
+    assert facts.count == len(numbers) and len(numbers) > 40_000
+    assert list(facts.moved) == [(i, n) for i, n in enumerate(numbers, 1) if i != n]
+    assert facts.longest == 2_500_003

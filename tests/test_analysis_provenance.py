@@ -77,13 +77,16 @@ def _follow(value, pointer: str):
 def _check_every_row(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """Each row of each table of records resolves to its record; rows checked per table."""
     checked: dict[str, int] = {}
+    documents: dict[tuple[str, int | None], object] = {}  # each record parsed once
     for table in (t for t in TABLES if t.name not in NOT_RECORDS):
         column, field = KEY_FIELD.get(table.name, ("id", "id"))
         rows = con.execute(
             f'SELECT "{column}", file, record, pointer FROM "{table.name}"').fetchall()
         for key, file, record, pointer in rows:
             assert pointer is not None, (table.name, key, file)
-            record_value = _follow(_document(file, record), pointer)
+            if (file, record) not in documents:
+                documents[file, record] = _document(file, record)
+            record_value = _follow(documents[file, record], pointer)
             assert record_value.get(field) == key, (table.name, key, file, record, pointer)
         checked[table.name] = len(rows)
     return checked
@@ -142,3 +145,42 @@ def test_the_record_of_a_jsonl_row_is_the_line_validate_reports(tmp_path):
                             "WHERE pointer LIKE '/visibility%'").fetchall()
     assert row == (3, "")
     assert found == [(3,)]
+
+
+def test_a_json_lines_file_typed_in_many_slices_keeps_every_record(tmp_path):
+    """A JSON Lines file is typed in slices of its text, side by side (1 MiB each with 16
+    threads): across slices, a line holding a version list, an empty array, blank lines and
+    packages still give each row its own line and pointer, and the tables are those of one
+    slice (one thread)."""
+    package = json.loads((SAMPLES / "package-full.json").read_text())
+    versions = json.loads((SAMPLES / "version-list.json").read_text())
+    game = (SAMPLES / "games.jsonl").read_text().splitlines()[0]
+    lines = []
+    for block in range(12):  # 3.6 MB: four slices and more
+        lines += [json.dumps({**package, "id": f"pkg-{block}"}), "",
+                  json.dumps([{**v, "id": f"v-{block}-{i}", "packageId": f"list-{block}"}
+                              for i, v in enumerate(versions)]),
+                  "[]", "  ", game.replace('"id":', f'"gameNo": {block}, "id":', 1)]
+    path = tmp_path / "in" / "big.jsonl"
+    _write(path, "\n".join(lines) + "\n")
+    assert path.stat().st_size > 3 << 20
+    tables = {}
+    for threads in ("16", "1"):
+        db = tmp_path / f"t{threads}.duckdb"
+        _loaded(path, tmp_path, "--db", str(db), "--threads", threads)
+        with duckdb.connect(str(db), read_only=True) as con:
+            checked = _check_every_row(con)
+            listed = con.execute("SELECT id, record, pointer FROM versions "
+                                 "WHERE id IN ('v-0-1', 'v-11-0') ORDER BY id").fetchall()
+            documents = con.execute("SELECT documents, unknown_documents FROM files"
+                                    ).fetchall()
+            tables[threads] = {
+                t.name: sorted(con.execute(f'SELECT * EXCLUDE (loaded_at) FROM "{t.name}"'
+                                           if t.name == "files" else
+                                           f'SELECT * FROM "{t.name}"').fetchall(), key=repr)
+                for t in TABLES if t.name != "quizkit_meta"}
+        assert checked["packages"] == 12 and checked["versions"] >= 12 * len(versions)
+        # Blocks of six lines, the version list on the third: block b's on line 6b + 3.
+        assert listed == [("v-0-1", 3, "/1"), ("v-11-0", 69, "/0")]
+        assert documents == [(sum(1 for line in lines if line.strip()), 0)]
+    assert tables["16"] == tables["1"]

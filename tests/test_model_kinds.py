@@ -173,6 +173,25 @@ def test_a_json_lines_line_holding_a_version_list_is_one_in_both(tmp_path: Path)
 
 
 @pytest.mark.parametrize("name,text", [
+    ("empty.json", b"[ ]"), ("empty.json.gz", gzip.compress(b"[]")),
+    ("empties.jsonl", b"[]\n\n [ ] \n"), ("empties.jsonl.gz", gzip.compress(b"[]\n"))])
+def test_a_file_of_empty_arrays_alone_is_one_kind_in_both(tmp_path: Path, name: str,
+                                                         text: bytes) -> None:
+    """A load of nothing but a file holding an empty array (or lines of them), which give no
+    document to type, reads it and tells its kind and documents as ``validate`` does."""
+    path = tmp_path / name
+    path.write_bytes(text)
+    code, report = cli_json(str(path))
+    assert code == 0
+    db = tmp_path / "empty.duckdb"
+    loaded = cli("load", str(path), "--db", str(db))
+    assert loaded.exit_code == 0, loaded.output
+    out = cli("query", "SELECT kind, documents FROM files", "--db", str(db), "--format", "json")
+    assert json.loads(out.output) == [{"kind": report["files"][0]["kind"],
+                                       "documents": report["files"][0]["documents"]}]
+
+
+@pytest.mark.parametrize("name,text", [
     ("two-objects.json", orjson.dumps(BANNER) + b"\n" + orjson.dumps({**BANNER, "id": "b2"})),
     ("two-objects.json.gz", gzip.compress(orjson.dumps(BANNER) + orjson.dumps(BANNER))),
     ("list-then-object.json", orjson.dumps(VERSIONS) + b" " + orjson.dumps(BANNER)),

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import duckdb
+import orjson
 import pyarrow.dataset as pads
 import pytest
 from click.testing import CliRunner
@@ -23,7 +24,7 @@ from test_analysis_load import expected_counts, snapshot
 from quizkit.analysis import connect, load
 from quizkit.analysis.tables import DATA_TABLES, TABLES
 from quizkit.cli import main
-from tests.conftest import console_script, on_a_terminal, screen
+from tests.conftest import SAMPLES, console_script, on_a_terminal, screen
 
 TABLE_NAMES = [t.name for t in TABLES if t.name != "quizkit_meta"]
 
@@ -268,6 +269,33 @@ def test_automatic_progress_is_for_a_terminal_outside_ci() -> None:
     finally:
         for fd in (main_fd, side_fd, read_fd, write_fd):
             os.close(fd)
+
+
+def test_a_json_lines_file_of_big_lines_loads_within_a_small_memory_limit(
+        tmp_path: Path) -> None:
+    """Ten lines of 6 MB (63 MB) under a 320 MB memory limit on two threads, as a real process:
+    the documents are typed a slice of text at a time, fewer at once the bigger they are
+    (typed 16 MiB at a time on one thread, with a copy of each line in a list beside it, they
+    needed more than 350 MB)."""
+    package = orjson.loads((SAMPLES / "package-full.json").read_bytes())
+    versions = package["versions"] * 45
+    path = tmp_path / "in" / "big.jsonl"
+    path.parent.mkdir()
+    with open(path, "wb") as fh:
+        for n in range(10):
+            fh.write(orjson.dumps({**package, "id": f"pkg-{n}", "versions": versions}) + b"\n")
+    assert path.stat().st_size > 60 << 20
+    db = tmp_path / "big.duckdb"
+    done = subprocess.run([console_script(), "load", "--no-findings", str(path), "--db", str(db),
+                           "--memory-limit", "320MB", "--threads", "2"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT count(*), min(record), max(record) FROM packages"
+                           ).fetchall() == [(10, 1, 10)]
+    finally:
+        con.close()
 
 
 def test_a_big_json_lines_file_loads_within_a_small_memory_limit(tmp_path: Path) -> None:

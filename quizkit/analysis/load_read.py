@@ -5,6 +5,7 @@ document (or one array) whole, the rest through DuckDB's document splitter
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import ExitStack
 
 import duckdb
 
@@ -14,11 +15,12 @@ from quizkit.analysis.load_session import setting
 from quizkit.analysis.readers import (
     DERIVED_SQL,
     DOCUMENT,
-    DOCUMENT_ROWS_SQL,
     FORMATS,
     RAW_DDL,
+    document_rows_sql,
     documents_sql,
     objects_sql,
+    slice_sql,
     whole_files_sql,
 )
 from quizkit.checks.input_report import unreadable_reason
@@ -167,8 +169,22 @@ def _lanes(name: str, files: list[ExportFile], threads: int) -> tuple[str, dict[
 
 
 
-#: The most JSON text typed by one statement of :func:`_read_objects`.
+#: The most JSON text :func:`_read_objects` types at once, over all threads.
 _SLICE = 16 << 20
+
+
+def _slicing(threads: int, biggest: int) -> tuple[int, int]:
+    """How :func:`_read_objects` types documents of at most ``biggest`` bytes of text: the
+    size of a slice of the text, and how many slices at once (threads).
+
+    DuckDB types a chunk of up to 2,048 rows at once: all the documents of a JSON Lines file
+    of big lines, typed together, outgrew a 512 MB memory limit. So the documents are typed
+    in slices, each thread one slice at a time, all of them :data:`_SLICE` bytes of text or
+    less (a slice also holds the end of a document begun before it, and at least one): fewer
+    threads for bigger documents, one for those over ``_SLICE``.
+    """
+    slice_bytes = max(_SLICE // threads, biggest, 1 << 20)
+    return slice_bytes, max(1, min(threads, _SLICE // slice_bytes))
 
 
 def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
@@ -196,29 +212,46 @@ def _read_objects(con: duckdb.DuckDBPyConnection, files: list[ExportFile], *,
     union = "\nUNION ALL\n".join(parts)
     # Two statements on purpose: see quizkit.analysis.readers.
     run(con, f"CREATE OR REPLACE TEMP TABLE docs AS {documents_sql(union)}", params)
-    several = [file for (file,) in run(con, """
-        SELECT file FROM docs WHERE container = 'json' GROUP BY file HAVING count(*) > 1
-        ORDER BY file""")]
-    if several:
-        run(con, "DELETE FROM docs WHERE file IN (SELECT unnest($several))",
-            {"several": several})
-    rows = {file: n for file, n in run(con, """
-        SELECT file, max(line_n) - min(line_n) + 1 FROM docs WHERE lines GROUP BY file""")}
-    # DuckDB types a chunk of up to 2,048 rows at once: all the documents of a JSON Lines
-    # file of big lines, typed together, outgrew a 512 MB memory limit. So the documents are
-    # typed in slices of at most _SLICE bytes of text (a document bigger than that alone).
-    slices = run(con, f"""
-        SELECT min(n), max(n) FROM (
-            SELECT n, (sum(strlen(json::VARCHAR)) OVER (ORDER BY n) - 1) // {_SLICE}
-                      AS slice
-            FROM docs)
-        GROUP BY slice ORDER BY 1""")
-    for first, last in slices:
-        run(con, f"INSERT INTO raw BY NAME SELECT *, {DERIVED_SQL} FROM ({DOCUMENT_ROWS_SQL})",
-            {"first": int(first_doc_no), "lo": first, "hi": last})
+    stats = run(con, "SELECT file, any_value(container), min(line_n), count(*), "
+                     "max(strlen(json)) FROM docs GROUP BY file ORDER BY file")
+    several = [file for file, container, _, count, _ in stats
+               if container == "json" and count > 1]
+    rows = {file: count for file, container, _, count, _ in stats if container == "jsonl"}
+    # The files whose documents are typed, with the first row of each (see document_rows_sql).
+    kept = {"files": [file for file, *_ in stats if file not in several],
+            "firsts": [first for file, _, first, _, _ in stats if file not in several]}
+    threads = int(run(con, "SELECT current_setting('threads')")[0][0])
+    slice_bytes, lanes = _slicing(threads, max((b or 0 for *_, b in stats), default=0))
+    slices = run(con, f"SELECT greatest(upto - 1, 0) // {slice_bytes} AS slice, "
+                      "bool_or(NOT arr), bool_or(arr) FROM docs GROUP BY slice ORDER BY slice")
+    typed = [slice_sql(slice_no, slice_bytes, arrays)
+             for slice_no, objects, arrays in slices
+             for arrays, here in ((False, objects), (True, arrays)) if here]
+    if typed:  # none for files of empty arrays only
+        _type_slices(con, typed, threads, lanes, {"first": int(first_doc_no), **kept})
     run(con, "DROP TABLE docs")
     records = _number_lines(con, {path: lines[path] for path in rows}, rows)
     return judged(several, "not one JSON document"), records
+
+
+def _type_slices(con: duckdb.DuckDBPyConnection, slices: list[str], threads: int,
+                 lanes: int, params: dict) -> None:
+    """The documents of ``slices`` (:func:`quizkit.analysis.readers.slice_sql`) typed into
+    ``raw`` by one statement, on ``lanes`` of the session's ``threads``.
+
+    Each slice is a scan of its own, so that the slices are typed side by side (a scan of a
+    table runs on one thread per 122,880 rows); preserve_insertion_order on would run them
+    one after the other.
+    """
+    with ExitStack() as stack:
+        stack.enter_context(setting(con, "preserve_insertion_order", "false"))
+        if lanes < threads:
+            stack.enter_context(setting(con, "threads", str(lanes)))
+        run(con, f"""
+            INSERT INTO raw BY NAME
+            WITH files AS (SELECT unnest($files) AS file, unnest($firsts) AS first_n)
+            SELECT *, {DERIVED_SQL}
+            FROM ({document_rows_sql(slices)})""", params)
 
 
 def _number_lines(con: duckdb.DuckDBPyConnection, files: dict[str, Lines],

@@ -168,53 +168,82 @@ def assign_kinds(con: duckdb.DuckDBPyConnection) -> None:
 EMPTY_ARRAY_KIND = detect_kind([])
 
 def documents_sql(union: str) -> str:
-    """The documents of ``union`` (rows of file, json, container: a file's documents, lines or
-    array elements in order) as the rows of temp table ``docs``, numbered in that order
-    (``n``), each with the number of the row it came from (``line_n``: a JSON Lines file's
-    line among its non-blank ones).
+    """The rows of ``union`` (rows of file, json, container: a file's documents, lines or array
+    elements in order) as the rows of temp table ``docs``, one per row, each JSON text as it
+    is: nothing is parsed here but the lines that hold an array.
 
-    A line of a JSON Lines file that holds an array (a version list, as ``GET
-    /pkgs/{pkgId}/versions`` returns it) is split into its elements (``element``, 1-based,
-    ``split``), each typed as an element of a top-level array (container ``json-array``), in
-    place, so that ``load`` tells the line's kind as ``validate`` does. ``lines`` keeps whether
-    the row came from a JSON Lines file. A line holding an empty array stays one row, so that
-    the lines are all numbered; it holds no document (:data:`DOCUMENT_ROWS_SQL`). Both
-    numberings follow the order of the rows, which DuckDB keeps here (``row_number() OVER ()``
-    streams).
+    Columns besides those of ``union``: ``line_n``, the row's place in ``union`` (a JSON Lines
+    file's line among its non-blank ones, from its file's first row); ``arr``, whether the row
+    is a line of a JSON Lines file holding an array (a version list, as ``GET
+    /pkgs/{pkgId}/versions`` returns it), told by its first byte that is not blank; ``n``, the
+    place of the row's first document among all documents, a line holding an array counting
+    one document per element (an empty array one, so that the lines are all numbered); and
+    ``upto``, the bytes of text up to the row's end, by which the documents are typed in
+    slices (:func:`slice_sql`).
+
+    The numbers follow the order of the rows, which DuckDB keeps here: the windows run over
+    the whole frame up to the row, and such windows stream, on one thread, in the order of
+    the scan (the reader only splits text, which is cheap).
     """
-    # A window is computed before the unnest of its own SELECT: ``n`` is one level up.
+    # A window is computed before the other expressions of its own SELECT: ``arr`` and the
+    # elements of each array line are one level down.
     return f"""
-    SELECT *, row_number() OVER () AS n FROM (
-        SELECT file, CASE WHEN split THEN 'json-array' ELSE container END AS container,
-               container = 'jsonl' AS lines, split, line_n,
-               unnest(CASE WHEN split THEN json::JSON[] ELSE [json] END) AS json,
-               generate_subscripts(CASE WHEN split THEN json::JSON[] ELSE [json] END, 1)
-                   AS element
-        FROM (SELECT *, container = 'jsonl' AND json_type(json) = 'ARRAY'
-                            AND json_array_length(json) > 0 AS split,
-                     row_number() OVER () AS line_n
-              FROM ({union})))
+    SELECT file, container, json, arr,
+           row_number() OVER () AS line_n,
+           row_number() OVER () + sum(extra) OVER (ROWS UNBOUNDED PRECEDING) - extra AS n,
+           sum(coalesce(strlen(json), 0)) OVER (ROWS UNBOUNDED PRECEDING) AS upto
+    FROM (SELECT *, CASE WHEN arr THEN greatest(json_array_length(json)::BIGINT - 1, 0)
+                         ELSE 0 END AS extra
+          FROM (SELECT file, json, container,
+                       coalesce(container = 'jsonl'
+                                AND regexp_matches(json::VARCHAR, '^[ \\t\\n\\r]*\\['), false)
+                           AS arr
+                FROM ({union})))
     """
 
 
-#: ``docs`` (:func:`documents_sql`) as rows of ``raw``: each document's ``record`` (the
-#: number of its line among the file's non-blank lines, which :func:`quizkit.analysis.load_read`
-#: turns into the line's number where blank lines come before it) and ``base`` (its JSON
-#: Pointer in the file's value, or its line's: ``/3`` for an array's fourth element, else
-#: empty). ``$first`` is the number of the first document; only the rows of ``docs`` from
-#: ``$lo`` to ``$hi`` are typed.
-DOCUMENT_ROWS_SQL = f"""
-    SELECT d.file, d.container, $first - 1 + d.n AS doc_no,
-           CASE WHEN d.lines THEN d.line_n - f.first_n + 1 END AS record,
-           CASE WHEN d.split THEN '/' || (d.element - 1)
+def slice_sql(slice_no: int, slice_bytes: int, arrays: bool) -> str:
+    """The rows of ``docs`` (:func:`documents_sql`) that end in the ``slice_no``-th
+    ``slice_bytes`` of its text and hold one document each, or with ``arrays`` the elements of
+    the lines of a JSON Lines file that hold an array (``element``, 1-based; an empty array
+    gives none): the input of :func:`document_rows_sql`."""
+    lo, hi = int(slice_no) * int(slice_bytes), (int(slice_no) + 1) * int(slice_bytes)
+    # upto is 0 where the first rows hold no text (lines that do not parse): slice 0.
+    where = f"{'' if arrays else 'NOT '}arr AND upto <= {hi}" + (f" AND upto > {lo}" if lo else "")
+    if not arrays:
+        return ("SELECT file, container, n, line_n, NULL::BIGINT AS element, json FROM docs "
+                f"WHERE {where}")
+    return f"""SELECT file, 'json-array' AS container, n, line_n, element, json
+               FROM (SELECT file, n, line_n, unnest(json::JSON[]) AS json,
+                            generate_subscripts(json::JSON[], 1) AS element
+                     FROM docs WHERE {where})"""
+
+
+def document_rows_sql(slices: list[str]) -> str:
+    """The documents of ``slices`` (rows of :func:`slice_sql`) as rows of ``raw``.
+
+    Each document's ``record`` is the number of its line among the file's non-blank lines
+    (which :func:`quizkit.analysis.load_read` turns into the line's number where blank lines
+    come before it), its ``base`` its JSON Pointer in the file's value, or its line's (``/3``
+    for an array's fourth element, else empty). The elements of a line holding an array are
+    typed as elements of a top-level array (container ``json-array``), so that ``load`` tells
+    the line's kind as ``validate`` does. ``$first`` is the number of the first document of
+    ``docs``; relation ``files`` holds the ``line_n`` of the first row of each file
+    (``first_n``), and only the documents of the files it holds are typed. The cast is
+    planned once, however many slices there are (planning it takes milliseconds); DuckDB runs
+    it in the scan of each slice.
+    """
+    return f"""
+    SELECT d.file, d.container, $first - 2 + d.n + coalesce(d.element, 1) AS doc_no,
+           CASE WHEN d.container = 'jsonl' OR d.element IS NOT NULL
+                THEN d.line_n - f.first_n + 1 END AS record,
+           CASE WHEN d.element IS NOT NULL THEN '/' || (d.element - 1)
                 WHEN d.container = 'json-array' THEN '/' || (d.line_n - f.first_n)
                 ELSE '' END AS base,
            unnest(TRY_CAST(d.json AS {DOCUMENT})), {shape_sql("d.json")} AS shape
-    FROM docs d JOIN (SELECT file, min(line_n) AS first_n FROM docs GROUP BY file) f
-         USING (file)
-    WHERE (d.split OR NOT d.lines OR coalesce(json_type(d.json) <> 'ARRAY', true))
-      AND d.n BETWEEN $lo AND $hi
-"""
+    FROM ({" UNION ALL ".join(slices)}) d JOIN files f USING (file)
+    """
+
 
 # Columns of raw computed from the typed fields by the statements that read documents: the
 # kind, and the ids of a package's versions (so that the statements that need only those do
