@@ -102,6 +102,20 @@ def test_findings_never_share_a_line_with_the_progress() -> None:
     assert shown == screen(quiet)  # the same screen as a run without the line
 
 
+def test_a_warning_during_the_run_never_shares_a_line_with_the_progress(tmp_path) -> None:
+    """A warning that comes while the line is drawn (the result cache cannot be written: its
+    directory is a file) is on a line of its own on the screen, with no trace of the line."""
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file")
+    code, out = on_a_terminal("validate", "--progress", "--cache-dir", str(blocker),
+                              "--jobs", "1", "--color", "never", *CLEAN[:2], str(SAMPLES))
+    assert code == 0 and LINE.search(out), out
+    shown = screen(out)
+    warnings = [ln for ln in shown if "cannot write the result cache" in ln]
+    assert len(warnings) == 1 and warnings[0].startswith("quizkit: warning:"), shown
+    assert not any("MB/s" in line or "files  " in line for line in shown), shown
+
+
 def test_ctrl_c_leaves_the_terminal_clean() -> None:
     """A stop while the line is drawn (validate waiting for stdin): exit 130, the line
     erased, the stop said on a line of its own."""

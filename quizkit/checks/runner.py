@@ -158,8 +158,14 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     opened = open_reporters(format, output, reports, options=view, progress=progress_line) \
         if writing else nullcontext(reporter)
     say = notes or (lambda _line: None)
+
+    def say_during(line: str) -> None:
+        """A note while the run goes on: the progress line is erased first."""
+        progress_line.clear()
+        say(line)
+
     results = None if cluster is not None or check_many is not None else \
-        _result_cache(s, cache, path_list(paths), say)
+        _result_cache(s, cache, path_list(paths), say_during)
     with ExitStack() as stack:
         stack.enter_context(progress_line)  # the line is erased however the run ends
         if cluster is not None:  # before any output is opened: an unreachable cluster
