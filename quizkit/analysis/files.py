@@ -120,6 +120,12 @@ _CHUNK = 1 << 20
 _HEAD = 64
 
 
+def _holds_text(part: bytes) -> bool:
+    """:func:`is_record` of a line or part of one, asked of its head first: a long line is
+    stripped whole only when its head is blank."""
+    return is_record(part[:_HEAD]) or (len(part) > _HEAD and is_record(part))
+
+
 def record_lines(path: str, compressed: bool) -> Lines:
     """The :class:`Lines` of a JSON Lines file, read a chunk at a time (decompressed for
     ``.gz``), so memory does not grow with the file; a file that cannot be read here gives
@@ -141,8 +147,7 @@ def record_lines(path: str, compressed: bool) -> Lines:
                 for line in lines:
                     number += 1
                     length += len(line) + 1
-                    if record or is_record(line[:_HEAD]) or (
-                            len(line) > _HEAD and is_record(line)):
+                    if record or _holds_text(line):
                         count += 1
                         if number != count:
                             moved.append((count, number))
@@ -150,8 +155,7 @@ def record_lines(path: str, compressed: bool) -> Lines:
                         longest = length
                     length, record = 0, False
                 length += len(rest)
-                record = record or is_record(rest[:_HEAD]) or (
-                    len(rest) > _HEAD and is_record(rest))
+                record = record or _holds_text(rest)
             if length:  # the last line, without a newline
                 number += 1
                 longest = max(longest, length)

@@ -18,6 +18,7 @@ from quizkit.model.entities import (
 )
 from quizkit.rules.checks import Emit, check
 from quizkit.rules.navigate import DocumentFacts, as_dict, as_list
+from quizkit.rules.version_index import value_set
 
 GROUP = "uniqueness"
 
@@ -40,10 +41,8 @@ def _array(doc: Any, path: tuple[str, ...]) -> list:
 def _distinct(items: list, key: str) -> bool:
     """Fast path: every item has ``key`` and no two the same value (then no string id
     repeats); False: look closer."""
-    try:
-        return len(set(map(itemgetter(key), items))) == len(items)
-    except (KeyError, TypeError, IndexError):  # not an object, no such key, unhashable
-        return False
+    found = value_set(items, itemgetter(key))
+    return found is not None and len(found) == len(items)
 
 
 def unique_ids(items: list, base: str, key: str, what: str, emit: Emit) -> None:

@@ -48,7 +48,16 @@ def column(items: list, getter: itemgetter) -> list | None:
         return None
 
 
-def all_str(values: list) -> bool:
+def value_set(items: list, getter: itemgetter) -> set | None:
+    """``{getter(item) for item in items}`` (no list between), or None when an item is not an
+    object, lacks the key or holds a value that cannot be hashed."""
+    try:
+        return set(map(getter, items))
+    except (KeyError, TypeError, IndexError):
+        return None
+
+
+def all_str(values: list | set) -> bool:
     return not values or set(map(type, values)) == _STR
 
 
@@ -66,11 +75,7 @@ class Collection:
         self.whole = whole
         self._columns: dict[str, tuple[list | None, set | None]] = {}
         self._clean: bool | None = None
-        # The set straight from the items (no list between): when every item has an id.
-        try:
-            idset: set[str] | None = set(map(_ID, items))
-        except (KeyError, TypeError, IndexError):  # not an object, no id, unhashable
-            idset = None
+        idset: set[str] | None = value_set(items, _ID)
         # A set holds a value of each type its list held (no other value equals a string).
         self.idset = idset if idset is not None and (typed or all_str(idset)) else None
         parents = column(items, _GETTERS[parent_key]) if parent_key else None
