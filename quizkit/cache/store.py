@@ -18,7 +18,6 @@ more to go wrong (locks on network file systems, a damaged database losing every
 from __future__ import annotations
 
 import os
-import stat
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +30,7 @@ from quizkit.cache import codec, stamps
 from quizkit.cache.stamps import Stamp
 from quizkit.inputs import remote
 from quizkit.inputs.limits import Limits
-from quizkit.inputs.sources import ReadError, Source
+from quizkit.inputs.sources import ReadError, Source, open_regular
 from quizkit.outputs.writer import OutputError, replace_private, write_bytes
 from quizkit.version import __version__
 
@@ -199,11 +198,12 @@ def _read_entry(entry_file: str) -> bytes:
     """The bytes of an entry file: a regular file, never a link, FIFO or device (a shared
     cache directory may hold anything), of at most :data:`MAX_ENTRY` bytes. Raises
     ``OSError``."""
-    fd = os.open(entry_file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-                 | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY:
+        fd, st = open_regular(entry_file, follow_links=False)
+    except ReadError as exc:
+        raise OSError(f"{entry_file}: {exc}") from None
+    try:
+        if st.st_size > MAX_ENTRY:
             raise OSError(f"{entry_file}: not an entry")
         with os.fdopen(fd, "rb", closefd=False) as fh:
             return fh.read(st.st_size + 1)

@@ -170,15 +170,17 @@ def not_regular(mode: int) -> str:
     return f"{file_type(mode)}, not a regular file{hint}"
 
 
-def open_regular(path: str) -> tuple[int, os.stat_result]:
+def open_regular(path: str, *, follow_links: bool = True) -> tuple[int, os.stat_result]:
     """A read-only descriptor of the regular file ``path``, and its ``fstat``.
 
     Opened non-blocking, so a FIFO (named, or swapped in after listing) cannot hang the run;
     anything but a regular file (a FIFO, ``/dev/zero``, a socket) is refused before a byte is
-    read. Raises :class:`ReadError`.
+    read; without ``follow_links``, so is a symbolic link (a file quizkit keeps itself, in a
+    directory others may write). Raises :class:`ReadError`.
     """
+    flags = _OPEN_FLAGS if follow_links else _OPEN_FLAGS | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        fd = os.open(path, flags)
     except OSError as exc:
         raise ReadError(exc.strerror or str(exc)) from None
     except ValueError:  # a NUL byte: no file can have this name
