@@ -4,7 +4,9 @@ written in every shape (indented files, compact files, one JSON Lines file).
 Each shape is generated with ``quizkit samples generate --shape``; both commands run with
 ``--no-cache`` and the same config file (``validate`` ignores its ``[[checks]]``), as real
 processes, interleaved, ``--repeat`` times; the best wall time of each is kept. The target:
-``check`` at most 1.20 times ``validate``.
+``check`` at most 1.20 times ``validate``. Peak memory: the most the process and its
+descendants (workers, ``check``'s loading process) held at once, summed from ``/proc`` every
+20 ms (Linux; the highest of all rounds).
 
     python benchmarks/bench_checks.py                  # 300 packages, 3 rounds
     python benchmarks/bench_checks.py --packages 2000 --repeat 2
@@ -13,11 +15,14 @@ processes, interleaved, ``--repeat`` times; the best wall time of each is kept. 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -80,13 +85,51 @@ error-if = "> 1e13"
 '''
 
 
-def timed(args: list[str], cwd: Path) -> float:
+PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def tree_rss(root: int) -> int:
+    """Bytes resident in ``root`` and its descendants now (0 where /proc is missing)."""
+    parents: dict[int, int] = {}
+    for entry in os.scandir("/proc") if os.path.isdir("/proc") else ():
+        if entry.name.isdigit():
+            try:
+                stat = Path(entry.path, "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    tree, grown, total = {root}, True, 0
+    while grown:
+        more = {pid for pid, parent in parents.items() if parent in tree} - tree
+        tree |= more
+        grown = bool(more)
+    for pid in tree:
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
+    return total
+
+
+def timed(args: list[str], cwd: Path) -> tuple[float, int]:
+    """Wall seconds of one run, and its tree's peak resident bytes."""
     start = time.perf_counter()
-    done = subprocess.run([QUIZKIT, *args], cwd=cwd, capture_output=True)
+    process = subprocess.Popen([QUIZKIT, *args], cwd=cwd, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    peak = 0
+
+    def sample() -> None:
+        nonlocal peak
+        while process.poll() is None:
+            peak = max(peak, tree_rss(process.pid))
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _out, err = process.communicate()
     seconds = time.perf_counter() - start
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(args)}: exit {done.returncode}\n{done.stderr.decode()}")
-    return seconds
+    sampler.join()
+    if process.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(args)}: exit {process.returncode}\n{err.decode()}")
+    return seconds, peak
 
 
 def main() -> None:
@@ -109,18 +152,24 @@ def main() -> None:
             common = ["--no-cache", "--config", str(config), "--format", "json", "-o",
                       str(work / "report.json"), str(corpus)]
             best = {"validate": float("inf"), "check": float("inf")}
+            peak = {"validate": 0, "check": 0}
             for _ in range(args.repeat):
                 for command in best:
-                    best[command] = min(best[command], timed([command, *common], work))
+                    seconds, rss = timed([command, *common], work)
+                    best[command] = min(best[command], seconds)
+                    peak[command] = max(peak[command], rss)
             ratio = best["check"] / best["validate"]
-            rows.append((shape, size, best["validate"], best["check"], ratio))
+            rows.append((shape, size, best["validate"], best["check"], ratio,
+                         peak["validate"], peak["check"]))
         cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
         print(f"{args.packages} packages, ten checks, best of {args.repeat}")
-        print(f"{'shape':<9} {'MB':>7} {'validate s':>11} {'check s':>9} {'ratio':>6}  target")
-        for shape, size, validate, check, ratio in rows:
+        print(f"{'shape':<9} {'MB':>7} {'validate s':>11} {'check s':>9} {'ratio':>6}  "
+              f"{'target':<12} {'peak MB validate / check':>24}")
+        for shape, size, validate, check, ratio, v_rss, c_rss in rows:
             verdict = "ok" if ratio <= TARGET else "MISS"
             print(f"{shape:<9} {size / 1e6:>7.1f} {validate:>11.2f} {check:>9.2f} "
-                  f"{ratio:>6.2f}  <= {TARGET:.2f} {verdict}")
+                  f"{ratio:>6.2f}  <= {TARGET:.2f} {verdict:<4} "
+                  f"{v_rss / 1e6:>15.0f} / {c_rss / 1e6:.0f}")
         print(f"CPU of all runs: {cpu.ru_utime + cpu.ru_stime:.1f} s")
     finally:
         shutil.rmtree(work, ignore_errors=True)

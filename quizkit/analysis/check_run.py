@@ -3,23 +3,26 @@ the tables, in one report.
 
 The team's checks are tried on the empty tables first (:func:`~quizkit.analysis.team_sql.preflight`:
 bad SQL is exit 2 before any export is read). The exports are then loaded into an in-memory
-database by the one load path (:func:`quizkit.analysis.load.load`; or a ``--db`` file or
-``--parquet`` dataset is read as it is), the checks run over it, fenced, and their findings
-go into ``validate``'s run (:func:`quizkit.checks.runner.run`, ``extra``), so the
+database by the one load path (:func:`quizkit.analysis.load.load`) and the checks run over
+it, fenced, in a process forked beside the document pass (:mod:`quizkit.analysis.beside`):
+both read the same files at once. A ``--db`` file or ``--parquet`` dataset is read as it
+is, in this process, before the pass. The checks' findings go into ``validate``'s run
+(:func:`quizkit.checks.runner.run`, ``extra``, taken once the pass is done), so the
 configuration's select, ignore and severities, the baseline, every report format and the
 exit code treat them as any finding. Without an active team check nothing is loaded: the run
-is ``validate``'s.
-"""
+is ``validate``'s."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
 
+from quizkit.analysis.beside import Beside
 from quizkit.analysis.connect import connect, run
 from quizkit.analysis.load import LoadResult
 from quizkit.analysis.open_tables import open_tables, reads_findings
@@ -33,11 +36,12 @@ from quizkit.analysis.team_sql import (
     row_counts,
 )
 from quizkit.analysis.team_sql import run_checks as run_team_checks
-from quizkit.catalog.findings import Report, Severity
+from quizkit.catalog.findings import Finding, Report, Severity
 from quizkit.checks import runner
 from quizkit.checks.baseline import Baseline
 from quizkit.inputs import remote
 from quizkit.inputs.sources import Source
+from quizkit.outputs.interrupts import pause_at
 from quizkit.outputs.writer import (
     check_directory,
     make_directory,
@@ -50,6 +54,11 @@ from quizkit.settings.team_checks import TeamCheck
 
 #: Failing rows kept per ``sql`` check by ``--store-failures`` unless told.
 FAILURES_LIMIT = 1000
+
+
+#: What the load and the team's checks give ``check``: what was loaded (``None`` for a
+#: database or dataset), the checks' outcome, the rows per table.
+_Tables = tuple[LoadResult | None, Outcome, dict[str, float]]
 
 
 @dataclass
@@ -109,27 +118,41 @@ def run_check(paths: Sequence[str], s: Settings, *, db: str | os.PathLike[str] |
         refuse_inputs(targets, [*(src.path for src in sources), db, *s.files_read],
                       read_trees=[parquet])
     result = CheckResult(Report())
+    tables: Beside[_Tables] | None = None
     if checks or db or parquet:  # a --db or --parquet is opened (and refused) even with no check
         if any(src.is_stdin for src in sources):
             raise ConfigError("the team's checks read the tables of files: give paths, "
                               "not - (standard input)")
         place = RowPlace(_names(sources), _where(paths, db, parquet), s.limits.max_findings)
         findings = any(reads_findings(c.query) for c in checks)
-        with open_tables(paths, db, parquet, findings=findings, settings=s,
-                         session=session) as (con, loaded):
-            result.loaded = loaded
-            result.outcome = run_team_checks(
-                con, checks, place, past=past,
-                keep=failures_limit if store_failures is not None else None)
-            result.rows = row_counts(con)
-        for line in result.outcome.notes:
-            say(line)
-    if store_failures is not None:
-        result.stored = write_failures(store_failures, result.outcome.failures)
-        for code, target, kept, total in result.stored:
-            say(f"store-failures: {code}: {kept:,} of {total:,} failing rows in {target}")
-    result.report = runner.run(paths, s, sources=sources, extra=result.outcome.findings,
-                               notes=notes, **options)  # type: ignore[arg-type]
+        keep = failures_limit if store_failures is not None else None
+
+        def load_and_check() -> _Tables:
+            pause_at("check-tables")  # the test hook: in the process that loads the files
+            with open_tables(paths, db, parquet, findings=findings, settings=s,
+                             session=session) as (con, loaded):
+                return loaded, run_team_checks(con, checks, place, past=past,
+                                               keep=keep), row_counts(con)
+
+        # Files are loaded beside the document pass; a database or dataset is only read.
+        tables = Beside(load_and_check, "the process loading the tables to check",
+                        apart=bool(paths))
+
+    def team_findings() -> Iterator[Finding]:
+        """What the pass reports after its own findings (taken once the pass is done)."""
+        if tables is not None:
+            result.loaded, result.outcome, result.rows = tables.result()
+        if store_failures is not None:
+            result.stored = write_failures(store_failures, result.outcome.failures)
+        yield from result.outcome.findings
+
+    with tables if tables is not None else nullcontext():
+        result.report = runner.run(paths, s, sources=sources, extra=team_findings(),
+                                   notes=notes, **options)  # type: ignore[arg-type]
+    for line in result.outcome.notes:
+        say(line)
+    for code, target, kept, total in result.stored:
+        say(f"store-failures: {code}: {kept:,} of {total:,} failing rows in {target}")
     return result
 
 

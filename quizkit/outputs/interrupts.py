@@ -195,8 +195,8 @@ def interrupting(stop: Callable[[], None]) -> Iterator[None]:
     DuckDB connection's ``interrupt``: DuckDB swallows the exception when the signal comes
     while it prepares a statement, then runs the statement to its end). A stop that came
     before the block ends the run here."""
-    owner = getattr(signal.getsignal(signal.SIGINT), "__self__", None)
-    if not isinstance(owner, StopSignals):  # run in-process (tests, the API): nothing to add
+    owner = _stop_signals()
+    if owner is None:  # run in-process (tests, the API): nothing to add
         yield
         return
     if owner.signum is not None:
@@ -206,6 +206,19 @@ def interrupting(stop: Callable[[], None]) -> Iterator[None]:
         yield
     finally:
         owner.interrupters.remove(stop)
+
+
+def _stop_signals() -> StopSignals | None:
+    """The run's :class:`StopSignals`, when they handle the signals (the command line)."""
+    owner = getattr(signal.getsignal(signal.SIGINT), "__self__", None)
+    return owner if isinstance(owner, StopSignals) else None
+
+
+def stop_came() -> bool:
+    """Whether a stop signal came during this run (always ``False`` where the run does not
+    handle them: run in-process, or in a worker)."""
+    owner = _stop_signals()
+    return owner is not None and owner.signum is not None
 
 
 #: The signals that stop a run.
