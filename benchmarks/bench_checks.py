@@ -5,8 +5,9 @@ Each shape is generated with ``quizkit samples generate --shape``; both commands
 ``--no-cache`` and the same config file (``validate`` ignores its ``[[checks]]``), as real
 processes, interleaved, ``--repeat`` times; the best wall time of each is kept. The target:
 ``check`` at most 1.20 times ``validate``. Peak memory: the most the process and its
-descendants (workers, ``check``'s loading process) held at once, summed from ``/proc`` every
-20 ms (Linux; the highest of all rounds).
+descendants (workers, ``check``'s loading process) held at once, each process's proportional
+set size (PSS: a page shared by forked processes counted once in all) summed from ``/proc``
+every 20 ms (Linux; the highest of all rounds).
 
     python benchmarks/bench_checks.py                  # 300 packages, 3 rounds
     python benchmarks/bench_checks.py --packages 2000 --repeat 2
@@ -85,11 +86,9 @@ error-if = "> 1e13"
 '''
 
 
-PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-def tree_rss(root: int) -> int:
-    """Bytes resident in ``root`` and its descendants now (0 where /proc is missing)."""
+def tree_pss(root: int) -> int:
+    """Bytes ``root`` and its descendants hold now, shared pages counted once (PSS; 0 where
+    /proc is missing)."""
     parents: dict[int, int] = {}
     for entry in os.scandir("/proc") if os.path.isdir("/proc") else ():
         if entry.name.isdigit():
@@ -105,12 +104,13 @@ def tree_rss(root: int) -> int:
         grown = bool(more)
     for pid in tree:
         with contextlib.suppress(OSError, IndexError, ValueError):
-            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
+            rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+            total += int(rollup.split("\nPss:", 1)[1].split()[0]) * 1024
     return total
 
 
 def timed(args: list[str], cwd: Path) -> tuple[float, int]:
-    """Wall seconds of one run, and its tree's peak resident bytes."""
+    """Wall seconds of one run, and the most its process tree held at once (bytes)."""
     start = time.perf_counter()
     process = subprocess.Popen([QUIZKIT, *args], cwd=cwd, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE)
@@ -119,7 +119,7 @@ def timed(args: list[str], cwd: Path) -> tuple[float, int]:
     def sample() -> None:
         nonlocal peak
         while process.poll() is None:
-            peak = max(peak, tree_rss(process.pid))
+            peak = max(peak, tree_pss(process.pid))
             time.sleep(0.02)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -164,12 +164,12 @@ def main() -> None:
         cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
         print(f"{args.packages} packages, ten checks, best of {args.repeat}")
         print(f"{'shape':<9} {'MB':>7} {'validate s':>11} {'check s':>9} {'ratio':>6}  "
-              f"{'target':<12} {'peak MB validate / check':>24}")
+              f"{'target':<12} {'peak MB (PSS) validate / check':>30}")
         for shape, size, validate, check, ratio, v_rss, c_rss in rows:
             verdict = "ok" if ratio <= TARGET else "MISS"
             print(f"{shape:<9} {size / 1e6:>7.1f} {validate:>11.2f} {check:>9.2f} "
                   f"{ratio:>6.2f}  <= {TARGET:.2f} {verdict:<4} "
-                  f"{v_rss / 1e6:>15.0f} / {c_rss / 1e6:.0f}")
+                  f"{v_rss / 1e6:>21.0f} / {c_rss / 1e6:.0f}")
         print(f"CPU of all runs: {cpu.ru_utime + cpu.ru_stime:.1f} s")
     finally:
         shutil.rmtree(work, ignore_errors=True)
