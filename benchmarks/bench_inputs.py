@@ -1,4 +1,4 @@
-"""Inputs that must not make quizkit slow or huge out of proportion (issue 14 item 9).
+"""Inputs that must not make quizkit slow or huge out of proportion.
 
 Prints the figures of docs/performance.md ("Inputs out of proportion"):
 

@@ -4,7 +4,7 @@ Wall-clock and CPU figures move with the machine's load; instruction counts do n
 binary on the same input counts the same, whatever else runs). This script counts, on a
 subset of a corpus, the instructions of each cumulative stage of the pipeline:
 
-- ``floor``: read + ``orjson.loads`` (the floor of issue 6);
+- ``floor``: read + ``orjson.loads`` (the floor of the speed targets);
 - ``write-back``: read + ``quizkit.inputs.intake.parse_text`` (parse, then orjson writes the value
   back and one comparison proves no duplicate key or big integer was dropped);
 - ``schema``: read + ``orjson.loads`` + kind + jsonschema-rs ``is_valid`` (no write-back);
@@ -13,7 +13,7 @@ subset of a corpus, the instructions of each cumulative stage of the pipeline:
 - ``validate``: ``quizkit.checks.engine.run`` (every check, findings, facts, batch
   checks), in process.
 
-Three more stages split ``validate`` for the budget of issue 16 item 8 (each is
+Three more stages split ``validate`` for the rules' budget (each is
 ``engine.run`` with part of the registry; not cumulative with each other):
 
 - ``engine``: no rule, findings check, fact collector or batch check: the engine's own work
@@ -23,7 +23,7 @@ Three more stages split ``validate`` for the budget of issue 16 item 8 (each is
 
 Each stage runs once and three times under callgrind; the difference, halved, is one pass
 without start-up, imports or schema compilation. Ratios to ``floor`` translate to the
-issue's "× floor" target directly (a stage at 2× the floor's instructions can reach at most
+"× floor" speed targets directly (a stage at 2× the floor's instructions can reach at most
 0.5× the floor's speed, if instructions were all; cache misses make real runs slower still).
 
     python benchmarks/bench_stages.py                 # the default corpus, every 6th file
@@ -107,12 +107,13 @@ def _keep_only(roles: tuple[str, ...]) -> None:
     """In this (child) process only: the engine runs with the checks of ``roles`` alone."""
     import dataclasses
 
-    from quizkit.checks import engine
+    from quizkit.checks import engine, one_input
 
     full = engine.REGISTRY
-    engine.REGISTRY = dataclasses.replace(
+    kept = dataclasses.replace(
         full, by_kind={k: v for k, v in full.by_kind.items() if k[0] in roles},
         batch=full.batch if "facts" in roles else ())
+    engine.REGISTRY = one_input.REGISTRY = kept  # the batch checks' and the documents'
 
 
 def _count(name: str, corpus: Path, every: int, passes: int) -> int:

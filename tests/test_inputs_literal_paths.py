@@ -1,4 +1,4 @@
-"""Paths are literal (issue 14 item 4): whatever characters a file name holds, ``load`` reads
+"""Paths are literal: whatever characters a file name holds, ``load`` reads
 that file and only it, once; ``summary`` and ``query`` on the files agree with the database."""
 
 from __future__ import annotations

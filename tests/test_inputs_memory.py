@@ -1,4 +1,4 @@
-"""A large export stays within the memory docs/limits.md promises (issue 14 item 9), and the
+"""A large export stays within the memory docs/limits.md promises, and the
 positions of its findings still count characters, not bytes."""
 
 from __future__ import annotations

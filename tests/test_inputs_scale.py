@@ -1,4 +1,4 @@
-"""No input makes quizkit slow out of proportion (issue 14 item 9): cross-file duplicate
+"""No input makes quizkit slow out of proportion: cross-file duplicate
 detection grows linearly with the copies, and per-path ignores scale to 100,000 patterns."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 14, items 1 and 8: an input that is not a regular file (a FIFO made with
+"""An input that is not a regular file (a FIFO made with
 ``os.mkfifo``, ``/dev/zero``, ``/dev/null``), named on the command line, is refused at once by
 every command that reads exports: never opened for a blocking read, never read to its end.
 It is reported with its path and the reason, and the exit code is 3 (docs/safety.md)."""

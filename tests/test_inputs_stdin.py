@@ -1,4 +1,4 @@
-"""JSON Lines on stdin (issue 14 item 8): ``-`` reads JSON Lines, found by looking or asked
+"""JSON Lines on stdin: ``-`` reads JSON Lines, found by looking or asked
 for with ``--stdin-format jsonl``; a single document is never split."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The one file walker, through every command that reads files (issue 14 item 8, issue 16
-item 5): nothing is skipped silently, hidden directories are skipped by default, ``--exclude``
+"""The one file walker, through every command that reads files:
+nothing is skipped silently, hidden directories are skipped by default, ``--exclude``
 takes gitignore patterns, and every command takes the same files."""
 
 from __future__ import annotations

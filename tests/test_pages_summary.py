@@ -23,7 +23,7 @@ from quizkit.settings.config import ConfigError
 from tests.browser import Browser, Page, chromium
 
 HOSTILE = "<script>alert(1)</script> & <b>bold</b>"
-#: The charts issue 17 asks for: sizes and media per package, size by media kind, the largest
+#: The charts the summary pages draw: sizes and media per package, size by media kind, the largest
 #: packages, starts and games per package, the four groupings of both, games over time.
 ASKED = {"sizes.size_histogram", "sizes.media_per_package", "sizes.distribution",
          "sizes.largest", "starts.top", "starts.games_per_package", "starts.games_over_time",

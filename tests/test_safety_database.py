@@ -1,4 +1,4 @@
-"""Issue 14, items 2 and 3: ``load --db`` opens only DuckDB databases; ``export`` writes only
+"""``load --db`` opens only DuckDB databases; ``export`` writes only
 quizkit's own tables, inside its ``--parquet`` directory."""
 
 from __future__ import annotations

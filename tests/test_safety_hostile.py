@@ -1,4 +1,4 @@
-"""Issue 14: no Python traceback reaches a user from any command: every command that
+"""No Python traceback reaches a user from any command: every command that
 ``quizkit --help`` lists runs with hostile arguments (bad paths, a directory as output, a
 device as input or output, a missing or foreign database, impossible values), and with its
 standard output on a full device."""

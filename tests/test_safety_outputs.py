@@ -1,4 +1,4 @@
-"""Issue 14, item 1: one way to write an output, through the real CLI on real file-system
+"""One way to write an output, through the real CLI on real file-system
 entries (symlinks, FIFOs, device nodes, read-only and full file systems, ``ulimit -f``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 14, item 7: ``query`` streams in constant memory in every format; ``--limit`` and
+"""``query`` streams in constant memory in every format; ``--limit`` and
 ``--timeout`` (exit 2 with a message)."""
 
 from __future__ import annotations

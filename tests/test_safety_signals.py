@@ -1,4 +1,4 @@
-"""Issue 14, item 6: Ctrl-C and SIGTERM end any command with 130/143, one line, no partial
+"""Ctrl-C and SIGTERM end any command with 130/143, one line, no partial
 output; an interrupted load leaves the database as it was or fully loaded; workers die with
 their parent, even when it is SIGKILLed."""
 
@@ -59,7 +59,7 @@ def _gone(pid: int) -> bool:
 
 
 def _kill_orphans(workers: list[int]) -> None:
-    """Workers that outlived a failed run (quizkit before issue 14 left them running)."""
+    """Workers that outlived a failed run (a stopped run must leave none running)."""
     for w in workers:
         with contextlib.suppress(OSError):
             os.kill(w, signal.SIGKILL)

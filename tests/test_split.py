@@ -4,6 +4,7 @@ and columns, in the same order."""
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import io
 import json
@@ -14,8 +15,13 @@ from pathlib import Path
 import orjson
 import pytest
 
+from quizkit import api
 from quizkit.cache import stamps
+from quizkit.checks import reread
+from quizkit.checks.reread import Block, Origin
 from quizkit.generate import generate_corpus
+from quizkit.inputs.limits import Limits
+from quizkit.inputs.sources import Source
 from quizkit.inputs.split import SPLIT_AT, Changed, Identity, cut, read_piece, scan_pieces
 from tests import audited
 from tests.conftest import run_script
@@ -183,3 +189,87 @@ def test_the_findings_cap_of_a_split_file_is_the_one_worker_cap(big_lines, tmp_p
     capped = [f for f in one if f["rule"] == "findings-capped"]
     assert len(capped) == 1, "the file has more findings than the cap"
     assert two == one
+
+
+def _scanned(path: Path, bom: int, block: int) -> Origin:
+    """What the pass keeps of a plain JSON Lines file it cut: its stamp and its blocks."""
+    before = stamps.stat_before_read(str(path))
+    blocks: list[Block] = []
+    digest = stamps.digester()
+    with open(path, "rb") as fh:
+        for _piece in scan_pieces(fh, bom, path.stat().st_size, 2, digest,
+                                  lambda at, line, data: blocks.append(
+                                      Block(at, line, stamps.digest(data))), block=block):
+            pass
+    return Origin(True, False, digest.digest(), stamps.stamped(before, digest.digest()),
+                  blocks=tuple(blocks))
+
+
+@pytest.mark.parametrize("text", _texts(),
+                         ids=["short", "long", "no-end", "tail", "head", "pairs"])
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_a_record_is_read_again_from_the_blocks_that_hold_it(tmp_path, text, bom):
+    """A record of a file the run cut is read again from the blocks of the pass that hold
+    it: the same bytes as the record's line, at the edges of blocks, past the end of the
+    file, at its first and last line."""
+    path = tmp_path / "records.jsonl"
+    path.write_bytes(bom + text)
+    origin = _scanned(path, len(bom), 64 * 1024)
+    assert len(origin.blocks) > 10
+    lines = text.split(b"\n")
+    wanted = {1, 2, len(lines) - 1, len(lines), len(lines) + 1, len(lines) + 5}
+    for block in origin.blocks:
+        wanted |= {block.line - 1, block.line, block.line + 1}
+    read = reread._again(Source(str(path)), origin, Limits())
+    try:
+        for record in sorted(r for r in wanted if r >= 1):
+            assert read.chunk(record) == (lines[record - 1] if record <= len(lines) else b"")
+    finally:
+        read.close()
+
+
+def test_a_record_in_a_block_that_changed_is_not_read(tmp_path):
+    """A block whose bytes are not those of the pass gives no record (its findings get the
+    note and no position); the records of the other blocks are still read."""
+    text = b"".join(b'{"n": %d}\n' % n for n in range(100_000))
+    path = tmp_path / "records.jsonl"
+    path.write_bytes(text)
+    origin = _scanned(path, 0, 64 * 1024)
+    changed = origin.blocks[3]
+    blocks = list(origin.blocks)
+    blocks[3] = changed._replace(digest=bytes(16))  # as if the pass had read other bytes
+    read = reread._again(Source(str(path)), dataclasses.replace(origin, blocks=tuple(blocks)),
+                         Limits())
+    try:
+        assert read.chunk(changed.line + 1) is None
+        assert read.chunk(1) == b'{"n": 0}'
+        assert read.chunk(100_000) == b'{"n": 99999}'
+    finally:
+        read.close()
+
+
+def test_a_cross_file_finding_of_a_split_file_is_placed_from_its_blocks(
+        big_lines, tmp_path, monkeypatch):
+    """Placing the cross-file findings of a file the run cut for its workers reads again
+    only the blocks holding their records, not the whole file, and places them where one
+    worker does."""
+    path = tmp_path / "padded.jsonl"
+    padding = b"".join(b'{"padding": "%s"}\n' % (b"p" * 1_000_000) for _ in range(40))
+    path.write_bytes(big_lines.read_bytes() + padding)
+    one = api.validate([str(path)], jobs=1, cache=False)
+    read: list[int] = []
+    pread = os.pread
+
+    def counted(fd: int, size: int, offset: int) -> bytes:
+        data = pread(fd, size, offset)
+        read.append(len(data))  # in this process only: a forked worker counts in its copy
+        return data
+
+    monkeypatch.setattr(os, "pread", counted)
+    two = api.validate([str(path)], jobs=2, cache=False)
+    placed = [(f.rule, f.record, f.pointer, f.line, f.column) for f in two.findings
+              if f.rule in ("identical-duplicate", "conflicting-duplicate")]
+    assert placed and all(line is not None for *_, line, _column in placed)
+    assert [(f.rule, f.record, f.line, f.column, f.message) for f in two.findings] == \
+        [(f.rule, f.record, f.line, f.column, f.message) for f in one.findings]
+    assert 0 < sum(read) < path.stat().st_size // 2

@@ -114,6 +114,7 @@ class _Split:
     pieces: int | None = None
     stamp: stamps.Stamp | None = None
     origin: reread.Origin | None = None  # of a remote file (no stamp), to read it again
+    blocks: list[reread.Block] = field(default_factory=list)  # as a plain file was read
     changed: bool = False
     parts: list[_Piece] = field(default_factory=list)
 
@@ -161,6 +162,9 @@ class _Split:
         outcome.stamp = self.stamp
         if self.stamp is None and outcome.facts:
             outcome.origin = self.origin
+        elif self.blocks and outcome.facts:
+            outcome.origin = reread.Origin(True, False, self.stamp.digest, self.stamp,
+                                           blocks=tuple(self.blocks))
         return outcome
 
     def _whole(self, options: Options, schemas: SchemaBook) -> FileOutcome:
@@ -247,9 +251,13 @@ def _file_pieces(pool: Any, source: Source, options: Options, jobs: int,
         read = functools.partial(split.read_piece, source.path, identity=state.identity)
         digest = stamps.digester()
         pieces = 0
+
+        def kept(offset: int, line: int, data: memoryview) -> None:
+            state.blocks.append(reread.Block(offset, line, stamps.digest(data)))
+
         try:
             for start, end, first in split.scan_pieces(fh, state.skip, st.st_size, jobs,
-                                                       digest):
+                                                       digest, kept):
                 pieces += 1
                 yield pool.submit(_check_piece, source.display, read, start, end, first,
                                   options), state

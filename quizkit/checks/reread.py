@@ -13,15 +13,19 @@ checks:
 
 An input is read again only when it is unchanged: the same stat, and the same digest of its
 bytes. One that changed in between keeps its finding, with a note and no
-position, never a wrong one.
+position, never a wrong one. A big JSON Lines file that the run cut for its workers was
+read in blocks, each block's digest and first line kept (:class:`Block`): only the blocks
+holding the records asked for are read again, each checked against its own digest.
 """
 
 from __future__ import annotations
 
+import bisect
+import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import orjson
 
@@ -33,13 +37,22 @@ from quizkit.checks import snippets
 from quizkit.inputs import intake
 from quizkit.inputs.limits import Limits
 from quizkit.inputs.positions import DocumentText
-from quizkit.inputs.sources import ReadError, Source
+from quizkit.inputs.sources import ReadError, Source, open_regular
 from quizkit.rules.facts import Content, Located, digest
 
 #: Added to the message of a finding whose input changed between the pass and its re-read.
 CHANGED_NOTE = " (the input changed while it was checked: no position is given)"
 #: Standard input spooled in memory up to this size, on disk beyond.
 SPOOL_IN_MEMORY = 8 * 1024 * 1024
+
+
+class Block(NamedTuple):
+    """A block of a file as the pass read it: where it starts, the line its first byte is
+    on, and the digest of its bytes."""
+
+    offset: int
+    line: int
+    digest: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +67,9 @@ class Origin:
     #: Standard input: the bytes checked, spooled (never pickled: stdin is checked in the
     #: run's own process).
     spool: IO[bytes] | None = None
+    #: A JSON Lines file read in blocks (:class:`Block`), in order: its records can be read
+    #: again from the blocks that hold them alone.
+    blocks: tuple[Block, ...] = ()
 
 
 def origin_of_stamp(stamp: Stamp, lines: bool, indented: bool) -> Origin:
@@ -124,8 +140,93 @@ class _Input:
         return DocumentText(self.chunk(record), record,
                             self.origin.indented and not self.origin.lines)
 
+    def close(self) -> None:
+        pass
+
+
+class _Records:
+    """Records of a JSON Lines file read again from the blocks of the pass that hold them
+    (:class:`Block`), each block checked against its digest; a record one of whose blocks
+    changed is ``None``."""
+
+    def __init__(self, fd: int, blocks: tuple[Block, ...], size: int) -> None:
+        self._fd, self._blocks, self._size = fd, blocks, size
+        self._lines = [block.line for block in blocks]
+        self._read: dict[int, bytes | None] = {}
+
+    @classmethod
+    def open(cls, path: str, origin: Origin) -> _Records | None:
+        """The records of ``path``, or None when it is not the file the pass read."""
+        try:
+            fd, st = open_regular(path)
+        except ReadError:
+            return None
+        if origin.stamp is None or not origin.stamp.same_stat(st):
+            os.close(fd)
+            return None
+        return cls(fd, origin.blocks, st.st_size)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+    def _block(self, i: int) -> bytes | None:
+        """The bytes of block ``i`` as the pass read them, or None (changed)."""
+        if i not in self._read:
+            start = self._blocks[i].offset
+            end = self._blocks[i + 1].offset if i + 1 < len(self._blocks) else self._size
+            try:
+                data = os.pread(self._fd, end - start, start)
+            except OSError:
+                data = b""
+            same = len(data) == end - start and stamps.digest(data) == self._blocks[i].digest
+            self._read[i] = data if same else None
+        return self._read[i]
+
+    def chunk(self, record: int | None) -> bytes | None:
+        """Line ``record`` without its line break (empty past the end), or None when a
+        block holding it changed since the pass."""
+        record = record or 1
+        i = max(0, bisect.bisect_left(self._lines, record) - 1)  # its start is in i or after
+        text = self._block(i)
+        at = len(intake.BOM) if i == 0 and text and text.startswith(intake.BOM) else 0
+        line = self._blocks[i].line
+        while text is not None and line < record:  # to the start of the record
+            found = text.find(b"\n", at)
+            if found >= 0:
+                at, line = found + 1, line + 1
+            elif i + 1 < len(self._blocks):
+                i, at = i + 1, 0
+                text = self._block(i)
+            else:
+                return b""
+        parts = []
+        while text is not None:  # to its end
+            found = text.find(b"\n", at)
+            parts.append(text[at:] if found < 0 else text[at:found])
+            if found >= 0 or i + 1 == len(self._blocks):
+                return b"".join(parts)
+            i, at = i + 1, 0
+            text = self._block(i)
+        return None
+
+    def document_text(self, record: int | None) -> DocumentText | None:
+        chunk = self.chunk(record)
+        return None if chunk is None else DocumentText(chunk, record, False)
+
 
 Origins = dict[str, tuple[Source, Origin]]
+#: A record whose input changed since the pass (:func:`settle`).
+_CHANGED = object()
+
+
+def _again(source: Source, origin: Origin, limits: Limits, whole: bool = False
+           ) -> _Input | _Records | None:
+    """The input read again (None: changed or unreadable since the pass): only the blocks
+    holding the records asked for when the pass kept them and ``whole`` text is not needed."""
+    if origin.blocks and not whole:
+        return _Records.open(source.path, origin)
+    data = read_again(source, origin, limits)
+    return None if data is None else _Input(data, origin)
 
 
 def place(findings: Sequence[Finding], origins: Origins, limits: Limits,
@@ -139,24 +240,31 @@ def place(findings: Sequence[Finding], origins: Origins, limits: Limits,
             by_path.setdefault(f.path, []).append(f)
     for path, group in by_path.items():
         source, origin = origins[path]
-        data = read_again(source, origin, limits)
-        if data is None:
+        read = _again(source, origin, limits, whole=bool(snippet_lines))
+        if read is None:
             for f in group:
                 f.message += CHANGED_NOTE
             continue
-        _place_group(group, data, origin, snippet_lines)
+        try:
+            _place_group(group, read, snippet_lines)
+        finally:
+            read.close()
 
 
-def _place_group(group: list[Finding], data: bytes, origin: Origin, snippet_lines: int) -> None:
-    read = _Input(data, origin)
-    texts: dict[int | None, DocumentText] = {}
+def _place_group(group: list[Finding], read: _Input | _Records, snippet_lines: int) -> None:
+    texts: dict[int | None, DocumentText | None] = {}
+    placed = []
     for f in group:
-        text = texts.get(f.record)
+        if f.record not in texts:
+            texts[f.record] = read.document_text(f.record)
+        text = texts[f.record]
         if text is None:
-            text = texts[f.record] = read.document_text(f.record)
+            f.message += CHANGED_NOTE
+            continue
         f.line, f.column = text.position(f.pointer)
-    if snippet_lines:
-        snippets.attach_file(group, read.text, snippet_lines)
+        placed.append(f)
+    if snippet_lines and isinstance(read, _Input):
+        snippets.attach_file(placed, read.text, snippet_lines)
 
 
 def place_read(findings: Sequence[Finding], sources: Mapping[str, Source], limits: Limits,
@@ -174,7 +282,8 @@ def place_read(findings: Sequence[Finding], sources: Mapping[str, Source], limit
             data = source.read(limits.max_decompressed, limits.max_file_size)
         except ReadError:
             continue
-        _place_group(group, data, Origin(source.holds_lines(data), False, b""), snippet_lines)
+        _place_group(group, _Input(data, Origin(source.holds_lines(data), False, b"")),
+                     snippet_lines)
 
 
 def _value_at(doc: Any, pointer: str) -> Any:
@@ -216,23 +325,25 @@ def settle(facts: list[Located], origins: Origins, limits: Limits) -> None:
         if path not in origins:
             continue
         source, origin = origins[path]
-        data = read_again(source, origin, limits)
-        if data is None:
+        read = _again(source, origin, limits)
+        try:
+            docs: dict[int | None, Any] = {}
             for i in members:
                 place, fact = facts[i]
-                if fact.digest is None:  # type: ignore[union-attr]
+                if read is not None and place.record not in docs:
+                    chunk = read.chunk(place.record)
+                    docs[place.record] = _CHANGED if chunk is None else orjson.loads(chunk)
+                doc = docs.get(place.record, _CHANGED)
+                if doc is not _CHANGED:
+                    value = _value_at(doc, place.pointer)
+                    facts[i] = Located(place, fact._replace(digest=digest(value)))  # type: ignore[union-attr]
+                elif fact.digest is None:  # type: ignore[union-attr]
                     unknown = f"changed:{place.path}:{place.record}:{place.pointer}".encode()
                     facts[i] = Located(place, fact._replace(digest=unknown))  # type: ignore[union-attr]
-            continue
-        read = _Input(data, origin)
-        docs: dict[int | None, Any] = {}
-        for i in members:
-            place, fact = facts[i]
-            if place.record not in docs:
-                docs[place.record] = orjson.loads(read.chunk(place.record))
-            value = _value_at(docs[place.record], place.pointer)
-            facts[i] = Located(place, fact._replace(digest=digest(value)))  # type: ignore[union-attr]
+        finally:
+            if read is not None:
+                read.close()
 
 
-__all__ = ["CHANGED_NOTE", "Origin", "Origins", "close", "origin_of", "origin_of_stamp", "place",
-           "place_read", "read_again", "settle"]
+__all__ = ["CHANGED_NOTE", "Block", "Origin", "Origins", "close", "origin_of", "origin_of_stamp",
+           "place", "place_read", "read_again", "settle"]

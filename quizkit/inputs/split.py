@@ -17,7 +17,7 @@ line it starts at). No piece is pickled or sent through a pipe:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from multiprocessing import shared_memory
 from typing import BinaryIO, NamedTuple, Protocol
 
@@ -98,15 +98,22 @@ def _newlines(buf: bytearray, start: int, end: int) -> int:
     return found
 
 
-def scan_pieces(fh: BinaryIO, skip: int, size: int, jobs: int,
-                digest: Digest) -> Iterator[tuple[int, int, int]]:
+#: What :func:`scan_pieces` tells of each block it reads: its offset in the file, the line
+#: the block's first byte is on, and the block's bytes (valid only during the call).
+OnBlock = Callable[[int, int, memoryview], None]
+
+
+def scan_pieces(fh: BinaryIO, skip: int, size: int, jobs: int, digest: Digest,
+                on_block: OnBlock | None = None, block: int = _BLOCK
+                ) -> Iterator[tuple[int, int, int]]:
     """(start, end, first line) of each piece of the open plain file ``fh`` of ``size``
     bytes, whose text starts after its first ``skip`` bytes (a byte order mark), cut as
     :func:`cut` cuts the text; offsets are the file's.
 
     Reads every byte once, in order, block by block into one buffer, adding it to
-    ``digest``; a piece is given as soon as its end is read. Raises :class:`Changed` when
-    the file ends before ``size``.
+    ``digest`` and telling ``on_block`` of it (so that a line can later be read again from
+    the blocks that hold it alone); a piece is given as soon as its end is read. Raises
+    :class:`Changed` when the file ends before ``size``.
     """
     target = max(MIN_PIECE, -(-(size - skip) // (max(1, jobs) * PIECES_PER_JOB)))
     buf = bytearray(_BLOCK)
@@ -114,10 +121,12 @@ def scan_pieces(fh: BinaryIO, skip: int, size: int, jobs: int,
     at = 0  # the file's offset of buf[0]
     start, line, newlines = skip, 1, 0  # the piece being read: where, its first line
     while at < size:
-        got = fh.readinto(view[:min(_BLOCK, size - at)])
+        got = fh.readinto(view[:min(block, size - at)])
         if not got:
             raise Changed
         digest.update(view[:got])
+        if on_block is not None:
+            on_block(at, line + newlines, view[:got])
         done = max(0, start - at)  # of the block, what belongs to earlier pieces
         while done < got:
             boundary = start + target - 1 - at  # the piece ends at a line break from here
