@@ -116,6 +116,11 @@ class Beside(Generic[T]):
         self._receive: Connection | None = None
         self._answer: tuple[bool, Any] | None = None
 
+    @property
+    def apart(self) -> bool:
+        """Whether the work runs in a process of its own."""
+        return self._apart
+
     def __enter__(self) -> Beside[T]:
         if not self._apart:
             self._answer = (True, self._work())

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
@@ -37,7 +37,7 @@ from quizkit.analysis.team_sql import (
 )
 from quizkit.analysis.team_sql import run_checks as run_team_checks
 from quizkit.catalog.findings import Finding, Report, Severity
-from quizkit.checks import runner
+from quizkit.checks import engine, runner
 from quizkit.checks.baseline import Baseline
 from quizkit.inputs import remote
 from quizkit.inputs.sources import Source
@@ -146,8 +146,13 @@ def run_check(paths: Sequence[str], s: Settings, *, db: str | os.PathLike[str] |
             result.stored = write_failures(store_failures, result.outcome.failures)
         yield from result.outcome.findings
 
+    validating = s
+    if tables is not None and tables.apart and s.jobs is None:
+        # The pass leaves a core to the load: on two cores, one worker beside DuckDB beats
+        # two competing with it (docs/checks.md, "What it costs").
+        validating = replace(s, jobs=max(1, engine.default_jobs(sources) - 1))
     with tables if tables is not None else nullcontext():
-        result.report = runner.run(paths, s, sources=sources, extra=team_findings(),
+        result.report = runner.run(paths, validating, sources=sources, extra=team_findings(),
                                    notes=notes, **options)  # type: ignore[arg-type]
     for line in result.outcome.notes:
         say(line)
