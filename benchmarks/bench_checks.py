@@ -4,10 +4,10 @@ written in every shape (indented files, compact files, one JSON Lines file).
 Each shape is generated with ``quizkit samples generate --shape``; both commands run with
 ``--no-cache`` and the same config file (``validate`` ignores its ``[[checks]]``), as real
 processes, interleaved, ``--repeat`` times; the best wall time of each is kept. The target:
-``check`` at most 1.20 times ``validate``. Peak memory: the most the process and its
-descendants (workers, ``check``'s loading process) held at once, each process's proportional
-set size (PSS: a page shared by forked processes counted once in all) summed from ``/proc``
-every 20 ms (Linux; the highest of all rounds).
+``check`` at most 1.20 times ``validate``. Peak memory, in one more run of each (reading
+``/proc`` slows the run it watches): the most the process and its descendants (workers,
+``check``'s loading process) held at once, each process's proportional set size (PSS: a page
+shared by forked processes counted once in all) summed every 20 ms (Linux).
 
     python benchmarks/bench_checks.py                  # 300 packages, 3 rounds
     python benchmarks/bench_checks.py --packages 2000 --repeat 2
@@ -23,7 +23,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -109,27 +108,25 @@ def tree_pss(root: int) -> int:
     return total
 
 
-def timed(args: list[str], cwd: Path) -> tuple[float, int]:
-    """Wall seconds of one run, and the most its process tree held at once (bytes)."""
+def timed(args: list[str], cwd: Path) -> float:
+    """Wall seconds of one run."""
     start = time.perf_counter()
-    process = subprocess.Popen([QUIZKIT, *args], cwd=cwd, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE)
-    peak = 0
-
-    def sample() -> None:
-        nonlocal peak
-        while process.poll() is None:
-            peak = max(peak, tree_pss(process.pid))
-            time.sleep(0.02)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    _out, err = process.communicate()
+    done = subprocess.run([QUIZKIT, *args], cwd=cwd, capture_output=True)
     seconds = time.perf_counter() - start
-    sampler.join()
-    if process.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(args)}: exit {process.returncode}\n{err.decode()}")
-    return seconds, peak
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(args)}: exit {done.returncode}\n{done.stderr.decode()}")
+    return seconds
+
+
+def peak_memory(args: list[str], cwd: Path) -> int:
+    """The most one run's process tree held at once (bytes, PSS)."""
+    process = subprocess.Popen([QUIZKIT, *args], cwd=cwd, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, tree_pss(process.pid))
+        time.sleep(0.02)
+    return peak
 
 
 def main() -> None:
@@ -152,12 +149,10 @@ def main() -> None:
             common = ["--no-cache", "--config", str(config), "--format", "json", "-o",
                       str(work / "report.json"), str(corpus)]
             best = {"validate": float("inf"), "check": float("inf")}
-            peak = {"validate": 0, "check": 0}
             for _ in range(args.repeat):
                 for command in best:
-                    seconds, rss = timed([command, *common], work)
-                    best[command] = min(best[command], seconds)
-                    peak[command] = max(peak[command], rss)
+                    best[command] = min(best[command], timed([command, *common], work))
+            peak = {command: peak_memory([command, *common], work) for command in best}
             ratio = best["check"] / best["validate"]
             rows.append((shape, size, best["validate"], best["check"], ratio,
                          peak["validate"], peak["check"]))
