@@ -36,7 +36,7 @@ def validate_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                           "validation levels and entities for --format service."),
         click.option("-j", "--jobs", type=click.IntRange(1, api.MAX_JOBS), default=None,
                      help=f"Worker processes, at most {api.MAX_JOBS} [default: the number of "
-                          "cores; 1 for stdin]."),
+                          "cores, one fewer for check while it loads the files; 1 for stdin]."),
         click.option("--report", "reports", multiple=True, metavar="FORMAT:PATH",
                      help="Also write a report in FORMAT to PATH (repeatable; PATH - is "
                           "stdout)."),
