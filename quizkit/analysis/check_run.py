@@ -10,7 +10,8 @@ is, in this process, before the pass. The checks' findings go into ``validate``'
 (:func:`quizkit.checks.runner.run`, ``extra``, taken once the pass is done), so the
 configuration's select, ignore and severities, the baseline, every report format and the
 exit code treat them as any finding. Without an active team check nothing is loaded: the run
-is ``validate``'s."""
+is ``validate``'s.
+"""
 
 from __future__ import annotations
 
