@@ -5,6 +5,7 @@ failing check, Ctrl-C, SIGTERM, the child killed) no process is left behind."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -238,3 +239,28 @@ def test_what_cannot_be_sent_is_one_error_naming_it():
             pytest.raises(BesideError, match=r"^the test's process failed: TypeError: cannot "
                                              r"send the result: cannot pickle"):
         job.result()
+
+
+#: A check over the findings table: the load validates the files too, with workers of its own.
+OVER_FINDINGS = """
+[[checks]]
+code = "X003"
+name = "findings-of-games"
+message = "{code} in {file}"
+sql = "select code, file, record, pointer from findings where file like '%games.jsonl'"
+"""
+
+
+def test_a_load_that_validates_starts_its_own_workers_beside(tmp_path):
+    _workdir(tmp_path, OVER_FINDINGS)
+    proc, tag = _start(tmp_path, "--jobs", "2", "exports", "--format", "json", "-o",
+                       "report.json")
+    _out, err = proc.communicate(timeout=120)
+    assert proc.returncode in (0, 1), err
+    assert "Traceback" not in err
+    report = json.loads((tmp_path / "report.json").read_text())
+    # The one finding of the sample games, and the same as a row of the findings table.
+    assert sorted(f["code"] for f in report["findings"]) == ["B002", "X003"], report
+    (row,) = (f for f in report["findings"] if f["code"] == "X003")
+    assert row["message"].startswith("B002 in ") and row["path"].endswith("games.jsonl")
+    assert _none_left(tag)

@@ -130,7 +130,8 @@ class Beside(Generic[T]):
         context = multiprocessing.get_context("fork")
         receive, send = context.Pipe(duplex=False)
         self._receive = receive
-        process = context.Process(target=_answer, args=(self._work, send), daemon=True,
+        # Not a daemon: the work may start processes of its own (a load that validates).
+        process = context.Process(target=_answer, args=(self._work, send),
                                   name="quizkit-beside")
         try:
             # A stop while forking would go astray in the after-fork hooks; the child
