@@ -16,8 +16,6 @@ shared by forked processes counted once in all) summed every 20 ms (Linux).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import resource
 import shutil
 import subprocess
@@ -25,6 +23,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_validate import tree_pss_kb  # a sibling script, not a package
 
 QUIZKIT = str(Path(sys.executable).with_name("quizkit"))
 TARGET = 1.20
@@ -85,29 +87,6 @@ error-if = "> 1e13"
 '''
 
 
-def tree_pss(root: int) -> int:
-    """Bytes ``root`` and its descendants hold now, shared pages counted once (PSS; 0 where
-    /proc is missing)."""
-    parents: dict[int, int] = {}
-    for entry in os.scandir("/proc") if os.path.isdir("/proc") else ():
-        if entry.name.isdigit():
-            try:
-                stat = Path(entry.path, "stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    tree, grown, total = {root}, True, 0
-    while grown:
-        more = {pid for pid, parent in parents.items() if parent in tree} - tree
-        tree |= more
-        grown = bool(more)
-    for pid in tree:
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
-            total += int(rollup.split("\nPss:", 1)[1].split()[0]) * 1024
-    return total
-
-
 def timed(args: list[str], cwd: Path) -> float:
     """Wall seconds of one run."""
     start = time.perf_counter()
@@ -124,7 +103,7 @@ def peak_memory(args: list[str], cwd: Path) -> int:
                                stderr=subprocess.DEVNULL)
     peak = 0
     while process.poll() is None:
-        peak = max(peak, tree_pss(process.pid))
+        peak = max(peak, tree_pss_kb(process.pid) * 1024)
         time.sleep(0.02)
     return peak
 

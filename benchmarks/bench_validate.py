@@ -139,16 +139,33 @@ def _children(pid: int) -> list[int]:
     return [int(c) for c in text.split()]
 
 
-def _tree_rss_kb(pid: int) -> int:
-    page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
-    total, stack = 0, [pid]
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants now."""
+    found, stack = [], [pid]
     while stack:
         p = stack.pop()
-        try:
-            total += int(Path(f"/proc/{p}/statm").read_text().split()[1]) * page_kb
-        except (OSError, IndexError, ValueError):
-            continue
+        found.append(p)
         stack.extend(_children(p))
+    return found
+
+
+def _tree_rss_kb(pid: int) -> int:
+    page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
+    total = 0
+    for p in _tree(pid):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            total += int(Path(f"/proc/{p}/statm").read_text().split()[1]) * page_kb
+    return total
+
+
+def tree_pss_kb(pid: int) -> int:
+    """KB ``pid`` and its descendants hold now, a page shared by forked processes counted
+    once (the proportional set size, PSS; 0 where /proc has none)."""
+    total = 0
+    for p in _tree(pid):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            rollup = Path(f"/proc/{p}/smaps_rollup").read_text()
+            total += int(rollup.split("\nPss:", 1)[1].split()[0])
     return total
 
 

@@ -201,8 +201,8 @@ def _scanned(path: Path, bom: int, block: int) -> Origin:
                                   lambda at, line, data: blocks.append(
                                       Block(at, line, stamps.digest(data))), block=block):
             pass
-    return Origin(True, False, digest.digest(), stamps.stamped(before, digest.digest()),
-                  blocks=tuple(blocks))
+    return reread.origin_of_stamp(stamps.stamped(before, digest.digest()), True, False,
+                                  tuple(blocks))
 
 
 @pytest.mark.parametrize("text", _texts(),

@@ -163,8 +163,7 @@ class _Split:
         if self.stamp is None and outcome.facts:
             outcome.origin = self.origin
         elif self.blocks and outcome.facts:
-            outcome.origin = reread.Origin(True, False, self.stamp.digest, self.stamp,
-                                           blocks=tuple(self.blocks))
+            outcome.origin = reread.origin_of_stamp(self.stamp, True, False, tuple(self.blocks))
         return outcome
 
     def _whole(self, options: Options, schemas: SchemaBook) -> FileOutcome:

@@ -72,9 +72,11 @@ class Origin:
     blocks: tuple[Block, ...] = ()
 
 
-def origin_of_stamp(stamp: Stamp, lines: bool, indented: bool) -> Origin:
-    """The :class:`Origin` of a local file read as ``stamp`` says."""
-    return Origin(lines, indented, stamp.digest, stamp)
+def origin_of_stamp(stamp: Stamp, lines: bool, indented: bool,
+                    blocks: tuple[Block, ...] = ()) -> Origin:
+    """The :class:`Origin` of a local file read as ``stamp`` says (in ``blocks``, when the
+    run cut it)."""
+    return Origin(lines, indented, stamp.digest, stamp, blocks=blocks)
 
 
 def origin_of(source: Source, data: bytes, lines: bool, indented: bool) -> Origin:
