@@ -22,7 +22,16 @@ from quizkit.checks.reread import Block, Origin
 from quizkit.generate import generate_corpus
 from quizkit.inputs.limits import Limits
 from quizkit.inputs.sources import Source
-from quizkit.inputs.split import SPLIT_AT, Changed, Identity, cut, read_piece, scan_pieces
+from quizkit.inputs.split import (
+    MAX_PIECE,
+    MIN_PIECE,
+    SPLIT_AT,
+    Changed,
+    Identity,
+    cut,
+    read_piece,
+    scan_pieces,
+)
 from tests import audited
 from tests.conftest import run_script
 
@@ -121,6 +130,18 @@ def test_pieces_are_whole_lines_in_order():
         assert first == line and text[end - 1:end] == b"\n"
         assert nxt is None or nxt[0] == end
         line += text.count(b"\n", start, end)
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 8])
+def test_pieces_are_bounded_and_shrink_towards_the_end(jobs):
+    """A worker holds its piece's text: however big the file, no piece is over MAX_PIECE
+    bytes (and its last line); pieces shrink towards the end, so workers end together."""
+    line = b"x" * 999 + b"\n"
+    text = line * 40_000  # 40 MB
+    sizes = [end - start for start, end, _ in cut(text, jobs)]
+    assert max(sizes) <= MAX_PIECE + len(line)
+    assert sizes == sorted(sizes, reverse=True)[:len(sizes) - 1] + sizes[-1:]
+    assert min(sizes[:-1]) <= MIN_PIECE + len(line) < max(sizes)
 
 
 def _texts() -> list[bytes]:

@@ -30,8 +30,19 @@ SPLIT_AT = 4 * 1024 * 1024
 GZIP_RATIO = 8
 #: The smallest piece worth a round trip to a worker.
 MIN_PIECE = 1024 * 1024
-#: Pieces per worker: enough to balance the workers' ends, few enough to cost little.
-PIECES_PER_JOB = 4
+#: The largest piece: a worker holds its piece's text while it checks it, so the size of the
+#: file must not set the size of a piece (bounded memory at any size).
+MAX_PIECE = 8 * 1024 * 1024
+#: A piece is at most this share of what is left of the file per worker: pieces shrink
+#: towards the end of the file (guided self-scheduling), so that the workers end together
+#: without paying a round trip per small piece all the way through.
+SHARE_PER_JOB = 2
+
+
+def piece_size(left: int, jobs: int) -> int:
+    """How many bytes the next piece takes (then up to its line's end), ``left`` bytes of
+    text still to cut for ``jobs`` workers."""
+    return min(MAX_PIECE, max(MIN_PIECE, -(-left // (max(1, jobs) * SHARE_PER_JOB))))
 
 
 def splittable(source: Source) -> bool:
@@ -43,12 +54,11 @@ def splittable(source: Source) -> bool:
 
 def cut(text: bytes, jobs: int) -> list[tuple[int, int, int]]:
     """(start, end, first line) of each piece of ``text``: consecutive runs of whole lines,
-    about ``jobs * PIECES_PER_JOB`` of them, each at least :data:`MIN_PIECE` bytes (but the
-    last)."""
-    size = max(MIN_PIECE, -(-len(text) // (max(1, jobs) * PIECES_PER_JOB)))
+    each of :func:`piece_size` bytes of what is left, up to the end of its last line."""
     pieces = []
     start, line = 0, 1
     while start < len(text):
+        size = piece_size(len(text) - start, jobs)
         end = text.find(b"\n", min(start + size, len(text)) - 1)
         end = len(text) if end < 0 else end + 1
         pieces.append((start, end, line))
@@ -115,7 +125,6 @@ def scan_pieces(fh: BinaryIO, skip: int, size: int, jobs: int, digest: Digest,
     the blocks that hold it alone); a piece is given as soon as its end is read. Raises
     :class:`Changed` when the file ends before ``size``.
     """
-    target = max(MIN_PIECE, -(-(size - skip) // (max(1, jobs) * PIECES_PER_JOB)))
     buf = bytearray(_BLOCK)
     view = memoryview(buf)
     at = 0  # the file's offset of buf[0]
@@ -129,7 +138,8 @@ def scan_pieces(fh: BinaryIO, skip: int, size: int, jobs: int, digest: Digest,
             on_block(at, line + newlines, view[:got])
         done = max(0, start - at)  # of the block, what belongs to earlier pieces
         while done < got:
-            boundary = start + target - 1 - at  # the piece ends at a line break from here
+            # The piece ends at the first line break from here:
+            boundary = start + piece_size(size - start, jobs) - 1 - at
             end = buf.find(b"\n", max(done, boundary), got) if boundary < got else -1
             if end < 0:
                 newlines += _newlines(buf, done, got)
