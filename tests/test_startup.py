@@ -63,3 +63,21 @@ def test_the_progress_library_only_when_a_line_may_be_drawn(tmp_path: Path) -> N
     args = ("validate", "--no-cache", str(SAMPLES / "game.json"))
     assert heavy_modules_of(tmp_path, *args, heavy=("tqdm",)) == []
     assert heavy_modules_of(tmp_path, *args, "--progress", heavy=("tqdm",)) == ["tqdm"]
+
+
+#: What only some runs of ``validate`` need: the enum inference (and the TOML writer it
+#: uses), a Dask cluster's client side, shared memory (a ``.gz`` JSON Lines file split
+#: between workers).
+OCCASIONAL = ("quizkit.checks.enum_inference", "tomlkit", "quizkit.cluster.checking",
+              "quizkit.cluster.scheduler_probe", "ssl", "multiprocessing.shared_memory")
+
+
+def test_validate_imports_what_only_some_runs_need_only_for_them(tmp_path: Path) -> None:
+    """Every run pays for its imports before it reads a byte (and a run over one big file
+    on all cores waits for them): a plain run imports none of these, the runs that use
+    them do."""
+    plain = ("validate", "--no-cache", "--jobs", "2", str(SAMPLES))
+    assert heavy_modules_of(tmp_path, *plain, heavy=OCCASIONAL) == []
+    inferred = heavy_modules_of(tmp_path, "enums", "infer", str(SAMPLES / "game.json"),
+                                heavy=OCCASIONAL)
+    assert "quizkit.checks.enum_inference" in inferred

@@ -1,6 +1,7 @@
 """``validate``, ``infer`` and the settings they run with.
 
-Nothing here imports the analysis side (DuckDB): ``quizkit validate`` starts fast.
+Nothing here imports the analysis side (DuckDB): ``quizkit validate`` starts fast. What only
+some runs need (the enum inference, a Dask cluster) is imported by the runs that need it.
 """
 
 from __future__ import annotations
@@ -8,17 +9,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quizkit.catalog.findings import Report
 from quizkit.checks import input_report
 from quizkit.checks.documents import SkippedInputs, iter_documents
-from quizkit.checks.enum_inference import INFER_FORMATS, Inferred, inferred_text
-from quizkit.checks.enum_inference import infer as infer_values
 from quizkit.checks.quarantine import Quarantine
 from quizkit.checks.runner import Notes, Size, expand_paths, limits_of, path_list
 from quizkit.checks.runner import run as run_validation
-from quizkit.cluster.checking import checking
 from quizkit.history.history_store import series
 from quizkit.history.recording import begin
 from quizkit.model.profiles import read_profile_file
@@ -28,6 +26,9 @@ from quizkit.outputs.writer import resolve as resolve_output
 from quizkit.reporters import parse_reports
 from quizkit.reporters.base import Reporter
 from quizkit.settings.config import ConfigError, ConfigSource, Rules, Settings, resolve
+
+if TYPE_CHECKING:
+    from quizkit.checks.enum_inference import Inferred
 
 
 def settings(config: ConfigSource = None, *, kind: str | None = None,
@@ -124,10 +125,15 @@ def validate(paths: Iterable[str] | str, *, config: ConfigSource = None,
         if write_valid is not None or write_invalid is not None else None
     past = {} if run is run_validation or recording is None else \
         {"past": partial(series, recording.location, recording.dataset)}
+    cluster = None
+    if scheduler:
+        from quizkit.cluster.checking import checking
+
+        cluster = partial(checking, scheduler)
     done = run(
         paths, s, format=format, output=output, reports=reports, color=color, show=show,
         quiet=quiet, verbose=verbose, progress=progress, reporter=reporter, notes=notes,
-        cluster=partial(checking, scheduler) if scheduler else None,
+        cluster=cluster,
         stdin_format=stdin_format, schemas=schemas, cache=cache, quarantine=quarantine,
         **past)
     if recording is not None:
@@ -159,6 +165,9 @@ def infer(paths: Iterable[str] | str, *, exclude: Iterable[str] = (),
     (``config`` as for :func:`validate`); ``notes`` hears of exclude patterns that matched
     nothing.
     """
+    from quizkit.checks.enum_inference import INFER_FORMATS, inferred_text
+    from quizkit.checks.enum_inference import infer as infer_values
+
     if format not in (None, *INFER_FORMATS):
         raise ConfigError(f"unknown format {format!r} (use {', '.join(INFER_FORMATS)})")
     paths = path_list(paths)

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from multiprocessing import shared_memory
-from typing import BinaryIO, NamedTuple, Protocol
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple, Protocol
 
 from quizkit.inputs.sources import ReadError, Source, open_regular
+
+if TYPE_CHECKING:  # imported only by the runs that share a text (a .gz file)
+    from multiprocessing import shared_memory
 
 #: A JSON Lines file of at least this many bytes (decompressed, estimated for ``.gz``) is
 #: cut into pieces when a run has workers.
@@ -182,6 +184,8 @@ def read_piece(path: str, start: int, end: int, identity: Identity) -> bytes:
 
 def share(text: bytes) -> shared_memory.SharedMemory:
     """A block of shared memory holding ``text`` (freed by :func:`release`)."""
+    from multiprocessing import shared_memory
+
     block = shared_memory.SharedMemory(create=True, size=max(1, len(text)))
     block.buf[:len(text)] = text
     return block
@@ -189,6 +193,8 @@ def share(text: bytes) -> shared_memory.SharedMemory:
 
 def piece(name: str, start: int, end: int) -> bytes:
     """Bytes ``start:end`` of the shared block ``name`` (in a worker)."""
+    from multiprocessing import shared_memory
+
     block = shared_memory.SharedMemory(name=name)
     try:
         return bytes(block.buf[start:end])
