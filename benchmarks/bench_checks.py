@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_validate import tree_pss_kb  # a sibling script, not a package
+from bench_validate import installed_env, tree_pss_kb  # a sibling script, not a package
 
 QUIZKIT = str(Path(sys.executable).with_name("quizkit"))
 TARGET = 1.20
@@ -90,7 +90,7 @@ error-if = "> 1e13"
 def timed(args: list[str], cwd: Path) -> float:
     """Wall seconds of one run."""
     start = time.perf_counter()
-    done = subprocess.run([QUIZKIT, *args], cwd=cwd, capture_output=True)
+    done = subprocess.run([QUIZKIT, *args], cwd=cwd, capture_output=True, env=installed_env())
     seconds = time.perf_counter() - start
     if done.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(args)}: exit {done.returncode}\n{done.stderr.decode()}")
@@ -100,7 +100,7 @@ def timed(args: list[str], cwd: Path) -> float:
 def peak_memory(args: list[str], cwd: Path) -> int:
     """The most one run's process tree held at once (bytes, PSS)."""
     process = subprocess.Popen([QUIZKIT, *args], cwd=cwd, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+                               stderr=subprocess.DEVNULL, env=installed_env())
     peak = 0
     while process.poll() is None:
         peak = max(peak, tree_pss_kb(process.pid) * 1024)

@@ -169,13 +169,16 @@ def tree_pss_kb(pid: int) -> int:
     return total
 
 
+def installed_env() -> dict[str, str]:
+    """The environment quizkit is run in, as installed: a PYTHONDONTWRITEBYTECODE in the shell
+    would make every run compile quizkit's modules anew, a start-up no user has."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def measure(cmd: list[str], *, cwd: Path = ROOT) -> tuple[float, float, int, int, int]:
     """(wall s, CPU s, peak RSS KB of one process, peak RSS KB of the tree, exit code)."""
     start = time.perf_counter()
-    # As installed: a PYTHONDONTWRITEBYTECODE in the shell would make every run compile
-    # quizkit's modules anew, a start-up no user has.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(cmd, cwd=cwd, env=installed_env(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     tree_peak = 0
     while True:
