@@ -37,7 +37,7 @@ from quizkit.cache.stamps import Stamp
 from quizkit.inputs import remote
 from quizkit.inputs.limits import Limits
 from quizkit.inputs.sources import ReadError, Source
-from quizkit.outputs.interrupts import signals_deferred
+from quizkit.outputs.interrupts import pause_at, signals_deferred
 from quizkit.outputs.writer import OutputError, write_bytes
 from quizkit.version import __version__
 
@@ -238,6 +238,7 @@ class ResultCache:
                 with signals_deferred():  # recorded as soon as made: never left behind
                     writer = self._writers[pack_name] = pack.PackWriter(
                         self._pack_path(pack_name))
+                pause_at("cache-pack")  # the test hook: a stop here leaves no temporary file
             else:
                 self._writers.move_to_end(pack_name)
             writer.add(entry_name, data)
