@@ -38,6 +38,8 @@ TRAILER_MAGIC = b"QKPACK03"
 #: The largest index read, and the largest blob (findings of one input are capped far below).
 MAX_INDEX = 512 * 1024 * 1024
 MAX_BLOB = 256 * 1024 * 1024
+#: The most bytes of entries a writer holds before it writes them.
+BUFFER = 256 * 1024
 _TEMP_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
                | getattr(os, "O_CLOEXEC", 0))
 
@@ -152,7 +154,8 @@ def _read_index(fd: int, size: int, run: str, pack: str, magic: str) -> dict[str
 
 class PackWriter:
     """A pack being written: blobs appended to a temporary file; in memory, only the index
-    (name → offset, length, checksum), never the blobs."""
+    (name → offset, length, checksum) and at most :data:`BUFFER` bytes not yet written
+    (small entries are written a few dozen at a time, one system call for many)."""
 
     def __init__(self, target: str) -> None:
         """Create the temporary file beside ``target`` (the pack's path). Raises
@@ -163,12 +166,23 @@ class PackWriter:
         self._fd = os.open(self.temp, _TEMP_FLAGS, 0o666)
         self.index: dict[str, list[int]] = {}
         self.size = 0
+        self._buffer = bytearray()
 
     def add(self, name: str, blob: bytes) -> None:
         """Append entry ``name`` (a later one of the same name wins). Raises ``OSError``."""
-        _write_all(self._fd, blob)
+        if len(self._buffer) + len(blob) > BUFFER:
+            self._flush()
+        if len(blob) > BUFFER:
+            _write_all(self._fd, blob)
+        else:
+            self._buffer += blob
         self.index[name] = [self.size, len(blob), checksum(blob)]
         self.size += len(blob)
+
+    def _flush(self) -> None:
+        if self._buffer:
+            _write_all(self._fd, self._buffer)
+            self._buffer.clear()
 
     def seal(self, old: PackReader | None, fields: dict[str, Any]) -> None:
         """Copy the entries of ``old`` (the pack as it is now) that this writer does not
@@ -178,6 +192,7 @@ class PackWriter:
             for name, blob in old.blobs(self.index):
                 self.add(name, blob)
         index = orjson.dumps({**fields, "entries": self.index})
+        self._flush()
         _write_all(self._fd, index + TRAILER.pack(TRAILER_MAGIC, len(index), checksum(index)))
         os.close(self._fd)
         self._fd = -1

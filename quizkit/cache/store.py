@@ -110,17 +110,21 @@ class ResultCache:
         """This cache for a run with the engine's ``options``."""
         return ResultCache(self.directory, self._warn, run_key(options), self.counts)
 
-    def _names(self, source: Source) -> tuple[str, str, str]:
-        """The input's absolute path, its pack's name and its entry's name."""
-        path = os.path.abspath(source.path)
+    def _pack_of(self, path: str) -> str:
+        """The name of the pack of the input at ``path`` (absolute): its directory's."""
         folder = os.path.dirname(path)
         pack_name = self._packs.get(folder)
         if pack_name is None:
             pack_name = self._packs[folder] = xxhash.xxh3_128_hexdigest(
                 folder.encode("utf-8", "surrogateescape"))
+        return pack_name
+
+    def _names(self, source: Source) -> tuple[str, str, str]:
+        """The input's absolute path, its pack's name and its entry's name."""
+        path = os.path.abspath(source.path)
         entry = xxhash.xxh3_128_hexdigest(
             f"{path}\0{source.display}".encode("utf-8", "surrogateescape"))
-        return path, pack_name, entry
+        return path, self._pack_of(path), entry
 
     def _pack_path(self, pack_name: str) -> str:
         return os.path.join(self.folder, pack_name)
@@ -130,7 +134,7 @@ class ResultCache:
         looked up unchanged or stored (without this, at :meth:`close`)."""
         for source in sources:
             if cacheable(source):
-                self._pending[self._names(source)[1]] += 1
+                self._pending[self._pack_of(os.path.abspath(source.path))] += 1
 
     # --- reading --------------------------------------------------------------------------
 
