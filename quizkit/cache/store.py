@@ -102,7 +102,7 @@ class ResultCache:
         self.counts: Counter[str] = Counter() if counts is None else counts
         #: Per pack, the inputs of this run not yet looked up as unchanged or stored.
         self._pending: Counter[str] = Counter()
-        self._packs: dict[str, str] = {}  # input directory -> pack name
+        self._packs: dict[str, str] = {}  # an input's directory as given -> pack name
         self._readers: OrderedDict[str, pack.PackReader | None] = OrderedDict()
         self._writers: OrderedDict[str, pack.PackWriter] = OrderedDict()
 
@@ -110,21 +110,18 @@ class ResultCache:
         """This cache for a run with the engine's ``options``."""
         return ResultCache(self.directory, self._warn, run_key(options), self.counts)
 
-    def _pack_of(self, path: str) -> str:
-        """The name of the pack of the input at ``path`` (absolute): its directory's."""
-        folder = os.path.dirname(path)
+    def _names(self, source: Source) -> tuple[str, str]:
+        """The names of the input's pack (its directory's) and of its entry in the pack (its
+        file name and the path the report shows). Cheap: the absolute path is made once per
+        directory (a run looks up and stores every input)."""
+        folder, base = os.path.split(source.path)
         pack_name = self._packs.get(folder)
         if pack_name is None:
             pack_name = self._packs[folder] = xxhash.xxh3_128_hexdigest(
-                folder.encode("utf-8", "surrogateescape"))
-        return pack_name
-
-    def _names(self, source: Source) -> tuple[str, str, str]:
-        """The input's absolute path, its pack's name and its entry's name."""
-        path = os.path.abspath(source.path)
+                os.path.abspath(folder or ".").encode("utf-8", "surrogateescape"))
         entry = xxhash.xxh3_128_hexdigest(
-            f"{path}\0{source.display}".encode("utf-8", "surrogateescape"))
-        return path, self._pack_of(path), entry
+            f"{base}\0{source.display}".encode("utf-8", "surrogateescape"))
+        return pack_name, entry
 
     def _pack_path(self, pack_name: str) -> str:
         return os.path.join(self.folder, pack_name)
@@ -134,7 +131,7 @@ class ResultCache:
         looked up unchanged or stored (without this, at :meth:`close`)."""
         for source in sources:
             if cacheable(source):
-                self._pending[self._pack_of(os.path.abspath(source.path))] += 1
+                self._pending[self._names(source)[0]] += 1
 
     # --- reading --------------------------------------------------------------------------
 
@@ -143,8 +140,8 @@ class ResultCache:
         else ``None`` (a corrupt or foreign entry is a miss, replaced after the check)."""
         found = None
         if cacheable(source):
-            path, pack_name, entry_name = self._names(source)
-            found = self._lookup(source, path, pack_name, entry_name, limits, outcome_type)
+            pack_name, entry_name = self._names(source)
+            found = self._lookup(source, pack_name, entry_name, limits, outcome_type)
         self.counts["miss" if found is None else "hit"] += 1
         return found
 
@@ -162,9 +159,8 @@ class ResultCache:
         self._readers[pack_name] = reader
         return reader
 
-    def _lookup(self, source: Source, path: str, pack_name: str, entry_name: str,
+    def _lookup(self, source: Source, pack_name: str, entry_name: str,
                 limits: Limits, outcome_type: type) -> Any | None:
-        display = source.display
         reader = self._reader(pack_name)
         if reader is None:
             return None
@@ -172,6 +168,7 @@ class ResultCache:
             blob = reader.get(entry_name)
             if blob is None:
                 return None
+            path, display = os.path.abspath(source.path), source.display
             entry = orjson.loads(blob)
             if (type(entry) is not dict or entry.get("magic") != MAGIC
                     or entry.get("run") != self.key or entry.get("path") != path
@@ -208,7 +205,7 @@ class ResultCache:
         """Keep ``outcome`` (with its stamp, taken while it was checked) for ``source``."""
         if not cacheable(source):
             return
-        path, pack_name, entry_name = self._names(source)
+        pack_name, entry_name = self._names(source)
         try:
             stamp: Stamp | None = outcome.stamp
             if stamp is None or not self._writable:
@@ -217,7 +214,8 @@ class ResultCache:
                 written = codec.encode(outcome)
             except codec.BadEntry:  # an outcome this version cannot write: checked each time
                 return
-            entry = {"magic": MAGIC, "format": FORMAT, "run": self.key, "path": path,
+            entry = {"magic": MAGIC, "format": FORMAT, "run": self.key,
+                     "path": os.path.abspath(source.path),
                      "display": source.display, "stamp": _stamp_json(stamp),
                      "outcome": written}
             self._put(pack_name, entry_name, entry)
