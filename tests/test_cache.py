@@ -374,7 +374,7 @@ def test_an_interrupted_run_leaves_no_temporary_file_and_a_cache_to_read(tmp_pat
         while not marker.exists() and proc.poll() is None:
             time.sleep(0.05)
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-        assert len([p for p in cache.rglob("*.tmp")]) == 1  # the pack of `later`, under way
+        assert len([p for p in cache.rglob("*.tmp")]) == 1  # a pack under way
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=120)
     finally:
