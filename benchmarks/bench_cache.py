@@ -119,9 +119,12 @@ def main() -> None:
                         sys.exit(f"{shape} {name}: exit code {code}")
                     old = best.get((shape, name), (float("inf"), float("inf")))
                     best[shape, name] = (min(old[0], wall), min(old[1], cpu))
-    inputs = [p for folder in dirs.values() for p in _inputs(folder)]
-    size = sum(p.stat().st_size for p in inputs) / 1e6
-    print(f"{len(inputs)} files ({size:.0f} MB) in {', '.join(dirs)}, best of {args.repeat}, "
+    counts = []
+    for shape, folder in dirs.items():
+        inputs = _inputs(folder)
+        size = sum(p.stat().st_size for p in inputs) / 1e6
+        counts.append(f"{shape}: {len(inputs)} files, {size:.0f} MB")
+    print(f"{'; '.join(counts)}; best of {args.repeat}, "
           f"load average {os.getloadavg()[0]:.2f}, jobs {args.jobs or 'default'}")
     print(f"{'shape':<10}{'no-cache s':>11}{'cold s':>8}{'warm s':>8}{'cold/no':>8}"
           f"{'warm/cold':>10}{'start-up s':>11}{'no-cache CPU':>13}{'cold CPU':>9}"
