@@ -68,8 +68,8 @@ ONE_OF_EACH = [
     ("the atomic writer", "quizkit/outputs/writer.py",
      re.compile(r"\bmkstemp\(|\bNamedTemporaryFile\(|\bos\.(replace|rename)\("),
      {"quizkit/analysis/dataset.py": "moves a set of finished Parquet parts in together",
-      "quizkit/cache/store.py": "entries of its own cache, not outputs: a write that fails "
-                                "turns caching off with a warning, never ends the run"}),
+      "quizkit/cache/pack.py": "packs of its own cache, not outputs: a write that fails "
+                               "turns caching off with a warning, never ends the run"}),
     ("the file walker", "quizkit/inputs/walk.py",
      re.compile(r"\bos\.(walk|scandir|fwalk)\(|\.rglob\(|\bglob\.i?glob\(|\.glob\("),
      {"quizkit/cache/store.py": "fingerprints quizkit's own installed files, never inputs"}),

@@ -1,8 +1,8 @@
 """The result cache of ``validate``: an unchanged input's findings and facts, kept between runs.
 
 :mod:`.location` picks the directory, :mod:`.stamps` tells an unchanged input,
-:mod:`.codec` writes an outcome as data, :mod:`.store` keeps one file per entry
-(docs/performance.md, "The result cache").
+:mod:`.codec` writes an outcome as data, :mod:`.pack` is the file that holds the entries of
+one input directory, :mod:`.store` looks entries up and keeps them (docs/cache.md).
 """
 
 from quizkit.cache.location import DEFAULT_NAME, choose

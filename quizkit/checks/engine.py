@@ -489,6 +489,7 @@ def _outcomes(sources: list[Source], options: Options, jobs: int | None, schemas
     checked (here, by workers or elsewhere) and then kept in the cache."""
     cached: list[FileOutcome | None] = [None] * len(sources)
     if cache is not None:
+        cache.expect(sources)
         cached = [cache.lookup(s, options.limits, FileOutcome) for s in sources]
     todo = [s for s, c in zip(sources, cached, strict=True) if c is None]
     if jobs is None:
@@ -556,12 +557,16 @@ def run(sources: Iterable[Source], options: Options | None = None, *,
         with fewer_collections():
             _collect(sources, options, jobs, schemas, report, facts, origins, deliver,
                      reporter, on_file, check_many, cache)
+        if cache is not None:
+            cache.close()  # the packs still being written are finished
         # Inputs are read again only for the ids with differing copies, and for the
         # findings of the batch checks (quizkit.checks.reread).
         reread.settle(facts, origins, options.limits)
         late = [f for check in REGISTRY.batch for f in check(facts)]
         reread.place(late, origins, options.limits, options.snippet_lines)
     finally:
+        if cache is not None:
+            cache.abort()  # a failed or stopped run leaves no temporary file
         reread.close(origin for _source, origin in origins.values())
     for finding in sorted(late, key=Finding.sort_key):
         deliver(finding)
