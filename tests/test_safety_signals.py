@@ -382,3 +382,14 @@ def test_a_stop_caught_by_another_thread_ends_a_wait_for_stdin() -> None:
         assert proc.stdin is not None
         proc.stdin.close()
     assert (code, stderr, stdout) == (130, b"quizkit: interrupted\n", b"")
+
+
+@pytest.mark.parametrize(("signum", "code", "line"), STOPS)
+def test_a_stop_while_the_handlers_are_installed_is_one_line(tmp_path: Path, signum: int,
+                                                             code: int, line: str) -> None:
+    """A stop that comes while the program's handlers take over from the early ones (stage
+    ``install``) ends in the line and code of any stop, not in a traceback."""
+    marker = tmp_path / "marker"
+    proc, stdout, stderr = _stop_at("install", marker, signum, "validate",
+                                    SAMPLES / "game.json")
+    assert (proc.returncode, stderr, stdout) == (code, line + "\n", "")

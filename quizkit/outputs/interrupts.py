@@ -99,6 +99,7 @@ class StopSignals:
         sys.unraisablehook = self._unraisable
         self.wakeup = _wakeup_pipe()
         signal.signal(signal.SIGINT, self._handle)
+        pause_at("install")  # the test hook: a stop while the handlers change hands
         if hasattr(signal, "sigwait"):
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
             threading.Thread(target=self._wait_for_sigterm, daemon=True,
