@@ -364,23 +364,21 @@ def test_a_stop_caught_by_another_thread_ends_a_wait_for_stdin() -> None:
     # Python runs a signal's handler in the main thread between two steps of Python code: a
     # SIGINT caught by another thread (the kernel may hand a process's signal to any thread
     # that does not block it), or by the main thread just before it blocks in read(), must
-    # still end a run that waits for stdin left open; it used to wait for ever.
+    # still end a run that waits for stdin left open (a read alone would wait for ever).
     libc = ctypes.CDLL(None, use_errno=True)
     if not hasattr(libc, "tgkill"):
         requires("tgkill (glibc 2.30 or later, musl)", found=False)
-    proc = subprocess.Popen([sys.executable, "-m", "quizkit", "validate", "--no-cache", "-"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
-    try:
-        others = _blocked_with_another_thread(proc)
-        assert libc.tgkill(proc.pid, others[0], int(signal.SIGINT)) == 0, ctypes.get_errno()
-        code = proc.wait(timeout=120)  # the timeout: a hang (stdin stays open)
+    with subprocess.Popen([sys.executable, "-m", "quizkit", "validate", "--no-cache", "-"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE) as proc:
+        try:
+            others = _blocked_with_another_thread(proc)
+            assert libc.tgkill(proc.pid, others[0], int(signal.SIGINT)) == 0, ctypes.get_errno()
+            code = proc.wait(timeout=120)  # the timeout: a hang (stdin stays open)
+        finally:
+            proc.kill()
         assert proc.stdout is not None and proc.stderr is not None
         stdout, stderr = proc.stdout.read(), proc.stderr.read()
-    finally:
-        proc.kill()
-        assert proc.stdin is not None
-        proc.stdin.close()
     assert (code, stderr, stdout) == (130, b"quizkit: interrupted\n", b"")
 
 
