@@ -30,12 +30,15 @@ def main() -> None:
     # while, and a Ctrl-C meanwhile must not end in a traceback.
     from quizkit.cli import main as cli
     from quizkit.cli import stop_on_output_error
-    from quizkit.outputs.interrupts import StopSignals
+    from quizkit.outputs.interrupts import StopSignals, Terminated
     from quizkit.outputs.writer import standard_output
 
     sys.stdout = standard_output(sys.stdout)
     signals = StopSignals()
-    signals.install()
+    try:
+        signals.install()
+    except (KeyboardInterrupt, Terminated):  # a stop while the handlers change hands
+        _stop_early(signals.signum or signal.SIGINT, None)
     try:
         with stop_on_output_error():  # help and usage text are written before any command runs
             sys.exit(_run(cli, signals))

@@ -104,14 +104,17 @@ def run_script(*args: str, cwd: Path | None = None, input: bytes | None = None,
 def on_a_terminal(*args: str, env: dict[str, str | None] | None = None,
                   stdin: bytes | None = None,
                   hold: float = 0.0, after: bytes = b"",
-                  stop_when: bytes | None = None) -> tuple[int, bytes]:
+                  stop_when: bytes | None = None,
+                  stop_at: Path | None = None) -> tuple[int, bytes]:
     """Exit code and every byte ``python -m quizkit ARGS`` wrote, its stdout and stderr on one
     pseudo-terminal as a person would see them (``TERM=xterm``, ``CI`` unset, then ``env``:
     a variable given ``None`` is unset).
 
     ``stdin`` (a pipe) is written ``hold`` seconds after the terminal shows ``after`` (the
     start, by default), so that the run lasts at least that long from then; ``stop_when``:
-    a Ctrl-C (SIGINT) once the terminal shows these bytes, stdin still open.
+    a Ctrl-C (SIGINT) once the terminal shows these bytes, stdin still open; ``stop_at``: once
+    this file exists (the test hook ``QUIZKIT_PAUSE_AT`` in ``env`` makes it), with the bytes
+    given in ``stop_when`` on the terminal.
     """
     requires("pty")
     leader, follower = os.openpty()
@@ -135,7 +138,8 @@ def on_a_terminal(*args: str, env: dict[str, str | None] | None = None,
             proc.stdin.write(stdin or b"")
             proc.stdin.close()
             proc.stdin = None
-        elif stop_when is not None and not stopped and stop_when in b"".join(chunks):
+        elif stop_when is not None and not stopped and stop_when in b"".join(chunks) \
+                and (stop_at is None or stop_at.exists()):
             proc.send_signal(signal.SIGINT)
             stopped = True
         ready, _, _ = select.select([leader], [], [], 0.05)

@@ -128,6 +128,18 @@ def test_ctrl_c_leaves_the_terminal_clean() -> None:
     assert shown and "interrupted" in shown[-1] and "files" not in shown[-1], shown
 
 
+def test_a_ctrl_c_just_after_the_line_is_drawn_leaves_the_terminal_clean(tmp_path) -> None:
+    """The stop comes once the line is drawn and before the run has made the line's erasing
+    due (the test hook's stage ``drawn``): the line is erased all the same."""
+    marker = tmp_path / "drawn"
+    code, out = on_a_terminal("validate", "--progress", "--no-cache", "-",
+                              env={"QUIZKIT_PAUSE_AT": f"drawn:{marker}"},
+                              stop_when=b"files", stop_at=marker)
+    assert code == 130, out
+    shown = [ln for ln in screen(out) if ln]
+    assert shown and "interrupted" in shown[-1] and "files" not in shown[-1], shown
+
+
 def test_off_a_terminal_nothing_is_written_by_default() -> None:
     """stderr a pipe, CI unset: a clean run writes nothing at all on stderr."""
     env = {k: v for k, v in os.environ.items() if k != "CI"}

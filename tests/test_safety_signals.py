@@ -5,6 +5,7 @@ their parent, even when it is SIGKILLed."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from conftest import requires
 from safety_cli import SAMPLES, quizkit
 
 STOPS = [(signal.SIGINT, 130, "quizkit: interrupted"),
@@ -324,3 +326,68 @@ def test_a_query_stopped_at_any_moment_of_its_start_ends_in_one_line(tmp_path: P
         finally:
             proc.kill()
         assert (proc.returncode, stderr, stdout) == (130, "quizkit: interrupted\n", ""), step
+
+
+def _main_thread(pid: int) -> tuple[str, int]:
+    """The main thread's state (``R``, ``S``...) and the CPU ticks it has used."""
+    try:
+        fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return "X", 0
+    return fields[0], int(fields[11]) + int(fields[12])
+
+
+def _other_threads(pid: int) -> list[int]:
+    try:
+        return [int(t.name) for t in Path(f"/proc/{pid}/task").iterdir() if t.name != str(pid)]
+    except OSError:
+        return []
+
+
+def _blocked_with_another_thread(proc: subprocess.Popen[bytes]) -> list[int]:
+    """Wait (by count) until ``proc``'s main thread has slept, using no CPU, for several looks
+    in a row, while another thread runs beside it; that thread's id (and any others)."""
+    asleep, before = 0, None
+    for _ in range(6000):
+        assert proc.poll() is None, proc.communicate()
+        state, ticks = _main_thread(proc.pid)
+        others = _other_threads(proc.pid)
+        asleep = asleep + 1 if state == "S" and ticks == before and others else 0
+        if asleep == 10:
+            return others
+        before = ticks
+        time.sleep(0.02)
+    raise AssertionError("the main thread never waited")
+
+
+def test_a_stop_caught_by_another_thread_ends_a_wait_for_stdin() -> None:
+    # Python runs a signal's handler in the main thread between two steps of Python code: a
+    # SIGINT caught by another thread (the kernel may hand a process's signal to any thread
+    # that does not block it), or by the main thread just before it blocks in read(), must
+    # still end a run that waits for stdin left open (a read alone would wait for ever).
+    libc = ctypes.CDLL(None, use_errno=True)
+    if not hasattr(libc, "tgkill"):
+        requires("tgkill (glibc 2.30 or later, musl)", found=False)
+    with subprocess.Popen([sys.executable, "-m", "quizkit", "validate", "--no-cache", "-"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE) as proc:
+        try:
+            others = _blocked_with_another_thread(proc)
+            assert libc.tgkill(proc.pid, others[0], int(signal.SIGINT)) == 0, ctypes.get_errno()
+            code = proc.wait(timeout=120)  # the timeout: a hang (stdin stays open)
+        finally:
+            proc.kill()
+        assert proc.stdout is not None and proc.stderr is not None
+        stdout, stderr = proc.stdout.read(), proc.stderr.read()
+    assert (code, stderr, stdout) == (130, b"quizkit: interrupted\n", b"")
+
+
+@pytest.mark.parametrize(("signum", "code", "line"), STOPS)
+def test_a_stop_while_the_handlers_are_installed_is_one_line(tmp_path: Path, signum: int,
+                                                             code: int, line: str) -> None:
+    """A stop that comes while the program's handlers take over from the early ones (stage
+    ``install``) ends in the line and code of any stop, not in a traceback."""
+    marker = tmp_path / "marker"
+    proc, stdout, stderr = _stop_at("install", marker, signum, "validate",
+                                    SAMPLES / "game.json")
+    assert (proc.returncode, stderr, stdout) == (code, line + "\n", "")

@@ -167,7 +167,11 @@ def run(paths: Iterable[str] | str, s: Settings, *, format: str | None = None,
     results = None if cluster is not None or check_many is not None else \
         _result_cache(s, cache, path_list(paths), say_during)
     with ExitStack() as stack:
-        stack.enter_context(progress_line)  # the line is erased however the run ends
+        # The line is erased however the run ends: its close is due before the line is drawn,
+        # so a stop in the moment after the draw, before ``enter_context`` has made its exit
+        # due, still erases it.
+        stack.callback(progress_line.close)
+        stack.enter_context(progress_line)
         if cluster is not None:  # before any output is opened: an unreachable cluster
             check_many = stack.enter_context(cluster())  # writes nothing
         target = stack.enter_context(opened)

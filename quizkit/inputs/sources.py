@@ -12,6 +12,7 @@ that are not UTF-8) is shown escaped. See ``docs/limits.md``.
 from __future__ import annotations
 
 import functools
+import io
 import os
 import stat
 import sys
@@ -24,10 +25,15 @@ from quizkit.catalog.display import printable
 from quizkit.inputs import remote
 from quizkit.inputs.limits import DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_FILE_SIZE, format_size
 from quizkit.inputs.parsing import BOM
+from quizkit.outputs.interrupts import wait_readable, wakes_waits
 
 SUFFIXES = (".json", ".jsonl", ".ndjson")
 LINE_SUFFIXES = (".jsonl", ".ndjson")
 STDIN = "-"
+#: The most bytes one read of stdin asks for when each read waits first (:func:`_read_stdin`):
+#: a pipe's capacity (Linux); a larger read gets no more from a pipe and costs a larger
+#: buffer each time.
+STDIN_CHUNK = 64 * 1024
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) \
     | getattr(os, "O_CLOEXEC", 0)
 
@@ -144,13 +150,39 @@ def _too_large(limit: int) -> ReadError:
 
 
 def _read_stdin(limit: int) -> bytes:
+    """stdin's bytes, at most ``limit`` + 1 (one more tells that it is over the limit).
+
+    Under the command line each read first waits with
+    :func:`~quizkit.outputs.interrupts.wait_readable`, so that Ctrl-C ends a run whose stdin
+    (a pipe, a terminal) stays open whenever the signal comes; elsewhere (in-process, where
+    ``sys.stdin`` may be no file at all) the stream is read as it is.
+    """
     try:
-        data = sys.stdin.buffer.read(limit + 1)
+        if wakes_waits():
+            data = _read_waiting(sys.stdin.buffer.fileno(), limit + 1)
+        else:
+            data = sys.stdin.buffer.read(limit + 1)
     except OSError as exc:
         raise ReadError(exc.strerror or str(exc)) from None
     if len(data) > limit:
         raise _too_large(limit)
     return data
+
+
+def _read_waiting(fd: int, most: int) -> bytes:
+    """At most ``most`` bytes of ``fd``, up to its end, each read once ``fd`` is readable.
+    Gathered in one growing buffer, handed over without a copy (``BytesIO.getvalue``)."""
+    got = io.BytesIO()
+    while got.tell() < most:
+        wait_readable(fd)
+        try:
+            chunk = os.read(fd, min(most - got.tell(), STDIN_CHUNK))
+        except BlockingIOError:  # a non-blocking stdin another reader emptied meanwhile
+            continue
+        if not chunk:
+            break
+        got.write(chunk)
+    return got.getvalue()
 
 
 def _read_remote(url: str, limit: int) -> bytes:

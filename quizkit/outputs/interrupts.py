@@ -14,6 +14,9 @@
   in "interrupted: nothing loaded" or "interrupted after the load was committed". Its commit
   and the note that it happened run with stop signals held (:func:`held_back`), so the line
   is never wrong.
+- A wait for input that may never come (stdin left open) waits with :func:`wait_readable`:
+  a stop ends it even when Python would not run its handler before the wait returns (the
+  signal caught by another thread, or by the main thread just before it blocked).
 - :func:`pause_at` is a documented test hook: with ``QUIZKIT_PAUSE_AT=STAGE:FILE`` in the
   environment, a run that reaches ``STAGE`` creates ``FILE`` and waits (up to
   :data:`PAUSE_SECONDS`) for a signal, so that a test stops it at a known point.
@@ -24,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import select
 import signal
 import sys
 import threading
@@ -75,6 +79,10 @@ class StopSignals:
         self.installed = False
         #: What stops the work under way besides the exception (:func:`interrupting`).
         self.interrupters: list[Callable[[], None]] = []
+        #: The read end of the pipe Python's own signal handler writes a byte into for each
+        #: signal it catches (:func:`wait_readable`); None until installed, or where it
+        #: cannot be.
+        self.wakeup: int | None = None
         self._previous_hook: Callable[[Any], None] = sys.unraisablehook
 
     def line(self, code: int) -> str:
@@ -89,7 +97,9 @@ class StopSignals:
         self.installed = True
         self._previous_hook = sys.unraisablehook
         sys.unraisablehook = self._unraisable
+        self.wakeup = _wakeup_pipe()
         signal.signal(signal.SIGINT, self._handle)
+        pause_at("install")  # the test hook: a stop while the handlers change hands
         if hasattr(signal, "sigwait"):
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
             threading.Thread(target=self._wait_for_sigterm, daemon=True,
@@ -187,6 +197,72 @@ def _unsafe_to_raise(frame: FrameType | None) -> bool:
             return True
         frame = frame.f_back
     return False
+
+
+def _wakeup_pipe() -> int | None:
+    """The read end of a pipe that Python's C-level signal handler writes a byte into for
+    every signal it catches, in whichever thread (``signal.set_wakeup_fd``); None where a
+    wait cannot watch it (no ``poll``) or it cannot be set."""
+    if not hasattr(select, "poll"):
+        return None
+    read_end, write_end = os.pipe()
+    for fd in (read_end, write_end):
+        os.set_blocking(fd, False)
+    try:
+        signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    except (OSError, ValueError):
+        os.close(read_end)
+        os.close(write_end)
+        return None
+    return read_end
+
+
+def _wakeup() -> int | None:
+    """The wakeup pipe's read end, where a wait hears stop signals: the run handles them (the
+    command line) and this is the main thread, where their handler runs."""
+    owner = _stop_signals()
+    if owner is None or threading.current_thread() is not threading.main_thread():
+        return None
+    return owner.wakeup
+
+
+def wakes_waits() -> bool:
+    """Whether :func:`wait_readable` hears stop signals here."""
+    return _wakeup() is not None
+
+
+def wait_readable(fd: int) -> None:
+    """Return once ``fd`` can be read without blocking (bytes, or its end); a stop signal that
+    comes meanwhile raises here.
+
+    Python runs a signal's handler in the main thread between two steps of Python code. A
+    signal caught by another thread (the kernel hands a process's signal to any thread that
+    does not block it), or by the main thread in the moment between its last such step and a
+    read() that blocks, leaves the handler waiting for that read to return: from a pipe or a
+    terminal left open, never. Each signal caught also writes a byte into the wakeup pipe
+    (:func:`_wakeup_pipe`), which this wait watches beside ``fd``, so a stop is never
+    missed. Where nothing hears stops (:func:`wakes_waits` is false) it returns at once:
+    the read that follows waits on its own.
+    """
+    wakeup = _wakeup()
+    if wakeup is None:
+        return
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    poller.register(wakeup, select.POLLIN)
+    while True:
+        ready = {ready_fd for ready_fd, _events in poller.poll()}
+        if wakeup in ready:
+            _drain(wakeup)
+            continue  # the handler runs before the next step: a stop raises here
+        if fd in ready:
+            return
+
+
+def _drain(fd: int) -> None:
+    with contextlib.suppress(BlockingIOError):
+        while os.read(fd, 512):
+            pass
 
 
 @contextlib.contextmanager
@@ -303,6 +379,8 @@ def worker_started() -> None:
     """Pool initializer: ignore SIGINT, die on SIGTERM, die with the parent process."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    with contextlib.suppress(ValueError):  # the parent's wakeup pipe (StopSignals) is not ours
+        signal.set_wakeup_fd(-1)
     if hasattr(signal, "pthread_sigmask"):  # forked from a parent that holds them back
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
     import multiprocessing  # a worker of a pool: loaded already

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, TextIO
 
 from quizkit.catalog.findings import FileResult
-from quizkit.outputs.interrupts import held_back
+from quizkit.outputs.interrupts import held_back, pause_at
 
 if TYPE_CHECKING:
     from quizkit.outputs.progress_bar import FilesBar
@@ -175,6 +175,7 @@ class ProgressLine:
         except BaseException:
             self.close()
             raise
+        pause_at("drawn")  # the test hook: a stop as the line is drawn and its exit not yet due
         return self
 
     def __exit__(self, *exc: object) -> None:
