@@ -34,6 +34,12 @@ ALLOWED = {
     ("quizkit.outputs.progress", "ProgressLine._start"): "the drawing (tqdm's subclasses) "
                                                          "is imported when a line is shown: "
                                                          "pipes and CI never load tqdm",
+    ("quizkit.api.validating", "validate"): "a Dask cluster's client side (and ssl) is "
+                                            "imported when a run uses a cluster "
+                                            "(--scheduler): every other run starts without it",
+    ("quizkit.api.validating", "infer"): "the enum inference (and tomlkit, which writes its "
+                                         "profile) is imported when values are inferred, not "
+                                         "by every run of validate",
     ("quizkit.history.history_store", "_backend"): "a history's store (DuckDB, or pyarrow) is "
                                            "imported when a run records to one, so "
                                            "`validate` starts without DuckDB",
