@@ -34,6 +34,10 @@ from pathlib import Path
 
 import orjson
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_validate import installed_env  # a sibling script, not a package
+
 ROOT = Path(__file__).resolve().parent.parent
 QUIZKIT = [sys.executable, "-m", "quizkit"]
 SHAPES = ("compact", "indented", "jsonl")
@@ -75,8 +79,7 @@ def _inputs(folder: Path) -> list[Path]:
 
 def measure(args: list[str], cwd: Path) -> tuple[float, float, int]:
     """(wall s, CPU s of the process and its children, exit code) of one run."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = str(ROOT)
+    env = {**installed_env(), "PYTHONPATH": str(ROOT)}
     start = time.perf_counter()
     proc = subprocess.Popen([*QUIZKIT, *args], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
